@@ -1,0 +1,19 @@
+#!/usr/bin/env node
+// `prisma generate` without network access. The Prisma CLI fetches its native
+// schema engine at every command; generate never runs it, so any existing file
+// satisfies the check (here: the running node binary). Runs after `npm ci`.
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const prismaCli = require.resolve('prisma/build/index.js');
+const result = spawnSync(process.execPath, [prismaCli, 'generate'], {
+  stdio: ['ignore', 'inherit', 'inherit'],
+  env: {
+    ...process.env,
+    PRISMA_SCHEMA_ENGINE_BINARY: process.env.PRISMA_SCHEMA_ENGINE_BINARY ?? process.execPath,
+    PRISMA_HIDE_UPDATE_MESSAGE: '1',
+    CHECKPOINT_DISABLE: '1',
+  },
+});
+process.exit(result.status ?? 1);

@@ -1,0 +1,115 @@
+// The operator command line: `npx gateway <command>`. Results are JSON on
+// stdout and nothing else goes there; failures go to stderr with exit code 1
+// (2 for a misused command). Reads the same configuration as the server.
+import { parseArgs } from 'node:util';
+import { loadConfig } from './config.ts';
+import { type Database, openDatabase } from './db/database.ts';
+import { migrate } from './db/migrator.ts';
+import { createOrganization, issueApiKey, revokeApiKey } from './domain/organizations.ts';
+import { prepareDatabase } from './server.ts';
+
+class UsageError extends Error {}
+
+interface Command {
+  usage: string;
+  summary: string;
+  options: Record<string, { type: 'string'; description: string; required: boolean }>;
+  run(values: Record<string, string>): Promise<unknown>;
+}
+
+async function withDatabase<T>(work: (db: Database) => Promise<T>, prepare = true): Promise<T> {
+  const config = loadConfig();
+  const db = prepare ? await prepareDatabase(config) : await openDatabase(config.storage);
+  try {
+    return await work(db);
+  } finally {
+    await db.close();
+  }
+}
+
+const commands: Record<string, Command> = {
+  migrate: {
+    usage: 'gateway migrate',
+    summary: 'Apply pending database migrations.',
+    options: {},
+    run: () =>
+      withDatabase(async (db) => ({ applied: await migrate(db.sql) }), false),
+  },
+  'orgs create': {
+    usage: 'gateway orgs create --name NAME',
+    summary: 'Create an organization and its first API key (shown once).',
+    options: { name: { type: 'string', description: 'the organization name', required: true } },
+    run: ({ name }) =>
+      withDatabase(async (db) => {
+        const { organization, apiKey } = await createOrganization(db.prisma, name!);
+        return { organization_id: organization.id, api_key: apiKey };
+      }),
+  },
+  'keys create': {
+    usage: 'gateway keys create --org ORG_ID [--name NAME]',
+    summary: 'Issue another API key for an organization (shown once).',
+    options: {
+      org: { type: 'string', description: 'the organization id', required: true },
+      name: { type: 'string', description: 'a label for the key', required: false },
+    },
+    run: ({ org, name }) =>
+      withDatabase(async (db) => ({ api_key: (await issueApiKey(db.prisma, org!, name)).apiKey })),
+  },
+  'keys revoke': {
+    usage: 'gateway keys revoke --key KEY',
+    summary: 'Revoke an API key; it is refused from then on.',
+    options: { key: { type: 'string', description: 'the API key to revoke', required: true } },
+    run: ({ key }) => withDatabase(async (db) => ({ revoked: await revokeApiKey(db.prisma, key!) })),
+  },
+};
+
+function helpText(command?: Command): string {
+  if (command) {
+    const options = Object.entries(command.options).map(
+      ([name, option]) => `  --${name.padEnd(8)} ${option.description}${option.required ? ' (required)' : ''}`,
+    );
+    return [`usage: ${command.usage}`, '', command.summary, '', ...options, '  --help     show this help', ''].join('\n');
+  }
+  const lines = Object.values(commands).map((entry) => `  ${entry.usage.padEnd(44)} ${entry.summary}`);
+  return [
+    'usage: gateway <command> [options]',
+    '',
+    'Commands:',
+    ...lines,
+    '',
+    'Configuration comes from the environment, as for the server: DATABASE_URL',
+    '(unset: the embedded database in DATA_DIR, default ./data).',
+    '',
+  ].join('\n');
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const words = argv.filter((word) => !word.startsWith('-'));
+  const name = [words.slice(0, 2).join(' '), words[0] ?? ''].find((candidate) => candidate in commands);
+  const command = name ? commands[name] : undefined;
+  if (argv.includes('--help') || argv.includes('-h') || argv.length === 0) {
+    process.stdout.write(helpText(command));
+    return argv.length === 0 ? 2 : 0;
+  }
+  try {
+    if (!command) throw new UsageError(`unknown command: ${words.join(' ') || '(none)'}`);
+    const { values, positionals } = parseArgs({
+      args: argv,
+      options: Object.fromEntries(Object.entries(command.options).map(([key, option]) => [key, { type: option.type }])),
+      allowPositionals: true,
+      strict: true,
+    });
+    if (positionals.length !== name!.split(' ').length) throw new UsageError(`unexpected argument: ${positionals.at(-1)}`);
+    for (const [key, option] of Object.entries(command.options)) {
+      if (option.required && !values[key]) throw new UsageError(`--${key} is required`);
+    }
+    const result = await command.run(values as Record<string, string>);
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return 0;
+  } catch (error) {
+    const usage = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+    process.stderr.write(`gateway: ${(error as Error).message}\n`);
+    if (usage) process.stderr.write(`run 'gateway ${name ? `${name} ` : ''}--help' for usage\n`);
+    return usage ? 2 : 1;
+  }
+}

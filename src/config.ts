@@ -1,0 +1,47 @@
+// The one place environment variables are read. The server and the CLI share it.
+import path from 'node:path';
+import { z } from 'zod';
+
+const environment = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(4000),
+  HOST: z.string().default('0.0.0.0'),
+  DATABASE_URL: z.string().url().optional(),
+  DATA_DIR: z.string().default('./data'),
+  REDIS_URL: z.string().url().optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+});
+
+export type Storage =
+  | { kind: 'embedded'; dataDir: string }
+  | { kind: 'postgres'; url: string; poolSize: number };
+
+export interface Config {
+  port: number;
+  host: string;
+  storage: Storage;
+  redisUrl: string | undefined;
+  logLevel: z.infer<typeof environment>['LOG_LEVEL'];
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // Empty strings mean "unset", as in most shells' `VAR= cmd`.
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
+  const parsed = environment.safeParse(present);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
+  }
+  const values = parsed.data;
+  return {
+    port: values.PORT,
+    host: values.HOST,
+    storage: values.DATABASE_URL
+      ? { kind: 'postgres', url: values.DATABASE_URL, poolSize: values.DATABASE_POOL_SIZE }
+      : { kind: 'embedded', dataDir: path.resolve(values.DATA_DIR) },
+    redisUrl: values.REDIS_URL,
+    logLevel: values.LOG_LEVEL,
+  };
+}

@@ -1,0 +1,115 @@
+// Opens the storage the configuration names: an embedded PGlite database in
+// DATA_DIR, or a PostgreSQL server. The rest of the code sees one interface:
+// a Prisma client for the domain and a raw SQL runner for the few statements
+// Prisma cannot express (migrations, bulk inserts, SKIP LOCKED claims).
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import type { Storage } from '../config.ts';
+import { PrismaClient } from '../generated/prisma/client.ts';
+import { lockDataDir } from './data-dir-lock.ts';
+
+export interface SqlQueryable {
+  query<Row = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<{ rows: Row[] }>;
+  /** Runs a script of one or more statements without parameters. */
+  exec(sql: string): Promise<void>;
+}
+
+export interface SqlRunner extends SqlQueryable {
+  /** Runs `work` in one transaction on one connection: all of it commits or none. */
+  transaction<T>(work: (tx: SqlQueryable) => Promise<T>): Promise<T>;
+}
+
+export interface Database {
+  prisma: PrismaClient;
+  sql: SqlRunner;
+  storage: Storage;
+  close(): Promise<void>;
+}
+
+async function openEmbedded(dataDir: string): Promise<Database> {
+  const lock = await lockDataDir(dataDir);
+  try {
+    const pglite = await PGlite.create({ dataDir: path.join(dataDir, 'pgdata') });
+    const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+    const sql: SqlRunner = {
+      query: (text, params) => pglite.query(text, params),
+      exec: async (text) => {
+        await pglite.exec(text);
+      },
+      transaction: (work) =>
+        pglite.transaction((tx) =>
+          work({
+            query: (text, params) => tx.query(text, params),
+            exec: async (text) => {
+              await tx.exec(text);
+            },
+          }),
+        ),
+    };
+    return {
+      prisma,
+      sql,
+      storage: { kind: 'embedded', dataDir },
+      async close() {
+        await prisma.$disconnect();
+        await pglite.close();
+        await lock.release();
+      },
+    };
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+}
+
+function queryableClient(client: pg.ClientBase | pg.Pool): SqlQueryable {
+  return {
+    query: async (text, params) => {
+      const result = await client.query(text, params);
+      return { rows: result.rows };
+    },
+    exec: async (text) => {
+      await client.query(text);
+    },
+  };
+}
+
+async function openPostgres(url: string, poolSize: number): Promise<Database> {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  // An idle client that loses its server must not crash the process.
+  pool.on('error', () => {});
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const sql: SqlRunner = {
+    ...queryableClient(pool),
+    async transaction(work) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await work(queryableClient(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+  };
+  return {
+    prisma,
+    sql,
+    storage: { kind: 'postgres', url, poolSize },
+    async close() {
+      await prisma.$disconnect();
+      await pool.end();
+    },
+  };
+}
+
+export function openDatabase(storage: Storage): Promise<Database> {
+  return storage.kind === 'embedded' ? openEmbedded(storage.dataDir) : openPostgres(storage.url, storage.poolSize);
+}

@@ -1,0 +1,50 @@
+// Failures the domain reports, whichever interface (GraphQL or REST) called it.
+// Each kind maps to one HTTP status; both interfaces render them from here.
+
+export type ErrorKind =
+  | 'BAD_INPUT'
+  | 'UNAUTHENTICATED'
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'RATE_LIMITED';
+
+export const httpStatusOf: Record<ErrorKind, number> = {
+  BAD_INPUT: 400,
+  UNAUTHENTICATED: 401,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+};
+
+/** One offending input member: its path (`llm_config.fallbacks.0.temperature`) and the rule it broke. */
+export interface FieldProblem {
+  path: string;
+  rule: string;
+  message: string;
+}
+
+export class DomainError extends Error {
+  constructor(
+    readonly kind: ErrorKind,
+    message: string,
+    readonly detail: unknown = null,
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+}
+
+export const notFound = (what: string) => new DomainError('NOT_FOUND', `${what} not found`);
+
+export const badInput = (problems: FieldProblem[]) =>
+  new DomainError(
+    'BAD_INPUT',
+    `invalid input: ${problems.map((problem) => `${problem.path || '(body)'} ${problem.message}`).join('; ')}`,
+    problems,
+  );
+
+export const conflict = (message: string, detail: unknown = null) => new DomainError('CONFLICT', message, detail);

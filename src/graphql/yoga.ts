@@ -1,0 +1,47 @@
+// The GraphQL server: yoga over the Pothos schema. Every operation needs an
+// API key (X-API-Key); the organization it belongs to scopes everything the
+// operation reads or writes.
+import { GraphQLError } from 'graphql';
+import { createYoga, maskError, type YogaServerInstance } from 'graphql-yoga';
+import type { Database } from '../db/database.ts';
+import { DomainError, httpStatusOf } from '../domain/errors.ts';
+import { authenticate } from '../domain/organizations.ts';
+import type { GraphQLContext } from '../schema/context.ts';
+import { schema } from '../schema/index.ts';
+
+export type ServerContext = Record<string, unknown>;
+export type GraphQLServer = YogaServerInstance<ServerContext, GraphQLContext>;
+
+export function unauthenticated(): GraphQLError {
+  return new GraphQLError('a valid API key is required in the X-API-Key header', {
+    extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } },
+  });
+}
+
+/** Domain failures become GraphQL errors with a stable code; anything else is masked by yoga. */
+function toGraphQLError(error: DomainError): GraphQLError {
+  return new GraphQLError(error.message, {
+    extensions: { code: error.kind, status: httpStatusOf[error.kind], detail: error.detail },
+  });
+}
+
+export function createGraphQLServer(db: Database): GraphQLServer {
+  return createYoga<ServerContext, GraphQLContext>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    logging: false,
+    graphiql: { title: 'Agent gateway', headers: JSON.stringify({ 'X-API-Key': '' }) },
+    maskedErrors: {
+      maskError(error, message, isDev) {
+        const original = error instanceof GraphQLError ? error.originalError : error;
+        if (original instanceof DomainError) return toGraphQLError(original);
+        return maskError(error, message, isDev);
+      },
+    },
+    context: async ({ request }): Promise<GraphQLContext> => {
+      const viewer = await authenticate(db.prisma, request.headers.get('x-api-key'));
+      if (!viewer) throw unauthenticated();
+      return { db, viewer };
+    },
+  });
+}

@@ -1,0 +1,45 @@
+// The HTTP host: Fastify, with yoga mounted at /graphql. Built by a function
+// and started elsewhere (src/server.ts), so tests run the same app in-process.
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Database } from '../db/database.ts';
+import { createGraphQLServer } from '../graphql/yoga.ts';
+import { errorBody } from './errors.ts';
+
+export interface AppOptions {
+  db: Database;
+  logLevel?: string;
+}
+
+export async function buildApp({ db, logLevel = 'silent' }: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({ logger: { level: logLevel } });
+  const graphql = createGraphQLServer(db);
+
+  app.route({
+    url: graphql.graphqlEndpoint,
+    method: ['GET', 'POST', 'OPTIONS'],
+    handler: (request, reply) => graphql.handleNodeRequestAndResponse(request, reply, {}),
+  });
+
+  app.get('/health', async () => ({ status: 'ok' }));
+
+  app.get('/ready', async (_request, reply) => {
+    try {
+      await db.sql.query('SELECT 1');
+      return { status: 'ready' };
+    } catch {
+      return reply.code(503).send(errorBody('the database is not reachable'));
+    }
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send(errorBody(`no route for ${request.method} ${request.url.split('?')[0]}`)),
+  );
+
+  app.setErrorHandler((error: Error & { statusCode?: number }, _request, reply) => {
+    const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+    if (status === 500) reply.log.error(error);
+    return reply.code(status).send(errorBody(status === 500 ? 'internal error' : error.message));
+  });
+
+  return app;
+}

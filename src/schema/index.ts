@@ -1,0 +1,5 @@
+// Every domain type registers itself on the builder when its file is imported.
+import { builder } from './builder.ts';
+import './organization.ts';
+
+export const schema = builder.toSchema({ sortSchema: true });

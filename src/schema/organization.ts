@@ -1,0 +1,53 @@
+import { issueApiKey, revokeApiKeyById } from '../domain/organizations.ts';
+import { builder } from './builder.ts';
+
+builder.prismaObject('Organization', {
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+  }),
+});
+
+builder.queryField('organization', (t) =>
+  t.prismaField({
+    type: 'Organization',
+    description: "The caller's organization, the one its API key belongs to.",
+    resolve: (query, _root, _args, context) =>
+      context.db.prisma.organization.findUniqueOrThrow({ ...query, where: { id: context.viewer.organizationId } }),
+  }),
+);
+
+builder.prismaObject('ApiKey', {
+  description: 'An API key of the organization. The key itself is shown only once, when it is issued.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name', { nullable: true }),
+    displayPrefix: t.exposeString('displayPrefix', { description: 'The first characters of the key.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    lastUsedAt: t.expose('lastUsedAt', { type: 'DateTime', nullable: true }),
+    revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true }),
+  }),
+});
+
+const IssuedApiKey = builder.objectRef<{ apiKeyId: string; apiKey: string }>('IssuedApiKey').implement({
+  fields: (t) => ({
+    apiKeyId: t.exposeID('apiKeyId'),
+    apiKey: t.exposeString('apiKey', { description: 'The key itself; it cannot be read again.' }),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  createApiKey: t.field({
+    type: IssuedApiKey,
+    args: { name: t.arg.string({ required: false }) },
+    resolve: (_root, args, context) =>
+      issueApiKey(context.db.prisma, context.viewer.organizationId, args.name ?? undefined),
+  }),
+  revokeApiKey: t.prismaField({
+    type: 'ApiKey',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_query, _root, args, context) =>
+      revokeApiKeyById(context.db.prisma, context.viewer.organizationId, String(args.id)),
+  }),
+}));

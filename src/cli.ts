@@ -70,7 +70,7 @@ function helpText(command?: Command): string {
     );
     return [`usage: ${command.usage}`, '', command.summary, '', ...options, '  --help     show this help', ''].join('\n');
   }
-  const lines = Object.values(commands).map((entry) => `  ${entry.usage.padEnd(44)} ${entry.summary}`);
+  const lines = Object.values(commands).map((entry) => `  ${entry.usage.padEnd(48)} ${entry.summary}`);
   return [
     'usage: gateway <command> [options]',
     '',

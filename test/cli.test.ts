@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../src/db/database.ts';
+import { authenticate } from '../src/domain/organizations.ts';
+import { runCli } from './support/processes.ts';
+import { createTestStorage, type TestStorage } from './support/storage.ts';
+
+describe('the operator CLI', () => {
+  let storage: TestStorage;
+  beforeAll(async () => {
+    storage = await createTestStorage();
+  });
+  afterAll(() => storage.dispose());
+
+  const cli = (...args: string[]) => runCli(args, storage.env);
+
+  it('migrates, creates an organization, issues and revokes keys, printing only JSON', async () => {
+    const migrated = await cli('migrate');
+    expect(migrated.code).toBe(0);
+    expect(JSON.parse(migrated.stdout)).toEqual({ applied: [expect.stringMatching(/^\d{14}_init$/)] });
+    expect(JSON.parse((await cli('migrate')).stdout)).toEqual({ applied: [] });
+
+    const created = await cli('orgs', 'create', '--name', 'Acme');
+    expect(created.code).toBe(0);
+    const org = JSON.parse(created.stdout);
+    expect(Object.keys(org).sort()).toEqual(['api_key', 'organization_id']);
+    expect(org.organization_id).toMatch(/^org_[0-9a-f]{32}$/);
+    expect(org.api_key).toMatch(/^gwk_[A-Za-z0-9_-]{43}$/);
+
+    const issued = await cli('keys', 'create', '--org', org.organization_id);
+    expect(issued.code).toBe(0);
+    const { api_key: second } = JSON.parse(issued.stdout);
+    expect(second).not.toBe(org.api_key);
+
+    const revoked = await cli('keys', 'revoke', '--key', second);
+    expect(JSON.parse(revoked.stdout)).toEqual({ revoked: 1 });
+    expect(JSON.parse((await cli('keys', 'revoke', '--key', second)).stdout)).toEqual({ revoked: 0 });
+
+    const db = await openDatabase(storage.storage);
+    try {
+      expect(await authenticate(db.prisma, org.api_key)).toMatchObject({ organizationId: org.organization_id });
+      expect(await authenticate(db.prisma, second)).toBeNull();
+      // Only hashes are stored.
+      const stored = await db.prisma.apiKey.findMany();
+      expect(JSON.stringify(stored)).not.toContain(org.api_key);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('reports failures on stderr with a non-zero exit and nothing on stdout', async () => {
+    const unknownOrg = await cli('keys', 'create', '--org', 'org_missing');
+    expect(unknownOrg).toMatchObject({ code: 1, stdout: '' });
+    expect(unknownOrg.stderr).toContain('organization not found');
+
+    const missingName = await cli('orgs', 'create');
+    expect(missingName).toMatchObject({ code: 2, stdout: '' });
+    expect(missingName.stderr).toContain('--name is required');
+
+    const unknown = await cli('frobnicate');
+    expect(unknown).toMatchObject({ code: 2, stdout: '' });
+    expect(unknown.stderr).toContain('unknown command');
+
+    const badOption = await cli('orgs', 'create', '--name', 'X', '--colour', 'red');
+    expect(badOption).toMatchObject({ code: 2, stdout: '' });
+  });
+
+  it('answers --help for every command', async () => {
+    for (const command of [[], ['migrate'], ['orgs', 'create'], ['keys', 'create'], ['keys', 'revoke']]) {
+      const help = await cli(...command, '--help');
+      expect(help.code).toBe(0);
+      expect(help.stdout).toMatch(/^usage: gateway/);
+    }
+  });
+});

@@ -1,0 +1,9 @@
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { printedSchema, schemaFile } from '../scripts/print-schema.ts';
+
+describe('schema.graphql', () => {
+  it('is the schema the code builds (run `npm run schema:print` after changing it)', async () => {
+    expect(await readFile(schemaFile, 'utf8')).toBe(printedSchema());
+  });
+});

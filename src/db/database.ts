@@ -8,6 +8,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import type { Storage } from '../config.ts';
+import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 
@@ -26,14 +27,32 @@ export interface Database {
   prisma: PrismaClient;
   sql: SqlRunner;
   storage: Storage;
+  /** Calls `listener` for every SQL statement Prisma sends (metrics, statement-count tests). */
+  onStatement(listener: (sql: string) => void): () => void;
   close(): Promise<void>;
+}
+
+/** A Prisma client that reports each statement it sends to the database's listeners. */
+function observedClient(adapter: SqlDriverAdapterFactory) {
+  const listeners = new Set<(sql: string) => void>();
+  const prisma = new PrismaClient({ adapter, log: [{ emit: 'event', level: 'query' }] });
+  prisma.$on('query', (event) => {
+    for (const listener of listeners) listener(event.query);
+  });
+  return {
+    prisma: prisma as unknown as PrismaClient,
+    onStatement(listener: (sql: string) => void) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
 }
 
 async function openEmbedded(dataDir: string): Promise<Database> {
   const lock = await lockDataDir(dataDir);
   try {
     const pglite = await PGlite.create({ dataDir: path.join(dataDir, 'pgdata') });
-    const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+    const { prisma, onStatement } = observedClient(new PrismaPGlite(pglite));
     const sql: SqlRunner = {
       query: (text, params) => pglite.query(text, params),
       exec: async (text) => {
@@ -53,6 +72,7 @@ async function openEmbedded(dataDir: string): Promise<Database> {
       prisma,
       sql,
       storage: { kind: 'embedded', dataDir },
+      onStatement,
       async close() {
         await prisma.$disconnect();
         await pglite.close();
@@ -81,7 +101,7 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
   // An idle client that loses its server must not crash the process.
   pool.on('error', () => {});
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const { prisma, onStatement } = observedClient(new PrismaPg(pool));
   const sql: SqlRunner = {
     ...queryableClient(pool),
     async transaction(work) {
@@ -103,6 +123,7 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
     prisma,
     sql,
     storage: { kind: 'postgres', url, poolSize },
+    onStatement,
     async close() {
       await prisma.$disconnect();
       await pool.end();

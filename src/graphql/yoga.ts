@@ -6,7 +6,7 @@ import { createYoga, maskError, type YogaServerInstance } from 'graphql-yoga';
 import type { Database } from '../db/database.ts';
 import { DomainError, httpStatusOf } from '../domain/errors.ts';
 import { authenticate } from '../domain/organizations.ts';
-import type { GraphQLContext } from '../schema/context.ts';
+import { createContext, type GraphQLContext } from '../schema/context.ts';
 import { schema } from '../schema/index.ts';
 
 export type ServerContext = Record<string, unknown>;
@@ -41,7 +41,7 @@ export function createGraphQLServer(db: Database): GraphQLServer {
     context: async ({ request }): Promise<GraphQLContext> => {
       const viewer = await authenticate(db.prisma, request.headers.get('x-api-key'));
       if (!viewer) throw unauthenticated();
-      return { db, viewer };
+      return createContext(db, viewer);
     },
   });
 }

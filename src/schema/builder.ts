@@ -1,10 +1,13 @@
 import SchemaBuilder from '@pothos/core';
 import DataloaderPlugin from '@pothos/plugin-dataloader';
-import PrismaPlugin from '@pothos/plugin-prisma';
+import PrismaPlugin, { type PrismaModelTypes, type PrismaNodeRef } from '@pothos/plugin-prisma';
 import RelayPlugin from '@pothos/plugin-relay';
 import { GraphQLError, Kind, type ValueNode } from 'graphql';
 import PrismaTypes, { getDatamodel } from '../generated/pothos-prisma-types.ts';
+import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { GraphQLContext } from './context.ts';
+import { decodeGlobalID, encodeGlobalID } from './global-ids.ts';
+import type { Counted } from './pagination.ts';
 
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
@@ -18,8 +21,8 @@ export const builder = new SchemaBuilder<{
   defaultFieldNullability: false,
   plugins: [PrismaPlugin, RelayPlugin, DataloaderPlugin],
   prisma: {
-    // Each request brings its own connection (context.db), so the client is looked up per request.
-    client: (context) => context.db.prisma,
+    // Each request has its own client, confined to the caller's organization (src/db/tenant.ts).
+    client: (context) => context.prisma as unknown as PrismaClient,
     dmmf: getDatamodel(),
     filterConnectionTotalCount: true,
     onUnusedQuery: null,
@@ -27,10 +30,21 @@ export const builder = new SchemaBuilder<{
   relay: {
     clientMutationId: 'omit',
     cursorType: 'String',
+    encodeGlobalID,
+    decodeGlobalID,
+    nodeQueryOptions: { description: 'The object with this id, or null when the caller cannot see it.' },
+    nodesOnConnection: {},
   },
 });
 
 builder.queryType({});
+
+builder.globalConnectionField('totalCount', (t) =>
+  t.int({
+    description: 'How many items the list has in all, across every page.',
+    resolve: (connection) => (connection as unknown as Counted).totalCount(),
+  }),
+);
 builder.mutationType({});
 
 builder.scalarType('DateTime', {
@@ -69,3 +83,16 @@ builder.scalarType('JSON', {
   parseValue: (value) => value,
   parseLiteral: literalValue,
 });
+
+type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer Types> ? Types : never;
+
+/**
+ * The ref of a Prisma-backed Relay node. Types that reference each other
+ * (workflow <-> batch <-> run) declare their refs with it, which breaks
+ * TypeScript's circular inference.
+ */
+export type NodeRef<Name extends keyof PrismaTypes> = PrismaNodeRef<
+  BuilderTypes,
+  PrismaModelTypes & PrismaTypes[Name],
+  PrismaTypes[Name]['Shape']
+>;

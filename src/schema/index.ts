@@ -1,5 +1,9 @@
 // Every domain type registers itself on the builder when its file is imported.
 import { builder } from './builder.ts';
 import './organization.ts';
+import './workflow.ts';
+import './batch.ts';
+import './run.ts';
+import './prospect.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });

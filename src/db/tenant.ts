@@ -1,0 +1,61 @@
+// Tenancy, enforced where rows are read and written: every query through a
+// tenant client is confined to one organization, whatever the resolver asked
+// for. Reads and bulk writes get `organizationId` added to their filter;
+// creates get it set on every row. Another organization's row therefore reads
+// as missing and cannot be changed. Resolvers never pass organizationId
+// themselves, so a forgotten check cannot leak data.
+import { Prisma, type PrismaClient } from '../generated/prisma/client.ts';
+
+// Models reached only through an organization-owned parent, or shared by all
+// organizations (the integration catalog).
+const UNSCOPED_MODELS = new Set(['Integration', 'ProspectListMember', 'ProspectTag']);
+
+const FILTERED = new Set([
+  'findUnique',
+  'findUniqueOrThrow',
+  'findFirst',
+  'findFirstOrThrow',
+  'findMany',
+  'count',
+  'aggregate',
+  'groupBy',
+  'update',
+  'updateMany',
+  'updateManyAndReturn',
+  'delete',
+  'deleteMany',
+  'upsert',
+]);
+
+type Args = Record<string, any>;
+
+function withOrganization(model: string, organizationId: string) {
+  // The organization itself is scoped by its own id.
+  return model === 'Organization' ? { id: organizationId } : { organizationId };
+}
+
+export function tenantClient(prisma: PrismaClient, organizationId: string) {
+  return prisma.$extends({
+    name: 'tenant',
+    query: {
+      $allModels: {
+        $allOperations({ model, operation, args, query }) {
+          if (UNSCOPED_MODELS.has(model)) return query(args);
+          const scope = withOrganization(model, organizationId);
+          const scoped: Args = { ...(args as Args) };
+          if (FILTERED.has(operation)) scoped.where = { ...scoped.where, ...scope };
+          if (operation === 'create') scoped.data = { ...scoped.data, ...scope };
+          if (operation === 'upsert') scoped.create = { ...scoped.create, ...scope };
+          if (operation === 'createMany' || operation === 'createManyAndReturn') {
+            const rows = Array.isArray(scoped.data) ? scoped.data : [scoped.data];
+            scoped.data = rows.map((row: Args) => ({ ...row, ...scope }));
+          }
+          return query(scoped as typeof args);
+        },
+      },
+    },
+  });
+}
+
+export type TenantClient = ReturnType<typeof tenantClient>;
+export { Prisma };

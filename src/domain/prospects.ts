@@ -1,0 +1,110 @@
+// Prospects (the people runs call), prospect lists and tags.
+import { z } from 'zod';
+import { badInput, conflict, notFound } from './errors.ts';
+import { limits } from './limits.ts';
+import type { Scope } from './scope.ts';
+import { parseOrThrow } from './validation.ts';
+
+export const prospectCreate = z
+  .strictObject({
+    first_name: z.string().max(200).optional(),
+    last_name: z.string().max(200).optional(),
+    email: z.string().max(320).optional(),
+    phone: z.string().max(32).optional(),
+  })
+  .meta({ id: 'ProspectCreate' });
+
+export const prospectsCreate = z
+  .strictObject({ prospects: z.array(prospectCreate).min(1).max(limits.bulkItems) })
+  .meta({ id: 'ProspectsCreate' });
+
+export const prospectListCreate = z
+  .strictObject({
+    name: z.string().min(1),
+    prospect_ids: z.array(z.string()).max(limits.bulkItems).optional(),
+  })
+  .meta({ id: 'ProspectListCreate' });
+
+export const tagCreate = z.strictObject({ name: z.string().min(1).max(100) }).meta({ id: 'TagCreate' });
+
+export const prospectTagsAdd = z
+  .strictObject({ tag_ids: z.array(z.string()).min(1).max(limits.bulkItems) })
+  .meta({ id: 'ProspectTagsAdd' });
+
+export async function createProspects(scope: Scope, input: unknown) {
+  const { prospects } = parseOrThrow(prospectsCreate, input);
+  return scope.prisma.prospect.createManyAndReturn({
+    data: prospects.map((prospect) => ({
+      organizationId: scope.viewer.organizationId,
+      firstName: prospect.first_name ?? '',
+      lastName: prospect.last_name ?? '',
+      email: prospect.email ?? '',
+      phone: prospect.phone ?? '',
+    })),
+  });
+}
+
+/** Throws the 400 naming `path` when some of `ids` are not the organization's `what`. */
+export async function requireAll(
+  ids: string[],
+  found: (ids: string[]) => Promise<{ id: string }[]>,
+  path: string,
+  what: string,
+) {
+  const unique = [...new Set(ids)];
+  const known = new Set((await found(unique)).map((row) => row.id));
+  const unknown = unique.filter((id) => !known.has(id));
+  if (unknown.length > 0) {
+    throw badInput(
+      unknown.slice(0, 20).map((id) => ({ path, rule: 'exists', message: `${what} ${id} does not exist` })),
+    );
+  }
+  return unique;
+}
+
+export async function createProspectList(scope: Scope, input: unknown) {
+  const data = parseOrThrow(prospectListCreate, input);
+  const prospectIds = await requireAll(
+    data.prospect_ids ?? [],
+    (ids) => scope.prisma.prospect.findMany({ where: { id: { in: ids } }, select: { id: true } }),
+    'prospect_ids',
+    'prospect',
+  );
+  return scope.prisma.prospectList.create({
+    data: {
+      organizationId: scope.viewer.organizationId,
+      name: data.name,
+      members: { createMany: { data: prospectIds.map((prospectId) => ({ prospectId })) } },
+    },
+  });
+}
+
+export async function createTag(scope: Scope, input: unknown) {
+  const data = parseOrThrow(tagCreate, input);
+  const existing = await scope.prisma.tag.findFirst({ where: { name: data.name } });
+  if (existing) throw conflict(`a tag named "${data.name}" already exists`, { tag_id: existing.id });
+  try {
+    return await scope.prisma.tag.create({ data: { organizationId: scope.viewer.organizationId, name: data.name } });
+  } catch (error) {
+    if ((error as { code?: string }).code === 'P2002') throw conflict(`a tag named "${data.name}" already exists`);
+    throw error;
+  }
+}
+
+/** Adds tags to a prospect; tags it already has stay once (idempotent). */
+export async function addTagsToProspect(scope: Scope, prospectId: string, input: unknown) {
+  const data = parseOrThrow(prospectTagsAdd, input);
+  const prospect = await scope.prisma.prospect.findUnique({ where: { id: prospectId } });
+  if (!prospect) throw notFound('prospect');
+  const tagIds = await requireAll(
+    data.tag_ids,
+    (ids) => scope.prisma.tag.findMany({ where: { id: { in: ids } }, select: { id: true } }),
+    'tag_ids',
+    'tag',
+  );
+  await scope.prisma.prospectTag.createMany({
+    data: tagIds.map((tagId) => ({ prospectId, tagId })),
+    skipDuplicates: true,
+  });
+  return prospect;
+}

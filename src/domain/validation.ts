@@ -1,0 +1,53 @@
+// Shared pieces of the validation schemas, and the conversion of zod's
+// failures into the domain's error: each offending member's path and rule.
+import { z } from 'zod';
+import { badInput, type FieldProblem } from './errors.ts';
+
+/** GraphQL's Int is 32-bit: integer members stay within it on every interface. */
+export const INT_MAX = 2_147_483_647;
+
+export const int = (min = -INT_MAX, max = INT_MAX) => z.number().int().min(min).max(max);
+export const fraction = () => z.number().min(0).max(1);
+
+function ruleOf(issue: z.core.$ZodIssue): string {
+  switch (issue.code) {
+    case 'too_small':
+      return `minimum ${issue.minimum}`;
+    case 'too_big':
+      return `maximum ${issue.maximum}`;
+    case 'invalid_type':
+      return `type ${issue.expected}`;
+    case 'invalid_value':
+      return 'enum';
+    case 'unrecognized_keys':
+      return 'unknown member';
+    case 'invalid_format':
+      return `format ${issue.format}`;
+    default:
+      return issue.code;
+  }
+}
+
+export function problemsOf(error: z.ZodError, prefix: (string | number)[] = []): FieldProblem[] {
+  return error.issues.flatMap((issue) => {
+    const path = [...prefix, ...issue.path].map(String);
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({
+        path: [...path, key].join('.'),
+        rule: 'unknown member',
+        message: 'is not a known member',
+      }));
+    }
+    if (issue.code === 'invalid_type' && issue.input === undefined) {
+      return [{ path: path.join('.'), rule: 'required', message: 'is required' }];
+    }
+    return [{ path: path.join('.'), rule: ruleOf(issue), message: issue.message.replace(/^Invalid input: /, '') }];
+  });
+}
+
+/** Parses `input` with `schema` or throws the domain's 400 naming each offending member. */
+export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, prefix: (string | number)[] = []): z.output<S> {
+  const result = schema.safeParse(input);
+  if (!result.success) throw badInput(problemsOf(result.error, prefix));
+  return result.data;
+}

@@ -1,0 +1,100 @@
+// Workflows and their versions. A workflow's `version` is its latest version
+// number and its definition is that version's; publishing a definition makes
+// version N+1, updating name, description, trigger type or active flag never does.
+import { z } from 'zod';
+import { notFound } from './errors.ts';
+import { actorOf, type Scope } from './scope.ts';
+import { parseOrThrow } from './validation.ts';
+
+/** A workflow's steps. Its content is free-form JSON to the API; the run engine reads it. */
+export const workflowDefinition = z.record(z.string(), z.unknown()).meta({
+  description: 'The workflow definition: a JSON object (its steps)',
+});
+
+export const workflowCreate = z
+  .strictObject({
+    name: z.string().min(1),
+    description: z.string().optional(),
+    trigger_type: z.string().min(1).optional(),
+    is_active: z.boolean().optional(),
+    definition: workflowDefinition.optional(),
+  })
+  .meta({ id: 'WorkflowCreate' });
+
+export const workflowUpdate = z
+  .strictObject({
+    name: z.string().min(1).optional(),
+    description: z.string().optional(),
+    is_active: z.boolean().optional(),
+    trigger_type: z.string().min(1).optional(),
+  })
+  .meta({ id: 'WorkflowUpdate' });
+
+export const workflowVersionCreate = z.strictObject({ definition: workflowDefinition }).meta({ id: 'WorkflowVersionCreate' });
+
+export async function createWorkflow(scope: Scope, input: unknown) {
+  const data = parseOrThrow(workflowCreate, input);
+  const now = new Date();
+  return scope.prisma.$transaction(async (tx) => {
+    const workflow = await tx.workflow.create({
+      data: {
+        organizationId: scope.viewer.organizationId,
+        name: data.name,
+        description: data.description ?? '',
+        triggerType: data.trigger_type ?? 'manual',
+        isActive: data.is_active ?? true,
+        version: 1,
+        publishedAt: now,
+      },
+    });
+    await tx.workflowVersion.create({
+      data: {
+        organizationId: scope.viewer.organizationId,
+        workflowId: workflow.id,
+        version: 1,
+        definition: (data.definition ?? {}) as object,
+        createdBy: actorOf(scope),
+      },
+    });
+    return workflow;
+  });
+}
+
+export async function updateWorkflow(scope: Scope, workflowId: string, input: unknown) {
+  const data = parseOrThrow(workflowUpdate, input);
+  const result = await scope.prisma.workflow.updateMany({
+    where: { id: workflowId },
+    data: {
+      name: data.name,
+      description: data.description,
+      isActive: data.is_active,
+      triggerType: data.trigger_type,
+    },
+  });
+  if (result.count === 0) throw notFound('workflow');
+  return scope.prisma.workflow.findUniqueOrThrow({ where: { id: workflowId } });
+}
+
+/** Publishes a new definition as version N+1; concurrent publishes get consecutive numbers. */
+export async function publishWorkflowVersion(scope: Scope, workflowId: string, input: unknown) {
+  const data = parseOrThrow(workflowVersionCreate, input);
+  return scope.prisma.$transaction(async (tx) => {
+    // The increment locks the workflow row until commit, serializing publishers.
+    const bumped = await tx.workflow.updateMany({
+      where: { id: workflowId },
+      data: { version: { increment: 1 }, publishedAt: new Date() },
+    });
+    if (bumped.count === 0) throw notFound('workflow');
+    const workflow = await tx.workflow.findUniqueOrThrow({ where: { id: workflowId } });
+    await tx.workflowVersion.create({
+      data: {
+        organizationId: scope.viewer.organizationId,
+        workflowId,
+        version: workflow.version,
+        definition: data.definition as object,
+        createdBy: actorOf(scope),
+      },
+    });
+    return workflow;
+  });
+}

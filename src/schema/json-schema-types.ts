@@ -1,0 +1,193 @@
+// GraphQL types generated from the domain's zod schemas (through their JSON
+// Schema), so a configuration object is defined once: the same definition
+// validates input, shapes the GraphQL object and input types, and documents
+// the REST API. Stored values keep the wire (snake_case) names; GraphQL fields
+// are their camelCase, and `toStored` maps GraphQL input back.
+import { z } from 'zod';
+import { camelCase } from '../domain/names.ts';
+import { builder } from './builder.ts';
+
+interface JsonSchema {
+  type?: string;
+  $ref?: string;
+  anyOf?: JsonSchema[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  items?: JsonSchema;
+  enum?: unknown[];
+  additionalProperties?: boolean | JsonSchema;
+  description?: string;
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  minItems?: number;
+  $defs?: Record<string, JsonSchema>;
+}
+
+type OutputRef = ReturnType<typeof builder.objectRef<Record<string, unknown>>>;
+type InputRef = ReturnType<typeof builder.inputRef<Record<string, unknown>>>;
+type TypeName = string | OutputRef | InputRef;
+
+interface Generated {
+  output(): OutputRef;
+  input(): InputRef;
+}
+
+const generated = new Map<string, Generated>();
+
+const INT32_MAX = 2_147_483_647;
+
+function constraintText(schema: JsonSchema): string | undefined {
+  const parts: string[] = [];
+  if (schema.enum) parts.push(`one of ${schema.enum.map((value) => `\`${value}\``).join(', ')}`);
+  const { minimum: min, maximum } = schema;
+  const max = maximum !== undefined && maximum < INT32_MAX ? maximum : undefined;
+  if (min !== undefined && max !== undefined) parts.push(`${min} to ${max}`);
+  else if (min !== undefined && min > -INT32_MAX) parts.push(`>= ${min}`);
+  else if (max !== undefined) parts.push(`<= ${max}`);
+  if (schema.minLength !== undefined && schema.maxLength !== undefined) {
+    parts.push(`${schema.minLength} to ${schema.maxLength} characters`);
+  } else if (schema.maxLength !== undefined) parts.push(`at most ${schema.maxLength} characters`);
+  if (schema.minItems) parts.push(`at least ${schema.minItems} item${schema.minItems > 1 ? 's' : ''}`);
+  const text = [schema.description, parts.join('; ')].filter(Boolean).join(' ');
+  return text ? text.charAt(0).toUpperCase() + text.slice(1) : undefined;
+}
+
+class Generator {
+  constructor(private readonly defs: Record<string, JsonSchema>) {}
+
+  private unwrap(schema: JsonSchema): { schema: JsonSchema; nullable: boolean } {
+    if (schema.anyOf) {
+      const nonNull = schema.anyOf.filter((member) => member.type !== 'null');
+      if (nonNull.length === 1) return { schema: nonNull[0]!, nullable: nonNull.length < schema.anyOf.length };
+    }
+    return { schema, nullable: false };
+  }
+
+  private refName(schema: JsonSchema): string | undefined {
+    return schema.$ref?.replace('#/$defs/', '');
+  }
+
+  /** The GraphQL type of a member: a scalar, JSON, a generated object, or a list of one of those. */
+  typeOf(schema: JsonSchema, kind: 'output' | 'input'): { type: TypeName; list: boolean } {
+    const { schema: member } = this.unwrap(schema);
+    const ref = this.refName(member);
+    if (ref) return { type: this.named(ref)[kind](), list: false };
+    switch (member.type) {
+      case 'string':
+        return { type: 'String', list: false };
+      case 'integer':
+        return { type: 'Int', list: false };
+      case 'number':
+        return { type: 'Float', list: false };
+      case 'boolean':
+        return { type: 'Boolean', list: false };
+      case 'array':
+        return { type: this.typeOf(member.items ?? {}, kind).type, list: true };
+      default:
+        return { type: 'JSON', list: false };
+    }
+  }
+
+  named(name: string): Generated {
+    const existing = generated.get(name);
+    if (existing) return existing;
+    const definition = this.defs[name];
+    if (!definition?.properties) throw new Error(`no object schema named ${name}`);
+    const properties = Object.entries(definition.properties);
+    const required = new Set(definition.required ?? []);
+    let output: OutputRef | undefined;
+    let input: InputRef | undefined;
+    // Each side is built on first use, so a schema used only as input adds no
+    // object type; refs are cached before their fields are built, so recursive
+    // members (fallbacks) find them.
+    const entry: Generated = {
+      output: () => {
+        if (output) return output;
+        output = builder.objectRef<Record<string, unknown>>(name);
+        output.implement({
+          description: definition.description,
+          fields: (t) =>
+            Object.fromEntries(
+              properties.map(([wireName, member]) => {
+                const { type, list } = this.typeOf(member, 'output');
+                return [
+                  camelCase(wireName),
+                  t.field({
+                    type: (list ? [type] : type) as never,
+                    nullable: !required.has(wireName),
+                    description: constraintText(this.unwrap(member).schema),
+                    resolve: (parent) => parent[wireName] as never,
+                  }),
+                ];
+              }),
+            ),
+        });
+        return output;
+      },
+      input: () => {
+        if (input) return input;
+        input = builder.inputRef<Record<string, unknown>>(`${name}Input`);
+        input.implement({
+          description: definition.description,
+          fields: (t) =>
+            Object.fromEntries(
+              properties.map(([wireName, member]) => {
+                const { type, list } = this.typeOf(member, 'input');
+                return [
+                  camelCase(wireName),
+                  t.field({
+                    type: (list ? [type] : type) as never,
+                    required: required.has(wireName),
+                    description: constraintText(this.unwrap(member).schema),
+                  }),
+                ];
+              }),
+            ),
+        });
+        return input;
+      },
+    };
+    generated.set(name, entry);
+    return entry;
+  }
+
+  /** Maps a GraphQL input value (camelCase) to the stored, wire-named value the schema describes. */
+  toStored(schema: JsonSchema, value: unknown): unknown {
+    if (value === null || value === undefined) return value;
+    const { schema: member } = this.unwrap(schema);
+    const ref = this.refName(member);
+    const target = ref ? this.defs[ref]! : member;
+    if (target.type === 'array' && Array.isArray(value)) return value.map((item) => this.toStored(target.items ?? {}, item));
+    if (target.type !== 'object' || !target.properties || typeof value !== 'object') return value;
+    const stored: Record<string, unknown> = {};
+    for (const [wireName, property] of Object.entries(target.properties)) {
+      const given = (value as Record<string, unknown>)[camelCase(wireName)];
+      if (given === undefined) continue;
+      // An explicit null is kept only where the schema gives null a meaning (clearing a config object).
+      if (given === null && !this.unwrap(property).nullable) continue;
+      stored[wireName] = this.toStored(property, given);
+    }
+    return stored;
+  }
+}
+
+export interface SchemaTypes<T> {
+  /** The GraphQL object type (named as the schema's id), built on first call. */
+  output(): OutputRef;
+  /** The GraphQL input type (the id + `Input`), built on first call. */
+  input(): InputRef;
+  /** GraphQL input (camelCase) to the stored shape (wire names); validate it with the zod schema after. */
+  toStored(value: unknown): T;
+}
+
+/** The GraphQL object and input types for a zod object schema that has a `.meta({ id })`. */
+export function typesFromSchema<T>(schema: z.ZodType<T>): SchemaTypes<T> {
+  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+  const rootName = json.$ref?.replace('#/$defs/', '');
+  if (!rootName || !json.$defs) throw new Error('typesFromSchema needs a schema with .meta({ id })');
+  const generator = new Generator(json.$defs);
+  const { output, input } = generator.named(rootName);
+  return { output, input, toStored: (value) => generator.toStored(json, value) as T };
+}

@@ -31,6 +31,7 @@ export const BatchStats = builder.objectRef<BatchRow>('BatchStats').implement({
 
 export const Batch: NodeRef<'Batch'> = builder.prismaNode('Batch', {
   id: { field: 'id' },
+  nullable: true,
   fields: (t) => ({
     name: t.exposeString('name'),
     organizationId: t.exposeID('organizationId'),

@@ -19,6 +19,7 @@ const noCondition = { sql: Prisma.empty, key: '' };
 
 export const Tag: NodeRef<'Tag'> = builder.prismaNode('Tag', {
   id: { field: 'id' },
+  nullable: true,
   fields: (t) => ({
     name: t.exposeString('name'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
@@ -27,6 +28,7 @@ export const Tag: NodeRef<'Tag'> = builder.prismaNode('Tag', {
 
 export const Prospect: NodeRef<'Prospect'> = builder.prismaNode('Prospect', {
   id: { field: 'id' },
+  nullable: true,
   fields: (t) => ({
     firstName: t.exposeString('firstName'),
     lastName: t.exposeString('lastName'),
@@ -60,6 +62,7 @@ export const Prospect: NodeRef<'Prospect'> = builder.prismaNode('Prospect', {
 
 export const ProspectList: NodeRef<'ProspectList'> = builder.prismaNode('ProspectList', {
   id: { field: 'id' },
+  nullable: true,
   fields: (t) => ({
     name: t.exposeString('name'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),

@@ -11,6 +11,7 @@ export const RunFilterTypes = typesFromSchema(runFilter);
 
 export const Run: NodeRef<'Run'> = builder.prismaNode('Run', {
   id: { field: 'id' },
+  nullable: true,
   fields: (t) => ({
     status: t.expose('status', { type: RunStatusEnum }),
     currentStepId: t.exposeString('currentStepId', { nullable: true, description: 'The step the run is at.' }),

@@ -16,6 +16,7 @@ const newestBatchFirst = { sql: Prisma.raw('c."createdAt" DESC, c.id DESC'), key
 
 export const Workflow: NodeRef<'Workflow'> = builder.prismaNode('Workflow', {
   id: { field: 'id' },
+  nullable: true,
   fields: (t) => ({
     name: t.exposeString('name'),
     description: t.exposeString('description'),
@@ -86,6 +87,7 @@ export const Workflow: NodeRef<'Workflow'> = builder.prismaNode('Workflow', {
 
 export const WorkflowVersion: NodeRef<'WorkflowVersion'> = builder.prismaNode('WorkflowVersion', {
   id: { field: 'id' },
+  nullable: true,
   fields: (t) => ({
     version: t.exposeInt('version'),
     definition: t.expose('definition', { type: 'JSON' }),

@@ -10,6 +10,7 @@ const environment = z.object({
   REDIS_URL: z.string().url().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  ENCRYPTION_KEY: z.string().optional(),
 });
 
 export type Storage =
@@ -21,6 +22,8 @@ export interface Config {
   host: string;
   storage: Storage;
   redisUrl: string | undefined;
+  /** Seals secrets at rest; see src/domain/secrets.ts for the embedded default. */
+  encryptionKey: string | undefined;
   logLevel: z.infer<typeof environment>['LOG_LEVEL'];
 }
 
@@ -42,6 +45,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ? { kind: 'postgres', url: values.DATABASE_URL, poolSize: values.DATABASE_POOL_SIZE }
       : { kind: 'embedded', dataDir: path.resolve(values.DATA_DIR) },
     redisUrl: values.REDIS_URL,
+    encryptionKey: values.ENCRYPTION_KEY,
     logLevel: values.LOG_LEVEL,
   };
 }

@@ -7,6 +7,7 @@ import { migrate } from './db/migrator.ts';
 import { seedIntegrationCatalog } from './domain/integration-catalog.ts';
 import { createOrganization } from './domain/organizations.ts';
 import { buildApp } from './http/app.ts';
+import { loadSecretBox } from './domain/secrets.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -43,7 +44,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   let app: FastifyInstance | undefined;
   try {
     const firstOrganization = await bootstrapFirstOrganization(db);
-    app = await buildApp({ db, logLevel: config.logLevel });
+    app = await buildApp({ db, secrets: loadSecretBox(config.storage, config.encryptionKey), logLevel: config.logLevel });
     const url = await app.listen({ port: config.port, host: config.host });
     if (firstOrganization) {
       // Printed once: the key is stored only as a hash.

@@ -6,6 +6,7 @@ import { createYoga, maskError, type YogaServerInstance } from 'graphql-yoga';
 import type { Database } from '../db/database.ts';
 import { DomainError, httpStatusOf } from '../domain/errors.ts';
 import { authenticate } from '../domain/organizations.ts';
+import type { SecretBox } from '../domain/secrets.ts';
 import { createContext, type GraphQLContext } from '../schema/context.ts';
 import { schema } from '../schema/index.ts';
 
@@ -25,7 +26,7 @@ function toGraphQLError(error: DomainError): GraphQLError {
   });
 }
 
-export function createGraphQLServer(db: Database): GraphQLServer {
+export function createGraphQLServer(db: Database, secrets: SecretBox): GraphQLServer {
   return createYoga<ServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -41,7 +42,7 @@ export function createGraphQLServer(db: Database): GraphQLServer {
     context: async ({ request }): Promise<GraphQLContext> => {
       const viewer = await authenticate(db.prisma, request.headers.get('x-api-key'));
       if (!viewer) throw unauthenticated();
-      return createContext(db, viewer);
+      return createContext(db, secrets, viewer);
     },
   });
 }

@@ -2,17 +2,19 @@
 // and started elsewhere (src/server.ts), so tests run the same app in-process.
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Database } from '../db/database.ts';
+import type { SecretBox } from '../domain/secrets.ts';
 import { createGraphQLServer } from '../graphql/yoga.ts';
 import { errorBody } from './errors.ts';
 
 export interface AppOptions {
   db: Database;
+  secrets: SecretBox;
   logLevel?: string;
 }
 
-export async function buildApp({ db, logLevel = 'silent' }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ db, secrets, logLevel = 'silent' }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({ logger: { level: logLevel } });
-  const graphql = createGraphQLServer(db);
+  const graphql = createGraphQLServer(db, secrets);
 
   app.route({
     url: graphql.graphqlEndpoint,

@@ -1,6 +1,7 @@
 import type { Database } from '../db/database.ts';
 import { type TenantClient, tenantClient } from '../db/tenant.ts';
 import type { Viewer } from '../domain/organizations.ts';
+import type { SecretBox } from '../domain/secrets.ts';
 import { createLoaders, type Loaders } from './loaders.ts';
 
 /**
@@ -12,9 +13,10 @@ export interface GraphQLContext {
   viewer: Viewer;
   prisma: TenantClient;
   loaders: Loaders;
+  secrets: SecretBox;
 }
 
-export function createContext(db: Database, viewer: Viewer): GraphQLContext {
+export function createContext(db: Database, secrets: SecretBox, viewer: Viewer): GraphQLContext {
   const prisma = tenantClient(db.prisma, viewer.organizationId);
-  return { db, viewer, prisma, loaders: createLoaders(prisma, viewer.organizationId) };
+  return { db, viewer, prisma, secrets, loaders: createLoaders(prisma, viewer.organizationId) };
 }

@@ -3,6 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../src/db/database.ts';
 import { createOrganization } from '../../src/domain/organizations.ts';
 import { buildApp } from '../../src/http/app.ts';
+import { SecretBox } from '../../src/domain/secrets.ts';
+import { randomBytes } from 'node:crypto';
 import { prepareDatabase } from '../../src/server.ts';
 import { createTestStorage, type TestStorage } from './storage.ts';
 
@@ -10,6 +12,7 @@ export interface TestServer {
   url: string;
   db: Database;
   app: FastifyInstance;
+  secrets: SecretBox;
   storage: TestStorage;
   /** A new organization and its API key. */
   createOrganization(name?: string): Promise<{ organizationId: string; apiKey: string }>;
@@ -18,7 +21,7 @@ export interface TestServer {
     apiKey: string | null,
     query: string,
     variables?: Record<string, unknown>,
-  ): Promise<{ status: number; body: { data?: any; errors?: any[] } }>;
+  ): Promise<{ status: number; body: { data?: any; errors?: any } }>;
   close(): Promise<void>;
 }
 
@@ -29,14 +32,17 @@ export async function startTestServer(): Promise<TestServer> {
     host: '127.0.0.1',
     storage: storage.storage,
     redisUrl: undefined,
+    encryptionKey: undefined,
     logLevel: 'silent',
   });
-  const app = await buildApp({ db });
+  const secrets = new SecretBox(randomBytes(32));
+  const app = await buildApp({ db, secrets });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   return {
     url,
     db,
     app,
+    secrets,
     storage,
     async createOrganization(name = 'Test organization') {
       const { organization, apiKey } = await createOrganization(db.prisma, name);

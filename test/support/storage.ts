@@ -42,7 +42,7 @@ export async function createTestStorage(): Promise<TestStorage> {
   url.pathname = `/${name}`;
   return {
     storage: { kind: 'postgres', url: url.toString(), poolSize: 5 },
-    env: { DATABASE_URL: url.toString() },
+    env: { DATABASE_URL: url.toString(), ENCRYPTION_KEY: randomBytes(32).toString('base64') },
     dispose: () => withAdminClient((client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => {}),
   };
 }

@@ -29,8 +29,17 @@ function ruleOf(issue: z.core.$ZodIssue): string {
 }
 
 export function problemsOf(error: z.ZodError, prefix: (string | number)[] = []): FieldProblem[] {
-  return error.issues.flatMap((issue) => {
+  return issueProblems(error.issues, prefix);
+}
+
+function issueProblems(issues: readonly z.core.$ZodIssue[], prefix: (string | number)[]): FieldProblem[] {
+  return issues.flatMap((issue): FieldProblem[] => {
     const path = [...prefix, ...issue.path].map(String);
+    if (issue.code === 'invalid_union' && issue.errors.length > 0) {
+      // The alternative that came closest explains the failure best.
+      const closest = [...issue.errors].sort((a, b) => a.length - b.length)[0]!;
+      return issueProblems(closest, [...prefix, ...issue.path.map(String)]);
+    }
     if (issue.code === 'unrecognized_keys') {
       return issue.keys.map((key) => ({
         path: [...path, key].join('.'),
@@ -47,7 +56,8 @@ export function problemsOf(error: z.ZodError, prefix: (string | number)[] = []):
 
 /** Parses `input` with `schema` or throws the domain's 400 naming each offending member. */
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, prefix: (string | number)[] = []): z.output<S> {
-  const result = schema.safeParse(input);
+  // reportInput lets problemsOf tell a missing member from a mistyped one; inputs never reach the error detail.
+  const result = schema.safeParse(input, { reportInput: true });
   if (!result.success) throw badInput(problemsOf(result.error, prefix));
   return result.data;
 }

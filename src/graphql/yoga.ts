@@ -5,12 +5,19 @@ import { GraphQLError } from 'graphql';
 import { createYoga, maskError, type YogaServerInstance } from 'graphql-yoga';
 import type { Database } from '../db/database.ts';
 import { DomainError, httpStatusOf } from '../domain/errors.ts';
-import { authenticate } from '../domain/organizations.ts';
+import { authenticate, type Viewer } from '../domain/organizations.ts';
 import type { SecretBox } from '../domain/secrets.ts';
 import { createContext, type GraphQLContext } from '../schema/context.ts';
 import { schema } from '../schema/index.ts';
 
-export type ServerContext = Record<string, unknown>;
+/**
+ * What the host hands yoga with each request. The REST router authenticates
+ * first (401 before 400) and passes the viewer it found, so the key is looked
+ * up once; requests to /graphql carry none and are authenticated here.
+ */
+export interface ServerContext {
+  viewer?: Viewer;
+}
 export type GraphQLServer = YogaServerInstance<ServerContext, GraphQLContext>;
 
 export function unauthenticated(): GraphQLError {
@@ -39,8 +46,8 @@ export function createGraphQLServer(db: Database, secrets: SecretBox): GraphQLSe
         return maskError(error, message, isDev);
       },
     },
-    context: async ({ request }): Promise<GraphQLContext> => {
-      const viewer = await authenticate(db.prisma, request.headers.get('x-api-key'));
+    context: async ({ request, viewer: authenticated }): Promise<GraphQLContext> => {
+      const viewer = authenticated ?? (await authenticate(db.prisma, request.headers.get('x-api-key')));
       if (!viewer) throw unauthenticated();
       return createContext(db, secrets, viewer);
     },

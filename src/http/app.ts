@@ -4,6 +4,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Database } from '../db/database.ts';
 import type { SecretBox } from '../domain/secrets.ts';
 import { createGraphQLServer } from '../graphql/yoga.ts';
+import { registerRestRoutes } from '../rest/router.ts';
 import { errorBody } from './errors.ts';
 
 export interface AppOptions {
@@ -16,11 +17,30 @@ export async function buildApp({ db, secrets, logLevel = 'silent' }: AppOptions)
   const app = Fastify({ logger: { level: logLevel } });
   const graphql = createGraphQLServer(db, secrets);
 
-  app.route({
-    url: graphql.graphqlEndpoint,
-    method: ['GET', 'POST', 'OPTIONS'],
-    handler: (request, reply) => graphql.handleNodeRequestAndResponse(request, reply, {}),
+  // Set before any route is registered, so every scope inherits SPEC.md's error body.
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send(errorBody(`no route for ${request.method} ${request.url.split('?')[0]}`)),
+  );
+
+  app.setErrorHandler((error: Error & { statusCode?: number }, _request, reply) => {
+    const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+    if (status === 500) reply.log.error(error);
+    return reply.code(status).send(errorBody(status === 500 ? 'internal error' : error.message));
   });
+
+
+  await app.register(async (scope) => {
+    // Yoga reads and parses GraphQL bodies itself (JSON, and the other media
+    // types GraphQL over HTTP allows), so this route leaves them unparsed.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
+    scope.route({
+      url: graphql.graphqlEndpoint,
+      method: ['GET', 'POST', 'OPTIONS'],
+      handler: (request, reply) => graphql.handleNodeRequestAndResponse(request, reply, {}),
+    });
+  });
+  await registerRestRoutes(app, db, graphql);
 
   app.get('/health', async () => ({ status: 'ok' }));
 
@@ -31,16 +51,6 @@ export async function buildApp({ db, secrets, logLevel = 'silent' }: AppOptions)
     } catch {
       return reply.code(503).send(errorBody('the database is not reachable'));
     }
-  });
-
-  app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send(errorBody(`no route for ${request.method} ${request.url.split('?')[0]}`)),
-  );
-
-  app.setErrorHandler((error: Error & { statusCode?: number }, _request, reply) => {
-    const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
-    if (status === 500) reply.log.error(error);
-    return reply.code(status).send(errorBody(status === 500 ? 'internal error' : error.message));
   });
 
   return app;

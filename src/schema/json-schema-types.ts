@@ -108,8 +108,15 @@ class Generator {
         output = builder.objectRef<Record<string, unknown>>(name);
         output.implement({
           description: definition.description,
-          fields: (t) =>
-            Object.fromEntries(
+          fields: (t) => ({
+            // GraphQL selections have a fixed depth; recursive members (fallbacks)
+            // can nest deeper, so the whole value is also readable at once.
+            json: t.field({
+              type: 'JSON',
+              description: 'This object as one JSON value with the REST wire names, fallbacks at any depth.',
+              resolve: (parent) => parent,
+            }),
+            ...Object.fromEntries(
               properties.map(([wireName, member]) => {
                 const { type, list } = this.typeOf(member, 'output');
                 return [
@@ -123,6 +130,7 @@ class Generator {
                 ];
               }),
             ),
+          }),
         });
         return output;
       },
@@ -153,23 +161,30 @@ class Generator {
     return entry;
   }
 
-  /** Maps a GraphQL input value (camelCase) to the stored, wire-named value the schema describes. */
-  toStored(schema: JsonSchema, value: unknown): unknown {
+  /**
+   * Renames the members of a value the schema describes, recursively, leaving
+   * free-form (JSON) members untouched: GraphQL input (camelCase) to the
+   * stored wire names, or back.
+   */
+  rename(schema: JsonSchema, value: unknown, direction: 'toStored' | 'toInput'): unknown {
     if (value === null || value === undefined) return value;
     const { schema: member } = this.unwrap(schema);
     const ref = this.refName(member);
     const target = ref ? this.defs[ref]! : member;
-    if (target.type === 'array' && Array.isArray(value)) return value.map((item) => this.toStored(target.items ?? {}, item));
-    if (target.type !== 'object' || !target.properties || typeof value !== 'object') return value;
-    const stored: Record<string, unknown> = {};
+    if (target.type === 'array' && Array.isArray(value)) {
+      return value.map((item) => this.rename(target.items ?? {}, item, direction));
+    }
+    if (target.type !== 'object' || !target.properties || typeof value !== 'object' || Array.isArray(value)) return value;
+    const renamed: Record<string, unknown> = {};
     for (const [wireName, property] of Object.entries(target.properties)) {
-      const given = (value as Record<string, unknown>)[camelCase(wireName)];
+      const [from, to] = direction === 'toStored' ? [camelCase(wireName), wireName] : [wireName, camelCase(wireName)];
+      const given = (value as Record<string, unknown>)[from];
       if (given === undefined) continue;
       // An explicit null is kept only where the schema gives null a meaning (clearing a config object).
       if (given === null && !this.unwrap(property).nullable) continue;
-      stored[wireName] = this.toStored(property, given);
+      renamed[to] = this.rename(property, given, direction);
     }
-    return stored;
+    return renamed;
   }
 }
 
@@ -180,6 +195,8 @@ export interface SchemaTypes<T> {
   input(): InputRef;
   /** GraphQL input (camelCase) to the stored shape (wire names); validate it with the zod schema after. */
   toStored(value: unknown): T;
+  /** A stored-shape value (wire names, as REST bodies have) to GraphQL input (camelCase). */
+  toInput(value: T | unknown): Record<string, unknown>;
 }
 
 /** The GraphQL object and input types for a zod object schema that has a `.meta({ id })`. */
@@ -189,5 +206,10 @@ export function typesFromSchema<T>(schema: z.ZodType<T>): SchemaTypes<T> {
   if (!rootName || !json.$defs) throw new Error('typesFromSchema needs a schema with .meta({ id })');
   const generator = new Generator(json.$defs);
   const { output, input } = generator.named(rootName);
-  return { output, input, toStored: (value) => generator.toStored(json, value) as T };
+  return {
+    output,
+    input,
+    toStored: (value) => generator.rename(json, value, 'toStored') as T,
+    toInput: (value) => generator.rename(json, value, 'toInput') as Record<string, unknown>,
+  };
 }

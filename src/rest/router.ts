@@ -1,0 +1,113 @@
+// The REST compatibility layer: each row of the route table becomes a
+// Fastify route under /org/{org_id} and /api/org/{org_id}. A request is
+// authenticated, checked and validated here, then runs the row's GraphQL
+// operation through yoga (the same plugins, context, resolvers and
+// dataloaders as /graphql), and the result is reshaped into SPEC.md's body.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Database } from '../db/database.ts';
+import { DomainError, httpStatusOf, notFound } from '../domain/errors.ts';
+import { authenticate, type Viewer } from '../domain/organizations.ts';
+import { parseOrThrow } from '../domain/validation.ts';
+import type { GraphQLServer } from '../graphql/yoga.ts';
+import { errorBody } from '../http/errors.ts';
+import { decodeJsonMembers } from './json-bytes.ts';
+import type { Route, RouteInput } from './route.ts';
+import { routes } from './routes/index.ts';
+
+export const REST_PREFIXES = ['/org/:org_id', '/api/org/:org_id'];
+
+/** HTTP statuses of the GraphQL error codes an operation can end with. */
+const statusOfCode: Record<string, number> = {
+  ...httpStatusOf,
+  BAD_USER_INPUT: 400,
+  GRAPHQL_VALIDATION_FAILED: 400,
+  GRAPHQL_PARSE_FAILED: 400,
+};
+
+interface GraphQLErrorJson {
+  message: string;
+  extensions?: { code?: string; detail?: unknown };
+}
+
+class OperationFailed extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly detail: unknown,
+  ) {
+    super(message);
+  }
+}
+
+async function runOperation(graphql: GraphQLServer, request: FastifyRequest, route: Route, input: RouteInput, viewer: Viewer) {
+  const response = await graphql.fetch(
+    'http://gateway.internal/graphql',
+    {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/graphql-response+json',
+        'x-api-key': String(request.headers['x-api-key'] ?? ''),
+        'x-request-id': request.id,
+      },
+      body: JSON.stringify({ query: route.operation, variables: route.variables(input) }),
+    },
+    { viewer },
+  );
+  const result = (await response.json()) as { data?: unknown; errors?: GraphQLErrorJson[] };
+  const [error] = result.errors ?? [];
+  if (error) {
+    const status = statusOfCode[error.extensions?.code ?? ''] ?? 500;
+    throw new OperationFailed(status, status === 500 ? 'internal error' : error.message, status === 500 ? null : (error.extensions?.detail ?? null));
+  }
+  return result.data;
+}
+
+function handlerFor(route: Route, db: Database, graphql: GraphQLServer) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    try {
+      const viewer = await authenticate(db.prisma, request.headers['x-api-key'] as string | undefined);
+      if (!viewer) {
+        return reply.code(401).send(errorBody('a valid API key is required in the X-API-Key header'));
+      }
+      const params = request.params as Record<string, string>;
+      // Another organization's path reads as missing: nothing about other tenants leaks.
+      if (params.org_id !== viewer.organizationId) throw notFound('organization');
+      const input: RouteInput = {
+        params,
+        query: route.query ? parseOrThrow(route.query, request.query) : {},
+        body: route.body
+          ? parseOrThrow(
+              route.body,
+              decodeJsonMembers(request.body, route.jsonMembers?.objects ?? [], route.jsonMembers?.lists ?? []),
+            )
+          : undefined,
+      };
+      const data = await runOperation(graphql, request, route, input, viewer);
+      return reply.code(route.status ?? 200).send(route.respond(data, input));
+    } catch (error) {
+      if (error instanceof DomainError) {
+        return reply.code(httpStatusOf[error.kind]).send(errorBody(error.message, error.detail));
+      }
+      if (error instanceof OperationFailed) return reply.code(error.status).send(errorBody(error.message, error.detail));
+      throw error;
+    }
+  };
+}
+
+export async function registerRestRoutes(app: FastifyInstance, db: Database, graphql: GraphQLServer) {
+  await app.register(async (scope) => {
+    // SPEC.md's interface is JSON only: any other body is a 415.
+    scope.removeContentTypeParser('text/plain');
+    for (const route of routes) {
+      for (const prefix of REST_PREFIXES) {
+        scope.route({
+          method: route.method,
+          url: `${prefix}${route.path}`,
+          bodyLimit: route.bodyLimit,
+          handler: handlerFor(route, db, graphql),
+        });
+      }
+    }
+  });
+}

@@ -1,0 +1,85 @@
+// Prospects, lists and tags: E21 and DECISIONS.md's extensions.
+import { z } from 'zod';
+import { notFound } from '../../domain/errors.ts';
+import { prospectCreate, prospectListCreate, prospectsCreate, prospectTagsAdd, tagCreate } from '../../domain/prospects.ts';
+import { typesFromSchema } from '../../schema/json-schema-types.ts';
+import { int } from '../resources/common.ts';
+import { presentProspect, prospectFragment, prospectListSchema, prospectSchema, tagFragment, tagSchema } from '../resources/workflows.ts';
+import { defineRoutes, genericBody, genericBodySchema } from '../route.ts';
+import { wire } from '../wire.ts';
+
+const ProspectsCreate = typesFromSchema(prospectsCreate);
+const ProspectListCreate = typesFromSchema(prospectListCreate);
+const TagCreate = typesFromSchema(tagCreate);
+const ProspectTagsAdd = typesFromSchema(prospectTagsAdd);
+
+/** One prospect, or `{ "prospects": [...] }` for many. */
+const prospectsBody = z.union([prospectsCreate, prospectCreate]);
+
+export const prospectRoutes = defineRoutes(
+  {
+    method: 'POST',
+    path: '/prospects',
+    endpoint: null,
+    summary: 'Create prospects: one, or many as {"prospects": [...]}',
+    operation: `mutation($input: ProspectsCreateInput!) { createProspects(input: $input) { ...ProspectRest } } ${prospectFragment}`,
+    body: prospectsBody,
+    status: 201,
+    variables: ({ body }) => ({ input: ProspectsCreate.toInput('prospects' in body ? body : { prospects: [body] }) }),
+    respond: (data) => ({ count: data.createProspects.length, created: data.createProspects.map(presentProspect) }),
+    response: z.strictObject({ count: int(), created: z.array(prospectSchema) }),
+  },
+  {
+    method: 'GET',
+    path: '/prospects/:prospect_id',
+    endpoint: null,
+    summary: 'Get a prospect with its tags',
+    operation: `query($id: ID!) { prospect(id: $id) { ...ProspectRest } } ${prospectFragment}`,
+    variables: ({ params }) => ({ id: params.prospect_id }),
+    respond: (data) => {
+      if (!data.prospect) throw notFound('prospect');
+      return presentProspect(data.prospect);
+    },
+    response: prospectSchema,
+  },
+  {
+    method: 'POST',
+    path: '/prospects/:prospect_id/tags',
+    endpoint: 'E21',
+    summary: 'Add tags to a prospect (idempotent)',
+    operation: `mutation($id: ID!, $input: ProspectTagsAddInput!) {
+      addTagsToProspect(prospectId: $id, input: $input) { id tags { ...TagRest } } } ${tagFragment}`,
+    body: prospectTagsAdd,
+    variables: ({ params, body }) => ({ id: params.prospect_id, input: ProspectTagsAdd.toInput(body) }),
+    respond: (data) =>
+      genericBody('tags added', {
+        prospect_id: data.addTagsToProspect.id,
+        tags: data.addTagsToProspect.tags.map((tag: Record<string, unknown>) => wire(tag)),
+      }),
+    response: genericBodySchema(z.strictObject({ prospect_id: z.string(), tags: z.array(tagSchema) })),
+  },
+  {
+    method: 'POST',
+    path: '/prospect-lists',
+    endpoint: null,
+    summary: 'Create a prospect list',
+    operation: `mutation($input: ProspectListCreateInput!) { createProspectList(input: $input) { id name prospectCount } }`,
+    body: prospectListCreate,
+    status: 201,
+    variables: ({ body }) => ({ input: ProspectListCreate.toInput(body) }),
+    respond: (data) => wire(data.createProspectList),
+    response: prospectListSchema,
+  },
+  {
+    method: 'POST',
+    path: '/tags',
+    endpoint: null,
+    summary: 'Create a tag',
+    operation: `mutation($input: TagCreateInput!) { createTag(input: $input) { ...TagRest } } ${tagFragment}`,
+    body: tagCreate,
+    status: 201,
+    variables: ({ body }) => ({ input: TagCreate.toInput(body) }),
+    respond: (data) => wire(data.createTag),
+    response: tagSchema,
+  },
+);

@@ -1,0 +1,174 @@
+// Workflows, versions, batches, runs (E4-E9) and DECISIONS.md's extensions.
+import { z } from 'zod';
+import { batchCreate, batchStatusUpdate } from '../../domain/batches.ts';
+import { notFound } from '../../domain/errors.ts';
+import { runFilter, runSorts } from '../../domain/runs.ts';
+import { workflowCreate, workflowUpdate, workflowVersionCreate } from '../../domain/workflows.ts';
+import { typesFromSchema } from '../../schema/json-schema-types.ts';
+import {
+  batchFragment,
+  batchSchema,
+  presentBatch,
+  presentRun,
+  presentVersion,
+  presentWorkflow,
+  runFragment,
+  runSchema,
+  versionFragment,
+  versionSchema,
+  workflowFragment,
+  workflowSchema,
+} from '../resources/workflows.ts';
+import { defineRoutes, envelopeA, envelopeASchema, envelopeB, envelopeBSchema, pageArgs, pageLimitQuery, pageSizeQuery } from '../route.ts';
+
+const WorkflowCreate = typesFromSchema(workflowCreate);
+const WorkflowUpdate = typesFromSchema(workflowUpdate);
+const WorkflowVersionCreate = typesFromSchema(workflowVersionCreate);
+const BatchCreate = typesFromSchema(batchCreate);
+const RunFilter = typesFromSchema(runFilter);
+
+/** E6's query: DECISIONS.md's parameter names, the filter members of `runFilter`, and `sort`. */
+const runsQuery = pageLimitQuery.extend({
+  ...runFilter.shape,
+  sort: z.enum(runSorts).optional(),
+});
+
+/** Batches of up to 100,000 prospect ids need more than the default 1 MiB. */
+const BATCH_BODY_LIMIT = 8 * 1024 * 1024;
+
+const found = <T>(value: T | null | undefined, what: string): T => {
+  if (value === null || value === undefined) throw notFound(what);
+  return value;
+};
+
+export const workflowRoutes = defineRoutes(
+  {
+    method: 'POST',
+    path: '/workflows',
+    endpoint: null,
+    summary: 'Create a workflow at version 1',
+    operation: `mutation($input: WorkflowCreateInput!) { createWorkflow(input: $input) { ...WorkflowRest } } ${workflowFragment}`,
+    body: workflowCreate,
+    jsonMembers: { objects: ['definition'] },
+    status: 201,
+    variables: ({ body }) => ({ input: WorkflowCreate.toInput(body) }),
+    respond: (data) => presentWorkflow(data.createWorkflow),
+    response: workflowSchema,
+  },
+  {
+    method: 'GET',
+    path: '/workflows/:workflow_id',
+    endpoint: null,
+    summary: 'Get a workflow',
+    operation: `query($id: ID!) { workflow(id: $id) { ...WorkflowRest } } ${workflowFragment}`,
+    variables: ({ params }) => ({ id: params.workflow_id }),
+    respond: (data) => presentWorkflow(found(data.workflow, 'workflow')),
+    response: workflowSchema,
+  },
+  {
+    method: 'PATCH',
+    path: '/workflows/:workflow_id',
+    endpoint: 'E5',
+    summary: 'Update workflow (never creates a version)',
+    operation: `mutation($id: ID!, $input: WorkflowUpdateInput!) { updateWorkflow(id: $id, input: $input) { ...WorkflowRest } } ${workflowFragment}`,
+    body: workflowUpdate,
+    variables: ({ params, body }) => ({ id: params.workflow_id, input: WorkflowUpdate.toInput(body) }),
+    respond: (data) => presentWorkflow(data.updateWorkflow),
+    response: workflowSchema,
+  },
+  {
+    method: 'POST',
+    path: '/workflows/:workflow_id/versions',
+    endpoint: null,
+    summary: 'Publish a new definition as version N+1',
+    operation: `mutation($id: ID!, $input: WorkflowVersionCreateInput!) {
+      publishWorkflowVersion(workflowId: $id, input: $input) { ...WorkflowRest } } ${workflowFragment}`,
+    body: workflowVersionCreate,
+    jsonMembers: { objects: ['definition'] },
+    status: 201,
+    variables: ({ params, body }) => ({ id: params.workflow_id, input: WorkflowVersionCreate.toInput(body) }),
+    respond: (data) => presentWorkflow(data.publishWorkflowVersion),
+    response: workflowSchema,
+  },
+  {
+    method: 'GET',
+    path: '/workflows/:workflow_id/versions',
+    endpoint: 'E8',
+    summary: 'List workflow versions, newest first',
+    operation: `query($id: ID!, $first: Int, $after: String) { workflow(id: $id) {
+      versions(first: $first, after: $after) { totalCount nodes { ...VersionRest } } } } ${versionFragment}`,
+    query: pageSizeQuery,
+    variables: ({ params, query }) => ({ id: params.workflow_id, ...pageArgs(query.page, query.size) }),
+    respond: (data, { query }) =>
+      envelopeB(found(data.workflow, 'workflow').versions, query.page, query.size, presentVersion),
+    response: envelopeBSchema(versionSchema),
+  },
+  {
+    method: 'POST',
+    path: '/workflows/:workflow_id/batches',
+    endpoint: 'E4',
+    summary: 'Create a workflow batch: one run per prospect, all or nothing',
+    operation: `mutation($id: ID!, $input: BatchCreateInput!) { createBatch(workflowId: $id, input: $input) { ...BatchRest } } ${batchFragment}`,
+    body: batchCreate,
+    bodyLimit: BATCH_BODY_LIMIT,
+    status: 201,
+    variables: ({ params, body }) => ({ id: params.workflow_id, input: BatchCreate.toInput(body) }),
+    respond: (data) => presentBatch(data.createBatch),
+    response: batchSchema,
+  },
+  {
+    method: 'GET',
+    path: '/workflows/:workflow_id/batches',
+    endpoint: 'E7',
+    summary: 'List workflow batches, newest first',
+    operation: `query($id: ID!, $first: Int, $after: String) { workflow(id: $id) {
+      batches(first: $first, after: $after) { totalCount nodes { ...BatchRest } } } } ${batchFragment}`,
+    query: pageLimitQuery,
+    variables: ({ params, query }) => ({ id: params.workflow_id, ...pageArgs(query.page, query.limit) }),
+    respond: (data, { query }) =>
+      envelopeA(found(data.workflow, 'workflow').batches, query.page, query.limit, presentBatch),
+    response: envelopeASchema(batchSchema),
+  },
+  {
+    method: 'GET',
+    path: '/workflows/:workflow_id/runs',
+    endpoint: 'E6',
+    summary: 'List workflow runs, filtered, sorted and paged',
+    operation: `query($id: ID!, $filter: RunFilterInput, $orderBy: RunOrder, $first: Int, $after: String) {
+      runs(workflowId: $id, filter: $filter, orderBy: $orderBy, first: $first, after: $after) {
+        totalCount nodes { ...RunRest } } } ${runFragment}`,
+    query: runsQuery,
+    variables: ({ params, query }) => {
+      const { page, limit, sort, ...filter } = query;
+      return {
+        id: params.workflow_id,
+        filter: RunFilter.toInput(filter),
+        orderBy: sort?.toUpperCase() ?? null,
+        ...pageArgs(page, limit),
+      };
+    },
+    respond: (data, { query }) => envelopeA(found(data.runs, 'workflow'), query.page, query.limit, presentRun),
+    response: envelopeASchema(runSchema),
+  },
+  {
+    method: 'GET',
+    path: '/batches/:batch_id',
+    endpoint: null,
+    summary: 'Get a batch',
+    operation: `query($id: ID!) { batch(id: $id) { ...BatchRest } } ${batchFragment}`,
+    variables: ({ params }) => ({ id: params.batch_id }),
+    respond: (data) => presentBatch(found(data.batch, 'batch')),
+    response: batchSchema,
+  },
+  {
+    method: 'PATCH',
+    path: '/batches/:batch_id',
+    endpoint: 'E9',
+    summary: 'Update batch status: PAUSED, PENDING (resume) or CANCELLED',
+    operation: `mutation($id: ID!, $status: BatchStatus!) { updateBatchStatus(id: $id, status: $status) { ...BatchRest } } ${batchFragment}`,
+    body: batchStatusUpdate,
+    variables: ({ params, body }) => ({ id: params.batch_id, status: body.status }),
+    respond: (data) => presentBatch(data.updateBatchStatus),
+    response: batchSchema,
+  },
+);

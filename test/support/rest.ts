@@ -1,0 +1,46 @@
+// Calls the REST layer of a running test server.
+import type { TestServer } from './server.ts';
+
+export interface RestResponse {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+export interface RestOptions {
+  apiKey?: string | null;
+  body?: unknown;
+  /** A raw body, sent as is (malformed JSON, other media types). */
+  raw?: string;
+  headers?: Record<string, string>;
+}
+
+export function restClient(server: TestServer, organizationId: string, apiKey: string) {
+  return async function rest(method: string, path: string, options: RestOptions = {}): Promise<RestResponse> {
+    const url = path.startsWith('/') ? `${server.url}${path.replace('{org}', organizationId)}` : path;
+    const key = options.apiKey === undefined ? apiKey : options.apiKey;
+    const response = await fetch(url, {
+      method,
+      headers: {
+        ...(options.body !== undefined || options.raw !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...(key ? { 'x-api-key': key } : {}),
+        ...options.headers,
+      },
+      body: options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
+    });
+    const text = await response.text();
+    return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+  };
+}
+
+/** The error body every failure has (SPEC.md, DECISIONS.md). */
+export function expectErrorBody(response: RestResponse, status: number) {
+  if (response.status !== status || response.body?.status !== false) {
+    throw new Error(`expected a ${status} error body, got ${response.status} ${JSON.stringify(response.body)}`);
+  }
+  const keys = Object.keys(response.body).sort();
+  if (keys.join() !== 'data,error,message,status' || response.body.data !== null || typeof response.body.message !== 'string') {
+    throw new Error(`not SPEC.md's error body: ${JSON.stringify(response.body)}`);
+  }
+  return response.body as { status: false; message: string; error: any; data: null };
+}

@@ -1,6 +1,7 @@
 // The one place environment variables are read. The server and the CLI share it.
 import path from 'node:path';
 import { z } from 'zod';
+import type { RateLimits } from './http/rate-limits.ts';
 
 const environment = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
@@ -11,6 +12,8 @@ const environment = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   ENCRYPTION_KEY: z.string().optional(),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
+  AGENT_UPDATE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
 });
 
 export type Storage =
@@ -24,6 +27,7 @@ export interface Config {
   redisUrl: string | undefined;
   /** Seals secrets at rest; see src/domain/secrets.ts for the embedded default. */
   encryptionKey: string | undefined;
+  rateLimits: RateLimits;
   logLevel: z.infer<typeof environment>['LOG_LEVEL'];
 }
 
@@ -46,6 +50,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       : { kind: 'embedded', dataDir: path.resolve(values.DATA_DIR) },
     redisUrl: values.REDIS_URL,
     encryptionKey: values.ENCRYPTION_KEY,
+    rateLimits: {
+      perKey: values.RATE_LIMIT_PER_MINUTE,
+      agentUpdate: values.AGENT_UPDATE_RATE_LIMIT_PER_MINUTE,
+      windowMs: 60_000,
+    },
     logLevel: values.LOG_LEVEL,
   };
 }

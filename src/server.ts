@@ -1,6 +1,7 @@
 // Starting and stopping the gateway: storage, migrations, catalog, first
 // organization, HTTP. The entry point (src/main.ts) only calls these.
 import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
 import type { Config } from './config.ts';
 import { type Database, openDatabase } from './db/database.ts';
 import { migrate } from './db/migrator.ts';
@@ -41,10 +42,18 @@ export async function bootstrapFirstOrganization(db: Database) {
 
 export async function startServer(config: Config): Promise<RunningServer> {
   const db = await prepareDatabase(config);
+  // Shared state between instances (rate-limit counters, events) lives in Redis when there is one.
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 3 }) : undefined;
   let app: FastifyInstance | undefined;
   try {
     const firstOrganization = await bootstrapFirstOrganization(db);
-    app = await buildApp({ db, secrets: loadSecretBox(config.storage, config.encryptionKey), logLevel: config.logLevel });
+    app = await buildApp({
+      db,
+      secrets: loadSecretBox(config.storage, config.encryptionKey),
+      rateLimits: config.rateLimits,
+      redis,
+      logLevel: config.logLevel,
+    });
     const url = await app.listen({ port: config.port, host: config.host });
     if (firstOrganization) {
       // Printed once: the key is stored only as a hash.
@@ -60,11 +69,13 @@ export async function startServer(config: Config): Promise<RunningServer> {
       url,
       async close() {
         await running.close();
+        await redis?.quit();
         await db.close();
       },
     };
   } catch (error) {
     await app?.close();
+    redis?.disconnect();
     await db.close();
     throw error;
   }

@@ -47,7 +47,7 @@ function issueProblems(issues: readonly z.core.$ZodIssue[], prefix: (string | nu
         message: 'is not a known member',
       }));
     }
-    if (issue.code === 'invalid_type' && issue.input === undefined) {
+    if ((issue.code === 'invalid_type' || issue.code === 'invalid_value') && issue.input === undefined) {
       return [{ path: path.join('.'), rule: 'required', message: 'is required' }];
     }
     return [{ path: path.join('.'), rule: ruleOf(issue), message: issue.message.replace(/^Invalid input: /, '') }];

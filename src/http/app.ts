@@ -5,15 +5,20 @@ import type { Database } from '../db/database.ts';
 import type { SecretBox } from '../domain/secrets.ts';
 import { createGraphQLServer } from '../graphql/yoga.ts';
 import { registerRestRoutes } from '../rest/router.ts';
+import type { Redis } from 'ioredis';
 import { errorBody } from './errors.ts';
+import { type RateLimits, registerRateLimits, unlimited } from './rate-limits.ts';
 
 export interface AppOptions {
   db: Database;
   secrets: SecretBox;
+  rateLimits: RateLimits;
+  /** Shares rate-limit counters (and, later, events) between instances. */
+  redis?: Redis;
   logLevel?: string;
 }
 
-export async function buildApp({ db, secrets, logLevel = 'silent' }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ db, secrets, rateLimits, redis, logLevel = 'silent' }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({ logger: { level: logLevel } });
   const graphql = createGraphQLServer(db, secrets);
 
@@ -29,6 +34,8 @@ export async function buildApp({ db, secrets, logLevel = 'silent' }: AppOptions)
   });
 
 
+  await registerRateLimits(app, rateLimits, redis);
+
   await app.register(async (scope) => {
     // Yoga reads and parses GraphQL bodies itself (JSON, and the other media
     // types GraphQL over HTTP allows), so this route leaves them unparsed.
@@ -40,11 +47,11 @@ export async function buildApp({ db, secrets, logLevel = 'silent' }: AppOptions)
       handler: (request, reply) => graphql.handleNodeRequestAndResponse(request, reply, {}),
     });
   });
-  await registerRestRoutes(app, db, graphql);
+  await registerRestRoutes(app, { db, graphql, rateLimits });
 
-  app.get('/health', async () => ({ status: 'ok' }));
+  app.get('/health', { config: unlimited }, async () => ({ status: 'ok' }));
 
-  app.get('/ready', async (_request, reply) => {
+  app.get('/ready', { config: unlimited }, async (_request, reply) => {
     try {
       await db.sql.query('SELECT 1');
       return { status: 'ready' };

@@ -3,6 +3,9 @@
 import { z } from 'zod';
 import { cursorBefore, MAX_PAGE_SIZE } from '../schema/pagination.ts';
 
+/** Every route answers under both (DECISIONS.md). */
+export const REST_PREFIXES = ['/org/:org_id', '/api/org/:org_id'];
+
 export interface RouteInput<Query = any, Body = any> {
   params: Record<string, string>;
   query: Query;

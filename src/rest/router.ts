@@ -10,11 +10,11 @@ import { authenticate, type Viewer } from '../domain/organizations.ts';
 import { parseOrThrow } from '../domain/validation.ts';
 import type { GraphQLServer } from '../graphql/yoga.ts';
 import { errorBody } from '../http/errors.ts';
+import { agentUpdateQuota, type RateLimits, unlimited } from '../http/rate-limits.ts';
 import { decodeJsonMembers } from './json-bytes.ts';
-import type { Route, RouteInput } from './route.ts';
+import { openApiDocument } from './openapi.ts';
+import { REST_PREFIXES, type Route, type RouteInput } from './route.ts';
 import { routes } from './routes/index.ts';
-
-export const REST_PREFIXES = ['/org/:org_id', '/api/org/:org_id'];
 
 /** HTTP statuses of the GraphQL error codes an operation can end with. */
 const statusOfCode: Record<string, number> = {
@@ -95,7 +95,15 @@ function handlerFor(route: Route, db: Database, graphql: GraphQLServer) {
   };
 }
 
-export async function registerRestRoutes(app: FastifyInstance, db: Database, graphql: GraphQLServer) {
+export interface RestDependencies {
+  db: Database;
+  graphql: GraphQLServer;
+  rateLimits: RateLimits;
+}
+
+export async function registerRestRoutes(app: FastifyInstance, { db, graphql, rateLimits }: RestDependencies) {
+  const document = openApiDocument(routes);
+  app.get('/openapi.json', { config: unlimited }, async () => document);
   await app.register(async (scope) => {
     // SPEC.md's interface is JSON only: any other body is a 415.
     scope.removeContentTypeParser('text/plain');
@@ -105,6 +113,7 @@ export async function registerRestRoutes(app: FastifyInstance, db: Database, gra
           method: route.method,
           url: `${prefix}${route.path}`,
           bodyLimit: route.bodyLimit,
+          config: route.quota === 'agentUpdate' ? agentUpdateQuota(rateLimits) : {},
           handler: handlerFor(route, db, graphql),
         });
       }

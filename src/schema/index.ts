@@ -5,5 +5,10 @@ import './workflow.ts';
 import './batch.ts';
 import './run.ts';
 import './prospect.ts';
+import './telephony.ts';
+import './insight.ts';
+import './agent.ts';
+import './evaluation.ts';
+import './integration.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../src/db/database.ts';
 import { createOrganization } from '../../src/domain/organizations.ts';
 import { buildApp } from '../../src/http/app.ts';
+import type { RateLimits } from '../../src/http/rate-limits.ts';
 import { SecretBox } from '../../src/domain/secrets.ts';
 import { randomBytes } from 'node:crypto';
 import { prepareDatabase } from '../../src/server.ts';
@@ -25,7 +26,10 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(): Promise<TestServer> {
+// Generous: tests that exercise the limits start a server with their own.
+const testRateLimits = { perKey: 100_000, agentUpdate: 100_000, windowMs: 60_000 };
+
+export async function startTestServer(options: { rateLimits?: RateLimits } = {}): Promise<TestServer> {
   const storage = await createTestStorage();
   const db = await prepareDatabase({
     port: 0,
@@ -33,10 +37,11 @@ export async function startTestServer(): Promise<TestServer> {
     storage: storage.storage,
     redisUrl: undefined,
     encryptionKey: undefined,
+    rateLimits: testRateLimits,
     logLevel: 'silent',
   });
   const secrets = new SecretBox(randomBytes(32));
-  const app = await buildApp({ db, secrets });
+  const app = await buildApp({ db, secrets, rateLimits: options.rateLimits ?? testRateLimits });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   return {
     url,

@@ -1,7 +1,7 @@
 // Prospects, lists and tags: E21 and DECISIONS.md's extensions.
 import { z } from 'zod';
 import { notFound } from '../../domain/errors.ts';
-import { prospectCreate, prospectListCreate, prospectsCreate, prospectTagsAdd, tagCreate } from '../../domain/prospects.ts';
+import { prospectListCreate, prospectsCreate, prospectTagsAdd, tagCreate } from '../../domain/prospects.ts';
 import { typesFromSchema } from '../../schema/json-schema-types.ts';
 import { int } from '../resources/common.ts';
 import { presentProspect, prospectFragment, prospectListSchema, prospectSchema, tagFragment, tagSchema } from '../resources/workflows.ts';
@@ -13,8 +13,13 @@ const ProspectListCreate = typesFromSchema(prospectListCreate);
 const TagCreate = typesFromSchema(tagCreate);
 const ProspectTagsAdd = typesFromSchema(prospectTagsAdd);
 
-/** One prospect, or `{ "prospects": [...] }` for many. */
-const prospectsBody = z.union([prospectsCreate, prospectCreate]);
+/** `{ "prospects": [...] }`, or one prospect's members alone (read as a list of one). */
+const prospectsBody = z
+  .preprocess(
+    (body) => (body && typeof body === 'object' && !Array.isArray(body) && !('prospects' in body) ? { prospects: [body] } : body),
+    prospectsCreate,
+  )
+  .meta({ description: 'Many prospects as {"prospects": [...]}, or one prospect\'s members alone' });
 
 export const prospectRoutes = defineRoutes(
   {
@@ -25,7 +30,7 @@ export const prospectRoutes = defineRoutes(
     operation: `mutation($input: ProspectsCreateInput!) { createProspects(input: $input) { ...ProspectRest } } ${prospectFragment}`,
     body: prospectsBody,
     status: 201,
-    variables: ({ body }) => ({ input: ProspectsCreate.toInput('prospects' in body ? body : { prospects: [body] }) }),
+    variables: ({ body }) => ({ input: ProspectsCreate.toInput(body) }),
     respond: (data) => ({ count: data.createProspects.length, created: data.createProspects.map(presentProspect) }),
     response: z.strictObject({ count: int(), created: z.array(prospectSchema) }),
   },

@@ -1,0 +1,107 @@
+// Agents: create, partial update (E1), delete (E3) and their tools. The
+// configuration objects are validated by the schemas of agent-config.ts and
+// stored as their JSON value, under the wire (snake_case) names.
+import { z } from 'zod';
+import { camelCase } from './names.ts';
+import { Prisma } from '../generated/prisma/client.ts';
+import { agentConfigMembers, agentCreate, agentUpdate, type AgentUpdate } from './agent-config.ts';
+import { notFound } from './errors.ts';
+import type { Scope } from './scope.ts';
+import { parseOrThrow } from './validation.ts';
+
+export const MAX_TOOLS = 100;
+
+export const toolParameter = z
+  .strictObject({
+    name: z.string().min(1),
+    description: z.string().default(''),
+    type: z.string().min(1).default('string').meta({ description: 'The JSON type of the value, e.g. `string`' }),
+    required: z.boolean().default(false),
+  })
+  .meta({ id: 'ToolParameter' });
+
+// Its GraphQL input is `AgentToolInput`; the output type is the AgentTool node.
+export const agentTool = z
+  .strictObject({
+    name: z.string().min(1),
+    description: z.string().default(''),
+    url: z.string().default(''),
+    method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).default('POST'),
+    is_enabled: z.boolean().default(true),
+    config_override: z.record(z.string(), z.unknown()).default({}),
+    parameters: z.array(toolParameter).max(MAX_TOOLS).default([]),
+  })
+  .meta({ id: 'AgentTool', description: 'A tool the agent may call.' });
+
+/** Replaces an agent's tools: the list given, in its order. */
+export const agentToolsSet = z
+  .strictObject({ tools: z.array(agentTool).max(MAX_TOOLS) })
+  .meta({ id: 'AgentToolsSet' });
+
+/** The columns an update request sets: members absent stay, a config given replaces it, null clears it. */
+function columnsOf(data: AgentUpdate) {
+  const configs = Object.fromEntries(
+    Object.keys(agentConfigMembers)
+      .filter((member) => data[member as keyof AgentUpdate] !== undefined)
+      .map((member) => {
+        const value = data[member as keyof AgentUpdate];
+        return [camelCase(member), value === null ? Prisma.DbNull : (value as Prisma.InputJsonValue)];
+      }),
+  );
+  return {
+    name: data.name,
+    type: data.type,
+    promptTemplate: data.prompt_template,
+    defaultFunctions: data.default_functions,
+    plugins: data.plugins as Prisma.InputJsonValue[] | undefined,
+    ...configs,
+  } satisfies Prisma.AgentUpdateManyMutationInput;
+}
+
+export async function createAgent(scope: Scope, input: unknown) {
+  const data = parseOrThrow(agentCreate, input);
+  return scope.prisma.agent.create({
+    data: { ...columnsOf(data), name: data.name, organizationId: scope.viewer.organizationId },
+  });
+}
+
+/** E1: a partial update, in one statement (a concurrent update of other members is not lost). */
+export async function updateAgent(scope: Scope, agentId: string, input: unknown) {
+  const data = parseOrThrow(agentUpdate, input);
+  const [agent] = await scope.prisma.agent.updateManyAndReturn({ where: { id: agentId }, data: columnsOf(data) });
+  if (!agent) throw notFound('agent');
+  return agent;
+}
+
+/** E3: the agent, its tools and its evaluations go (the foreign keys cascade). */
+export async function deleteAgent(scope: Scope, agentId: string) {
+  const { count } = await scope.prisma.agent.deleteMany({ where: { id: agentId } });
+  if (count === 0) throw notFound('agent');
+  return { id: agentId };
+}
+
+/** Replaces the agent's tools with the given list, in order; returns the agent. */
+export async function setAgentTools(scope: Scope, agentId: string, input: unknown) {
+  const { tools } = parseOrThrow(agentToolsSet, input);
+  return scope.prisma.$transaction(async (tx) => {
+    // Touching the agent locks its row: concurrent replacements run one after the other.
+    const [agent] = await tx.agent.updateManyAndReturn({ where: { id: agentId }, data: { updatedAt: new Date() } });
+    if (!agent) throw notFound('agent');
+    await tx.agentTool.deleteMany({ where: { agentId } });
+    await tx.agentTool.createMany({
+      data: tools.map((tool, position) => ({
+        organizationId: scope.viewer.organizationId,
+        agentId,
+        position,
+        name: tool.name,
+        description: tool.description,
+        url: tool.url,
+        method: tool.method,
+        isEnabled: tool.is_enabled,
+        configOverride: tool.config_override as Prisma.InputJsonValue,
+        parameters: tool.parameters,
+      })),
+    });
+    return agent;
+  });
+}

@@ -1,0 +1,38 @@
+// Evaluations of an agent (E18, E19): they belong to an agent of the caller's
+// organization and go when it is deleted.
+import { z } from 'zod';
+import { notFound } from './errors.ts';
+import type { Scope } from './scope.ts';
+import { int, parseOrThrow } from './validation.ts';
+
+export const evaluationCreate = z
+  .strictObject({
+    agent_id: z.string().min(1),
+    category: z.string().default(''),
+    title: z.string().default(''),
+    prompt: z.string().default(''),
+    score: int(0, 100),
+  })
+  .meta({ id: 'EvaluationCreate' });
+
+export async function createEvaluation(scope: Scope, input: unknown) {
+  const data = parseOrThrow(evaluationCreate, input);
+  const agent = await scope.prisma.agent.findUnique({ where: { id: data.agent_id }, select: { id: true } });
+  if (!agent) throw notFound('agent');
+  try {
+    return await scope.prisma.evaluation.create({
+      data: {
+        organizationId: scope.viewer.organizationId,
+        agentId: data.agent_id,
+        category: data.category,
+        title: data.title,
+        prompt: data.prompt,
+        score: data.score,
+      },
+    });
+  } catch (error) {
+    // The agent was deleted between the check and the insert.
+    if ((error as { code?: string }).code === 'P2003') throw notFound('agent');
+    throw error;
+  }
+}

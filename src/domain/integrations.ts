@@ -1,0 +1,91 @@
+// Integrations: the shared catalog, and each organization's connections to it.
+// Credentials are checked against the catalog entry's `schemaConfig`, sealed
+// with the SecretBox and stored only as ciphertext; no read ever returns them.
+import { z } from 'zod';
+import type { SecretBox } from './secrets.ts';
+import { badInput, notFound } from './errors.ts';
+import type { Scope } from './scope.ts';
+import { int, parseOrThrow } from './validation.ts';
+
+const jsonObject = z.record(z.string(), z.unknown());
+
+export const integrationConnect = z
+  .strictObject({
+    slug: z.string().min(1),
+    credentials: jsonObject.meta({ description: "The credentials the integration's schemaConfig lists; never readable" }),
+    settings: jsonObject.optional().meta({ description: 'The settings; replaced whole on every connect' }),
+  })
+  .meta({ id: 'ConnectIntegration' });
+
+/** One member of `schemaConfig.credentials` or `schemaConfig.settings`. */
+const fieldSpec = z.object({
+  name: z.string(),
+  type: z.enum(['string', 'url', 'boolean', 'integer']),
+  required: z.boolean(),
+});
+
+const schemaConfigShape = z.object({ credentials: z.array(fieldSpec).default([]) });
+
+function memberSchema(spec: z.infer<typeof fieldSpec>): z.ZodType {
+  switch (spec.type) {
+    case 'boolean':
+      return z.boolean();
+    case 'integer':
+      return int();
+    case 'url':
+      return z.url();
+    default:
+      // A required credential given as "" is as good as missing.
+      return spec.required ? z.string().min(1) : z.string();
+  }
+}
+
+/** The credentials object a catalog entry accepts: its listed members only, required ones present. */
+export function credentialsSchema(schemaConfig: unknown) {
+  const { credentials } = schemaConfigShape.parse(schemaConfig);
+  return z.strictObject(
+    Object.fromEntries(credentials.map((spec) => [spec.name, spec.required ? memberSchema(spec) : memberSchema(spec).optional()])),
+  );
+}
+
+/**
+ * Connects the organization to the integration with `slug` (E10). Connecting
+ * an already connected slug replaces its credentials and settings and keeps
+ * the connection's id.
+ */
+export async function connectIntegration(scope: Scope, secrets: SecretBox, input: unknown) {
+  const data = parseOrThrow(integrationConnect, input);
+  const integration = await scope.prisma.integration.findUnique({ where: { slug: data.slug } });
+  if (!integration) {
+    throw badInput([{ path: 'slug', rule: 'exists', message: `no integration has slug "${data.slug}"` }]);
+  }
+  const credentials = parseOrThrow(credentialsSchema(integration.schemaConfig), data.credentials, ['credentials']);
+  const values = {
+    credentialsEncrypted: secrets.seal(JSON.stringify(credentials)),
+    settings: (data.settings ?? {}) as object,
+    isActive: true,
+  };
+  const where = {
+    organizationId_integrationId: { organizationId: scope.viewer.organizationId, integrationId: integration.id },
+  };
+  const upsert = () =>
+    scope.prisma.organizationIntegration.upsert({
+      where,
+      create: { organizationId: scope.viewer.organizationId, integrationId: integration.id, ...values },
+      update: values,
+    });
+  try {
+    return await upsert();
+  } catch (error) {
+    // Two first connects at once: the loser's insert hits the unique key; it now updates.
+    if ((error as { code?: string }).code !== 'P2002') throw error;
+    return upsert();
+  }
+}
+
+/** Removes a connection and its credentials; another organization's id is not found. */
+export async function disconnectIntegration(scope: Scope, id: string) {
+  const { count } = await scope.prisma.organizationIntegration.deleteMany({ where: { id } });
+  if (count === 0) throw notFound('integration connection');
+  return id;
+}

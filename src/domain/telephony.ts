@@ -1,0 +1,198 @@
+// SIP trunks and phone numbers (E15-E17).
+//
+// E15 creates an inbound and an outbound trunk sharing one `pairId`, the
+// address and the credentials. A number row has a single `sipTrunkId`, so the
+// numbers E15 creates are stored on the outbound trunk: the product's calls are
+// outbound (runs call prospects) and the numbers are their caller ids. Inbound
+// calls to those numbers arrive on the inbound trunk of the same pair, so for
+// reading, a number belongs to the whole pair: both trunks list the pair's
+// numbers and report the same `phoneCount`, whichever trunk of the pair a
+// number was stored on (E16/E17 store it on the trunk the client named). A
+// dashboard showing the pair therefore never shows "0 numbers" on one half.
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { TenantClient } from '../db/tenant.ts';
+import { Prisma, type PhoneNumber, type SipTrunk } from '../generated/prisma/client.ts';
+import { conflict, notFound } from './errors.ts';
+import { limits } from './limits.ts';
+import type { Scope } from './scope.ts';
+import type { SecretBox } from './secrets.ts';
+import { int, parseOrThrow } from './validation.ts';
+
+/** SIP trunk providers, in SPEC.md's order. */
+export const sipTrunkProviders = ['twilio', 'telnyx', 'custom', 'plivo', 'vonage', 'other'] as const;
+
+const DEFAULT_MAX_CONCURRENCY = 10;
+
+export const e164 = z
+  .string()
+  .regex(/^\+[0-9]{8,15}$/, { message: 'must be E.164: + and 8 to 15 digits' })
+  .meta({ description: 'E.164: + and 8 to 15 digits' });
+
+const label = z.string().max(200);
+
+export const sipTrunkCreate = z
+  .strictObject({
+    name: z.string().min(1).max(200),
+    address: z.string().min(1).max(500),
+    provider: z.enum(sipTrunkProviders),
+    phone_numbers: z
+      .array(e164)
+      .min(1)
+      .max(limits.bulkItems)
+      .meta({ description: 'E.164 numbers, created on the outbound trunk;' }),
+    auth_username: z.string().max(200).optional(),
+    auth_password: z.string().max(500).optional().meta({ description: 'encrypted at rest and never returned;' }),
+    max_concurrency: int(1).optional().meta({ description: `default ${DEFAULT_MAX_CONCURRENCY};` }),
+  })
+  .meta({ id: 'SipTrunkCreate' });
+
+export const phoneNumberCreate = z
+  .strictObject({ number: e164, sip_trunk_id: z.string().min(1), label: label.optional() })
+  .meta({ id: 'PhoneNumberCreate' });
+
+export const phoneNumberEntry = z.strictObject({ number: e164, label: label.optional() }).meta({ id: 'PhoneNumberEntry' });
+
+export const phoneNumbersCreate = z
+  .strictObject({ numbers: z.array(phoneNumberEntry).min(1).max(limits.bulkItems), sip_trunk_id: z.string().min(1) })
+  .meta({ id: 'PhoneNumbersCreate' });
+
+type NumberEntry = z.output<typeof phoneNumberEntry>;
+type NumberClient = Pick<TenantClient, 'phoneNumber'>;
+/** The client a tenant transaction's callback receives. */
+type Tx = Parameters<Parameters<TenantClient['$transaction']>[0]>[0];
+
+const described = (numbers: string[]) => numbers.slice(0, 20).join(', ') + (numbers.length > 20 ? ', …' : '');
+
+/** A number given twice in one request is a conflict with itself: nothing is written. */
+function refuseRepeats(numbers: string[]) {
+  const seen = new Set<string>();
+  const repeated = new Set(numbers.filter((number) => seen.has(number) || !seen.add(number)));
+  if (repeated.size > 0) {
+    throw conflict(`phone number given more than once: ${described([...repeated])}`, { numbers: [...repeated] });
+  }
+}
+
+async function existingNumbers(prisma: NumberClient, numbers: string[]) {
+  const rows = await prisma.phoneNumber.findMany({ where: { number: { in: numbers } }, select: { number: true } });
+  return rows.map((row) => row.number);
+}
+
+const alreadyExist = (numbers: string[]) =>
+  conflict(`phone number already exists: ${described(numbers)}`, { numbers });
+
+const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === 'P2002';
+
+/**
+ * Runs `write` in one transaction after refusing numbers the organization
+ * already has. The check makes the usual 409 name the numbers; the unique
+ * index (organizationId, number) is what stops two concurrent requests, and
+ * its violation becomes the same 409.
+ */
+async function writeNumbers<T>(scope: Scope, numbers: string[], write: (tx: Tx) => Promise<T>) {
+  refuseRepeats(numbers);
+  try {
+    return await scope.prisma.$transaction(async (tx) => {
+      const existing = await existingNumbers(tx, numbers);
+      if (existing.length > 0) throw alreadyExist(existing);
+      return write(tx);
+    });
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    const existing = await existingNumbers(scope.prisma, numbers);
+    throw alreadyExist(existing.length > 0 ? existing : numbers);
+  }
+}
+
+// Rows per INSERT. Prisma splits a larger createMany by itself, but sends the
+// parts of one transaction at once (pg warns that this stops working in pg 9);
+// parts of this size fit one statement each, sent one after the other.
+const INSERT_CHUNK = 1000;
+
+async function insertNumbers(tx: NumberClient, trunk: SipTrunk, entries: NumberEntry[], now = new Date()) {
+  const created: PhoneNumber[] = [];
+  for (let start = 0; start < entries.length; start += INSERT_CHUNK) {
+    const rows = await tx.phoneNumber.createManyAndReturn({
+      data: entries.slice(start, start + INSERT_CHUNK).map((entry) => ({
+        organizationId: trunk.organizationId,
+        sipTrunkId: trunk.id,
+        number: entry.number,
+        label: entry.label ?? '',
+        // The trunk's provider, copied so a number reads without its trunk.
+        provider: trunk.provider,
+        createdAt: now,
+      })),
+    });
+    created.push(...rows);
+  }
+  return created;
+}
+
+/** E15: an inbound and an outbound trunk, and the numbers on the outbound one, all or nothing. */
+export async function createSipTrunk(scope: Scope, secrets: SecretBox, input: unknown) {
+  const data = parseOrThrow(sipTrunkCreate, input);
+  // One timestamp for the pair and its numbers, so lists sorted by creation keep them together.
+  const now = new Date();
+  const shared = {
+    organizationId: scope.viewer.organizationId,
+    pairId: `pair_${randomUUID().replaceAll('-', '')}`,
+    name: data.name,
+    provider: data.provider,
+    address: data.address,
+    authUsername: data.auth_username ?? null,
+    // An empty password means none; the ciphertext is shared by both trunks of the pair.
+    authPasswordEncrypted: data.auth_password ? secrets.seal(data.auth_password) : null,
+    maxConcurrency: data.max_concurrency ?? DEFAULT_MAX_CONCURRENCY,
+    createdAt: now,
+  };
+  const entries = data.phone_numbers.map((number) => ({ number }));
+  return writeNumbers(scope, data.phone_numbers, async (tx) => {
+    const inboundTrunk = await tx.sipTrunk.create({ data: { ...shared, direction: 'inbound' } });
+    const outboundTrunk = await tx.sipTrunk.create({ data: { ...shared, direction: 'outbound' } });
+    const phoneNumbers = await insertNumbers(tx, outboundTrunk, entries, now);
+    return { inboundTrunk, outboundTrunk, phoneNumbers };
+  });
+}
+
+async function numbersOnTrunk(scope: Scope, trunkId: string, entries: NumberEntry[]) {
+  // Through the tenant client: another organization's trunk reads as missing,
+  // and that answer comes before any about the numbers.
+  const trunk = await scope.prisma.sipTrunk.findUnique({ where: { id: trunkId } });
+  if (!trunk) throw notFound('sip trunk');
+  const numbers = entries.map((entry) => entry.number);
+  return writeNumbers(scope, numbers, (tx) => insertNumbers(tx, trunk, entries));
+}
+
+/** E16: one number on a trunk of the caller's organization. */
+export async function createPhoneNumber(scope: Scope, input: unknown) {
+  const data = parseOrThrow(phoneNumberCreate, input);
+  const [created] = await numbersOnTrunk(scope, data.sip_trunk_id, [data]);
+  return created!;
+}
+
+/** E17: many numbers on one trunk, all or nothing. */
+export async function createPhoneNumbers(scope: Scope, input: unknown) {
+  const data = parseOrThrow(phoneNumbersCreate, input);
+  const created = await numbersOnTrunk(scope, data.sip_trunk_id, data.numbers);
+  return { count: created.length, created };
+}
+
+/** Trunks of one pair share this key; a trunk made outside a pair is its own pair. */
+export const pairKeyOf = (trunk: Pick<SipTrunk, 'id' | 'pairId'>) => trunk.pairId ?? trunk.id;
+
+/**
+ * The numbers of each pair, keyed by `pairKeyOf`, in one statement. Raw SQL is
+ * not confined by the tenant client, so the organization is named here.
+ */
+export async function numbersOfPairs(prisma: TenantClient, organizationId: string, pairKeys: readonly string[]) {
+  const keys = [...pairKeys];
+  const rows = await prisma.$queryRaw<(PhoneNumber & { pairKey: string })[]>(Prisma.sql`
+    SELECT n.*, coalesce(t."pairId", t.id) AS "pairKey"
+    FROM "PhoneNumber" AS n JOIN "SipTrunk" AS t ON t.id = n."sipTrunkId"
+    WHERE n."organizationId" = ${organizationId} AND t."organizationId" = ${organizationId}
+      AND (t."pairId" = ANY(${keys}::text[]) OR (t."pairId" IS NULL AND t.id = ANY(${keys}::text[])))
+    ORDER BY n."createdAt", n.number`);
+  const groups = new Map<string, PhoneNumber[]>(pairKeys.map((key) => [key, []]));
+  for (const { pairKey, ...number } of rows) groups.get(pairKey)?.push(number);
+  return pairKeys.map((key) => groups.get(key) ?? []);
+}

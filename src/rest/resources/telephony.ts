@@ -1,0 +1,47 @@
+// SPEC.md's SIP trunk summary, phone number and insight records.
+import { z } from 'zod';
+import { wire } from '../wire.ts';
+import { int, timestamp } from './common.ts';
+
+export const trunkFragment = `fragment TrunkRest on SipTrunk { id name provider type isActive maxConcurrency phoneCount }`;
+export const trunkSchema = z
+  .strictObject({
+    id: z.string(),
+    name: z.string(),
+    provider: z.string(),
+    type: z.string(),
+    is_active: z.boolean(),
+    max_concurrency: int(),
+    phone_count: int(),
+  })
+  .meta({ id: 'SipTrunkSummary' });
+
+export const phoneNumberFragment = `fragment PhoneNumberRest on PhoneNumber { id number label provider sipTrunkId trunkName isVerified }`;
+export const phoneNumberSchema = z
+  .strictObject({
+    id: z.string(),
+    number: z.string(),
+    label: z.string(),
+    provider: z.string(),
+    sip_trunk_id: z.string(),
+    trunk_name: z.string(),
+    is_verified: z.boolean(),
+  })
+  .meta({ id: 'PhoneNumber' });
+
+export const insightFragment = `fragment InsightRest on Insight {
+  id createdAt periodStart periodEnd executiveSummary totalCalls issuesIdentified issueRate }`;
+export const insightSchema = z
+  .strictObject({
+    id: z.string(),
+    created_at: timestamp(),
+    period_start: z.string().meta({ format: 'date' }),
+    period_end: z.string().meta({ format: 'date' }),
+    executive_summary: z.string(),
+    total_calls: int(),
+    issues_identified: int(),
+    issue_rate: z.number(),
+  })
+  .meta({ id: 'Insight' });
+
+export const present = (record: Record<string, unknown>) => wire(record);

@@ -1,0 +1,122 @@
+// SIP trunks and phone numbers (E15-E17), insights (E20), and the list extensions.
+import { z } from 'zod';
+import { insightFilter } from '../../domain/insights.ts';
+import { phoneNumberCreate, phoneNumbersCreate, sipTrunkCreate } from '../../domain/telephony.ts';
+import { typesFromSchema } from '../../schema/json-schema-types.ts';
+import { cursorBefore, MAX_PAGE_SIZE } from '../../schema/pagination.ts';
+import { int } from '../resources/common.ts';
+import {
+  insightFragment,
+  insightSchema,
+  phoneNumberFragment,
+  phoneNumberSchema,
+  present,
+  trunkFragment,
+  trunkSchema,
+} from '../resources/telephony.ts';
+import { defineRoutes, pageArgs, pageLimitQuery } from '../route.ts';
+
+const SipTrunkCreate = typesFromSchema(sipTrunkCreate);
+const PhoneNumberCreate = typesFromSchema(phoneNumberCreate);
+const PhoneNumbersCreate = typesFromSchema(phoneNumbersCreate);
+
+/** The lists return `{ data }` (DECISIONS.md); `page` and `limit` select which part, 100 at most. */
+const listQuery = pageLimitQuery.extend({ limit: pageLimitQuery.shape.limit.unwrap().default(MAX_PAGE_SIZE) });
+
+/** E20: items per page 1 to 100, items to skip >= 0, and the period bounds. */
+const insightsQuery = insightFilter.extend({
+  limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(20),
+  offset: z.coerce.number().int().min(0).max(100_000_000).default(0),
+});
+
+export const telephonyRoutes = defineRoutes(
+  {
+    method: 'POST',
+    path: '/sip-trunks',
+    endpoint: 'E15',
+    summary: 'Create a SIP trunk pair (inbound and outbound) with its phone numbers',
+    operation: `mutation($input: SipTrunkCreateInput!) { createSipTrunk(input: $input) {
+      inboundTrunk { ...TrunkRest } outboundTrunk { ...TrunkRest } phoneNumbers { ...PhoneNumberRest } } }
+      ${trunkFragment} ${phoneNumberFragment}`,
+    body: sipTrunkCreate,
+    status: 201,
+    variables: ({ body }) => ({ input: SipTrunkCreate.toInput(body) }),
+    respond: ({ createSipTrunk: created }) => ({
+      inbound_trunk: present(created.inboundTrunk),
+      outbound_trunk: present(created.outboundTrunk),
+      phone_numbers: created.phoneNumbers.map(present),
+    }),
+    response: z.strictObject({ inbound_trunk: trunkSchema, outbound_trunk: trunkSchema, phone_numbers: z.array(phoneNumberSchema) }),
+  },
+  {
+    method: 'GET',
+    path: '/sip-trunks',
+    endpoint: null,
+    summary: 'List SIP trunks, newest first',
+    operation: `query($first: Int, $after: String) { sipTrunks(first: $first, after: $after) { nodes { ...TrunkRest } } } ${trunkFragment}`,
+    query: listQuery,
+    variables: ({ query }) => pageArgs(query.page, query.limit),
+    respond: (data) => ({ data: data.sipTrunks.nodes.map(present) }),
+    response: z.strictObject({ data: z.array(trunkSchema) }),
+  },
+  {
+    method: 'POST',
+    path: '/phone-numbers',
+    endpoint: 'E16',
+    summary: 'Create a phone number on a SIP trunk',
+    operation: `mutation($input: PhoneNumberCreateInput!) { createPhoneNumber(input: $input) { ...PhoneNumberRest } } ${phoneNumberFragment}`,
+    body: phoneNumberCreate,
+    status: 201,
+    variables: ({ body }) => ({ input: PhoneNumberCreate.toInput(body) }),
+    respond: (data) => present(data.createPhoneNumber),
+    response: phoneNumberSchema,
+  },
+  {
+    method: 'POST',
+    path: '/phone-numbers/bulk',
+    endpoint: 'E17',
+    summary: 'Create phone numbers in bulk on a SIP trunk, all or nothing',
+    operation: `mutation($input: PhoneNumbersCreateInput!) { createPhoneNumbers(input: $input) { count created { ...PhoneNumberRest } } }
+      ${phoneNumberFragment}`,
+    body: phoneNumbersCreate,
+    status: 201,
+    variables: ({ body }) => ({ input: PhoneNumbersCreate.toInput(body) }),
+    respond: ({ createPhoneNumbers: result }) => ({ count: result.count, created: result.created.map(present) }),
+    response: z.strictObject({ count: int(), created: z.array(phoneNumberSchema) }),
+  },
+  {
+    method: 'GET',
+    path: '/phone-numbers',
+    endpoint: null,
+    summary: 'List phone numbers, newest first',
+    operation: `query($first: Int, $after: String) { phoneNumbers(first: $first, after: $after) { nodes { ...PhoneNumberRest } } }
+      ${phoneNumberFragment}`,
+    query: listQuery,
+    variables: ({ query }) => pageArgs(query.page, query.limit),
+    respond: (data) => ({ data: data.phoneNumbers.nodes.map(present) }),
+    response: z.strictObject({ data: z.array(phoneNumberSchema) }),
+  },
+  {
+    method: 'GET',
+    path: '/analytics/insights',
+    endpoint: 'E20',
+    summary: 'List insights whose period lies within period_start and period_end, newest first',
+    operation: `query($periodStart: Date, $periodEnd: Date, $first: Int, $after: String) {
+      insights(periodStart: $periodStart, periodEnd: $periodEnd, first: $first, after: $after) {
+        totalCount nodes { ...InsightRest } } } ${insightFragment}`,
+    query: insightsQuery,
+    variables: ({ query }) => ({
+      periodStart: query.period_start ?? null,
+      periodEnd: query.period_end ?? null,
+      first: query.limit,
+      after: cursorBefore(query.offset),
+    }),
+    respond: (data, { query }) => ({
+      insights: data.insights.nodes.map(present),
+      limit: query.limit,
+      offset: query.offset,
+      total: data.insights.totalCount,
+    }),
+    response: z.strictObject({ insights: z.array(insightSchema), limit: int(), offset: int(), total: int() }),
+  },
+);

@@ -1,0 +1,73 @@
+import type { DefaultConnectionArguments } from '@pothos/plugin-relay';
+import { createEvaluation, evaluationCreate } from '../domain/evaluations.ts';
+import { INT_MAX } from '../domain/validation.ts';
+import { Prisma } from '../generated/prisma/client.ts';
+import { Agent } from './agent.ts';
+import { builder, type NodeRef } from './builder.ts';
+import type { GraphQLContext } from './context.ts';
+import { typesFromSchema } from './json-schema-types.ts';
+import { offsetConnection } from './pagination.ts';
+
+const noCondition = { sql: Prisma.empty, key: '' };
+const newestFirst = { sql: Prisma.raw('c."createdAt" DESC, c.id DESC'), key: 'created_desc' };
+
+/** A page of the agent's evaluations, newest first: Agent.evaluations and the root `evaluations`. */
+export function evaluationsOf(agentId: string, args: DefaultConnectionArguments, context: GraphQLContext) {
+  return offsetConnection(
+    args,
+    (page) =>
+      context.loaders.pages.load({ list: 'evaluationsOfAgent', parentId: agentId, where: noCondition, orderBy: newestFirst, ...page }) as never,
+    () => context.loaders.counts.load({ list: 'evaluationsOfAgent', parentId: agentId, where: noCondition }),
+  );
+}
+
+/** The integer of `evl_<n>`; ids that are not one (`evl_x`, `evl_1e3`) match no row rather than failing the query. */
+const databaseIdOf = (id: string | number) => {
+  const value = /^[1-9]\d{0,9}$/.test(String(id)) ? Number(id) : -1;
+  return value <= INT_MAX ? value : -1;
+};
+
+// Its integer id is SPEC's `id` (`databaseId` here); the global id is `evl_<n>`.
+export const Evaluation: NodeRef<'Evaluation'> = builder.prismaNode('Evaluation', {
+  id: { field: 'id' },
+  nullable: true,
+  findUnique: (id) => ({ id: databaseIdOf(id) }),
+  fields: (t) => ({
+    databaseId: t.exposeInt('id', { description: 'The integer id REST uses.' }),
+    agentId: t.exposeID('agentId'),
+    orgId: t.exposeID('organizationId'),
+    category: t.exposeString('category'),
+    title: t.exposeString('title'),
+    prompt: t.exposeString('prompt'),
+    score: t.exposeInt('score', { description: '0 to 100' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    agent: t.field({
+      type: Agent,
+      resolve: async (evaluation, _args, context) => (await context.loaders.agent.load(evaluation.agentId))!,
+    }),
+  }),
+});
+
+const EvaluationCreate = typesFromSchema(evaluationCreate);
+
+builder.queryFields((t) => ({
+  evaluations: t.connection({
+    type: Evaluation,
+    nullable: true,
+    description: "The agent's evaluations, newest first (E19); null when the agent is not the caller's.",
+    args: { agentId: t.arg.id({ required: true }) },
+    resolve: async (_root, args, context) => {
+      const agent = await context.loaders.agent.load(String(args.agentId));
+      return agent ? evaluationsOf(agent.id, args, context) : null;
+    },
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createEvaluation: t.field({
+    type: Evaluation,
+    description: "Records an evaluation of one of the organization's agents (E18).",
+    args: { input: t.arg({ type: EvaluationCreate.input(), required: true }) },
+    resolve: (_root, args, context) => createEvaluation(context, EvaluationCreate.toStored(args.input)),
+  }),
+}));

@@ -1,0 +1,87 @@
+// Insights (E20) and their generation from run outcomes (src/domain/insights.ts).
+import { GraphQLError, Kind } from 'graphql';
+import { generateInsight, insightWhere, isoDateOf } from '../domain/insights.ts';
+import { builder, type NodeRef } from './builder.ts';
+import { offsetConnection } from './pagination.ts';
+
+type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+function parseDate(value: unknown): string {
+  // The round trip refuses dates that do not exist (2026-02-30).
+  if (typeof value === 'string' && DATE.test(value) && !Number.isNaN(Date.parse(value)) && isoDateOf(new Date(value)) === value) {
+    return value;
+  }
+  throw new GraphQLError('Date must be a calendar date, YYYY-MM-DD');
+}
+
+// The builder's scalar list (builder.ts) has no Date, so the ref's shapes are
+// given here: a checked YYYY-MM-DD string in (the domain's own format), a
+// Date at UTC midnight (a `@db.Date` column) out.
+const scalarType = builder.scalarType.bind(builder) as unknown as (
+  name: string,
+  options: PothosSchemaTypes.ScalarTypeOptions<Types, string, Date>,
+) => PothosSchemaTypes.ScalarRef<Types, Date, string>;
+
+export const DateScalar = scalarType('Date', {
+  description: 'A calendar date, YYYY-MM-DD.',
+  serialize: (value) => isoDateOf(value),
+  parseValue: parseDate,
+  parseLiteral: (node) => parseDate(node.kind === Kind.STRING ? node.value : undefined),
+});
+
+export const Insight: NodeRef<'Insight'> = builder.prismaNode('Insight', {
+  id: { field: 'id' },
+  nullable: true,
+  fields: (t) => ({
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was (last) generated.' }),
+    periodStart: t.expose('periodStart', { type: DateScalar, description: 'First day of the period.' }),
+    periodEnd: t.expose('periodEnd', { type: DateScalar, description: 'Last day of the period (included).' }),
+    executiveSummary: t.exposeString('executiveSummary'),
+    totalCalls: t.exposeInt('totalCalls', { description: 'Runs that ended in the period having placed a call.' }),
+    issuesIdentified: t.exposeInt('issuesIdentified', { description: 'Failed runs among them.' }),
+    issueRate: t.exposeFloat('issueRate', { description: 'issuesIdentified / totalCalls; 0 when there were no calls.' }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  insight: t.field({
+    type: Insight,
+    nullable: true,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, context) => context.prisma.insight.findUnique({ where: { id: String(args.id) } }),
+  }),
+  insights: t.connection({
+    type: Insight,
+    description: 'Insights whose whole period lies between the dates given (either optional), newest first (E20).',
+    args: {
+      periodStart: t.arg({ type: DateScalar, required: false }),
+      periodEnd: t.arg({ type: DateScalar, required: false }),
+    },
+    resolve: (_root, args, context) => {
+      const where = insightWhere({ period_start: args.periodStart ?? undefined, period_end: args.periodEnd ?? undefined });
+      return offsetConnection(
+        args,
+        ({ offset, limit }) =>
+          context.prisma.insight.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: offset, take: limit }),
+        () => context.prisma.insight.count({ where }),
+      );
+    },
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  generateInsight: t.field({
+    type: Insight,
+    description: "Computes the period's insight from run outcomes; generating a period again replaces its insight.",
+    args: {
+      periodStart: t.arg({ type: DateScalar, required: true }),
+      periodEnd: t.arg({ type: DateScalar, required: true }),
+    },
+    resolve: (_root, args, context) =>
+      generateInsight(context.prisma, context.viewer.organizationId, {
+        period_start: args.periodStart,
+        period_end: args.periodEnd,
+      }),
+  }),
+}));

@@ -1,0 +1,160 @@
+// Integrations: the shared catalog (Integration, `int_…`) with the caller's
+// connection status, and the caller's connections (ConnectedIntegration,
+// `oint_…`). No field reads credentials: only the ones listed here exist.
+import DataLoader from 'dataloader';
+import { connectIntegration, disconnectIntegration, integrationConnect } from '../domain/integrations.ts';
+import type { OrganizationIntegration } from '../generated/prisma/client.ts';
+import { builder, type NodeRef } from './builder.ts';
+import type { GraphQLContext } from './context.ts';
+import { typesFromSchema } from './json-schema-types.ts';
+import { offsetConnection } from './pagination.ts';
+
+// The caller's connection per catalog entry, batched so a list of
+// integrations costs one statement. Kept beside the context (not in the shared
+// loaders) and dropped when a connect or disconnect changes the answer.
+const connectionLoaders = new WeakMap<GraphQLContext, DataLoader<string, OrganizationIntegration | null>>();
+
+function connectionOf(context: GraphQLContext, integrationId: string) {
+  let loader = connectionLoaders.get(context);
+  if (!loader) {
+    loader = new DataLoader(async (integrationIds) => {
+      const rows = await context.prisma.organizationIntegration.findMany({ where: { integrationId: { in: [...integrationIds] } } });
+      const byIntegration = new Map(rows.map((row) => [row.integrationId, row]));
+      return integrationIds.map((id) => byIntegration.get(id) ?? null);
+    });
+    connectionLoaders.set(context, loader);
+  }
+  return loader.load(integrationId);
+}
+
+const catalogEntryOf = async (connection: OrganizationIntegration, context: GraphQLContext) =>
+  (await context.loaders.integration.load(connection.integrationId))!;
+
+export const Integration: NodeRef<'Integration'> = builder.prismaNode('Integration', {
+  id: { field: 'id' },
+  nullable: true,
+  description: "A third-party service in the catalog, with the caller's connection status.",
+  fields: (t) => ({
+    name: t.exposeString('name'),
+    slug: t.exposeString('slug'),
+    category: t.exposeString('category'),
+    description: t.exposeString('description'),
+    schemaConfig: t.expose('schemaConfig', {
+      type: 'JSON',
+      description: '{ category, credentials, settings }: the members a connect takes, to render a connect form.',
+    }),
+    isConnected: t.boolean({
+      resolve: async (integration, _args, context) => (await connectionOf(context, integration.id)) !== null,
+    }),
+    connectedAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      resolve: async (integration, _args, context) => (await connectionOf(context, integration.id))?.createdAt ?? null,
+    }),
+    organizationIntegrationId: t.id({
+      nullable: true,
+      resolve: async (integration, _args, context) => (await connectionOf(context, integration.id))?.id ?? null,
+    }),
+    isActive: t.boolean({
+      description: "The connection's active flag; false when not connected.",
+      resolve: async (integration, _args, context) => (await connectionOf(context, integration.id))?.isActive ?? false,
+    }),
+    connection: t.field({
+      type: ConnectedIntegration,
+      nullable: true,
+      description: "The caller's connection, or null when not connected.",
+      resolve: (integration, _args, context) => connectionOf(context, integration.id),
+    }),
+  }),
+});
+
+export const ConnectedIntegration: NodeRef<'OrganizationIntegration'> = builder.prismaNode('OrganizationIntegration', {
+  variant: 'ConnectedIntegration',
+  id: { field: 'id' },
+  nullable: true,
+  description: "The caller's connection to a catalog integration. Its credentials are never readable.",
+  fields: (t) => ({
+    name: t.string({ resolve: async (connection, _args, context) => (await catalogEntryOf(connection, context)).name }),
+    slug: t.string({ resolve: async (connection, _args, context) => (await catalogEntryOf(connection, context)).slug }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    lastSyncAt: t.expose('lastSyncAt', { type: 'DateTime', nullable: true }),
+    lastSyncStatus: t.exposeString('lastSyncStatus', { nullable: true }),
+    lastSyncError: t.exposeString('lastSyncError', { nullable: true }),
+    isActive: t.exposeBoolean('isActive'),
+    schemaConfig: t.field({
+      type: 'JSON',
+      description: "The catalog entry's schemaConfig.",
+      resolve: async (connection, _args, context) => (await catalogEntryOf(connection, context)).schemaConfig,
+    }),
+    settings: t.expose('settings', { type: 'JSON' }),
+    integration: t.field({ type: Integration, resolve: (connection, _args, context) => catalogEntryOf(connection, context) }),
+  }),
+});
+
+const ConnectIntegration = typesFromSchema(integrationConnect);
+
+builder.queryFields((t) => ({
+  integrations: t.connection({
+    type: Integration,
+    description: "Every integration of the catalog with the caller's connection status, by name (E11).",
+    resolve: (_root, args, context) =>
+      offsetConnection(
+        args,
+        ({ offset, limit }) =>
+          context.prisma.integration.findMany({ orderBy: [{ name: 'asc' }, { id: 'asc' }], skip: offset, take: limit }),
+        () => context.prisma.integration.count(),
+      ),
+  }),
+  connectedIntegrations: t.connection({
+    type: ConnectedIntegration,
+    description: "The caller's connections, by integration name (E12).",
+    resolve: (_root, args, context) =>
+      offsetConnection(
+        args,
+        ({ offset, limit }) =>
+          context.prisma.organizationIntegration.findMany({
+            orderBy: [{ integration: { name: 'asc' } }, { id: 'asc' }],
+            skip: offset,
+            take: limit,
+          }),
+        () => context.prisma.organizationIntegration.count(),
+      ),
+  }),
+  integrationBySlug: t.field({
+    type: ConnectedIntegration,
+    nullable: true,
+    description: "The caller's connection to the integration with this slug; null when not connected (E13).",
+    args: { slug: t.arg.string({ required: true }) },
+    resolve: (_root, args, context) =>
+      context.prisma.organizationIntegration.findFirst({ where: { integration: { slug: args.slug } } }),
+  }),
+  connectedIntegration: t.field({
+    type: ConnectedIntegration,
+    nullable: true,
+    description: "One of the caller's connections; null for an unknown id or another organization's (E14).",
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, context) => context.prisma.organizationIntegration.findFirst({ where: { id: String(args.id) } }),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  connectIntegration: t.field({
+    type: ConnectedIntegration,
+    description: 'Connects an integration (E10); on a connected slug, replaces credentials and settings and keeps the id.',
+    args: { input: t.arg({ type: ConnectIntegration.input(), required: true }) },
+    resolve: async (_root, args, context) => {
+      const connection = await connectIntegration(context, context.secrets, ConnectIntegration.toStored(args.input));
+      connectionLoaders.delete(context);
+      return connection;
+    },
+  }),
+  disconnectIntegration: t.id({
+    description: 'Removes a connection and its credentials; returns its id.',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_root, args, context) => {
+      const id = await disconnectIntegration(context, String(args.id));
+      connectionLoaders.delete(context);
+      return id;
+    },
+  }),
+}));

@@ -1,0 +1,168 @@
+// SIP trunks and phone numbers. How numbers relate to a trunk pair is told in
+// src/domain/telephony.ts: both trunks of a pair list, and count, the pair's numbers.
+import DataLoader from 'dataloader';
+import {
+  createPhoneNumber,
+  createPhoneNumbers,
+  createSipTrunk,
+  numbersOfPairs,
+  pairKeyOf,
+  phoneNumberCreate,
+  phoneNumbersCreate,
+  sipTrunkCreate,
+} from '../domain/telephony.ts';
+import type { PhoneNumber as PhoneNumberRow, SipTrunk as SipTrunkRow } from '../generated/prisma/client.ts';
+import { builder, type NodeRef } from './builder.ts';
+import type { GraphQLContext } from './context.ts';
+import { typesFromSchema } from './json-schema-types.ts';
+import { offsetConnection } from './pagination.ts';
+
+// One loader per request (the shared `context.loaders` has numbers by trunk,
+// not by pair), so a list of trunks costs one statement for all their numbers.
+const pairLoaders = new WeakMap<GraphQLContext, DataLoader<string, PhoneNumberRow[]>>();
+function numbersOfPair(context: GraphQLContext) {
+  let loader = pairLoaders.get(context);
+  if (!loader) {
+    loader = new DataLoader((keys) => numbersOfPairs(context.prisma, context.viewer.organizationId, keys));
+    pairLoaders.set(context, loader);
+  }
+  return loader;
+}
+
+export const SipTrunk: NodeRef<'SipTrunk'> = builder.prismaNode('SipTrunk', {
+  id: { field: 'id' },
+  nullable: true,
+  // No field reads authPasswordEncrypted: the password is never returned.
+  fields: (t) => ({
+    name: t.exposeString('name'),
+    provider: t.exposeString('provider'),
+    type: t.string({ description: '`inbound` or `outbound`.', resolve: (trunk) => trunk.direction }),
+    isActive: t.exposeBoolean('isActive'),
+    maxConcurrency: t.exposeInt('maxConcurrency'),
+    phoneCount: t.int({
+      description: 'How many numbers the trunk pair has (both trunks of a pair share them).',
+      resolve: async (trunk, _args, context) => (await numbersOfPair(context).load(pairKeyOf(trunk))).length,
+    }),
+    address: t.exposeString('address'),
+    authUsername: t.exposeString('authUsername', { nullable: true }),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    phoneNumbers: t.field({
+      type: [PhoneNumber],
+      description: "The trunk pair's numbers, oldest first.",
+      resolve: (trunk, _args, context) => numbersOfPair(context).load(pairKeyOf(trunk)),
+    }),
+  }),
+});
+
+export const PhoneNumber: NodeRef<'PhoneNumber'> = builder.prismaNode('PhoneNumber', {
+  id: { field: 'id' },
+  nullable: true,
+  fields: (t) => ({
+    number: t.exposeString('number', { description: 'E.164.' }),
+    label: t.exposeString('label'),
+    provider: t.exposeString('provider', { description: "The trunk's provider." }),
+    sipTrunkId: t.exposeID('sipTrunkId'),
+    trunkName: t.string({
+      resolve: async (number, _args, context) => (await context.loaders.sipTrunk.load(number.sipTrunkId))!.name,
+    }),
+    isVerified: t.exposeBoolean('isVerified'),
+    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    sipTrunk: t.field({
+      type: SipTrunk,
+      resolve: async (number, _args, context) => (await context.loaders.sipTrunk.load(number.sipTrunkId))!,
+    }),
+  }),
+});
+
+const CreateSipTrunkPayload = builder
+  .objectRef<{ inboundTrunk: SipTrunkRow; outboundTrunk: SipTrunkRow; phoneNumbers: PhoneNumberRow[] }>('CreateSipTrunkPayload')
+  .implement({
+    fields: (t) => ({
+      inboundTrunk: t.field({ type: SipTrunk, resolve: (payload) => payload.inboundTrunk }),
+      outboundTrunk: t.field({ type: SipTrunk, resolve: (payload) => payload.outboundTrunk }),
+      phoneNumbers: t.field({
+        type: [PhoneNumber],
+        description: 'The numbers created, stored on the outbound trunk.',
+        resolve: (payload) => payload.phoneNumbers,
+      }),
+    }),
+  });
+
+const CreatePhoneNumbersPayload = builder
+  .objectRef<{ count: number; created: PhoneNumberRow[] }>('CreatePhoneNumbersPayload')
+  .implement({
+    fields: (t) => ({
+      count: t.exposeInt('count'),
+      created: t.field({ type: [PhoneNumber], resolve: (payload) => payload.created }),
+    }),
+  });
+
+const SipTrunkCreate = typesFromSchema(sipTrunkCreate);
+const PhoneNumberCreate = typesFromSchema(phoneNumberCreate);
+const PhoneNumbersCreate = typesFromSchema(phoneNumbersCreate);
+
+builder.queryFields((t) => ({
+  sipTrunk: t.field({
+    type: SipTrunk,
+    nullable: true,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, context) => context.loaders.sipTrunk.load(String(args.id)),
+  }),
+  sipTrunks: t.connection({
+    type: SipTrunk,
+    description: "The organization's SIP trunks, newest first; a pair's inbound trunk before its outbound one.",
+    resolve: (_root, args, context) =>
+      offsetConnection(
+        args,
+        ({ offset, limit }) =>
+          context.prisma.sipTrunk.findMany({
+            orderBy: [{ createdAt: 'desc' }, { pairId: 'asc' }, { direction: 'asc' }, { id: 'asc' }],
+            skip: offset,
+            take: limit,
+          }),
+        () => context.prisma.sipTrunk.count(),
+      ),
+  }),
+  phoneNumber: t.field({
+    type: PhoneNumber,
+    nullable: true,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, context) => context.prisma.phoneNumber.findUnique({ where: { id: String(args.id) } }),
+  }),
+  phoneNumbers: t.connection({
+    type: PhoneNumber,
+    description: "The organization's phone numbers, newest first.",
+    resolve: (_root, args, context) =>
+      offsetConnection(
+        args,
+        ({ offset, limit }) =>
+          context.prisma.phoneNumber.findMany({
+            orderBy: [{ createdAt: 'desc' }, { number: 'asc' }],
+            skip: offset,
+            take: limit,
+          }),
+        () => context.prisma.phoneNumber.count(),
+      ),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createSipTrunk: t.field({
+    type: CreateSipTrunkPayload,
+    description: 'Creates an inbound and an outbound trunk and the given numbers, all or nothing (E15).',
+    args: { input: t.arg({ type: SipTrunkCreate.input(), required: true }) },
+    resolve: (_root, args, context) => createSipTrunk(context, context.secrets, SipTrunkCreate.toStored(args.input)),
+  }),
+  createPhoneNumber: t.field({
+    type: PhoneNumber,
+    description: 'Adds a number to a trunk of the organization (E16).',
+    args: { input: t.arg({ type: PhoneNumberCreate.input(), required: true }) },
+    resolve: (_root, args, context) => createPhoneNumber(context, PhoneNumberCreate.toStored(args.input)),
+  }),
+  createPhoneNumbers: t.field({
+    type: CreatePhoneNumbersPayload,
+    description: 'Adds numbers to a trunk of the organization, all or nothing (E17).',
+    args: { input: t.arg({ type: PhoneNumbersCreate.input(), required: true }) },
+    resolve: (_root, args, context) => createPhoneNumbers(context, PhoneNumbersCreate.toStored(args.input)),
+  }),
+}));

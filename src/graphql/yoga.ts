@@ -3,11 +3,9 @@
 // operation reads or writes.
 import { GraphQLError } from 'graphql';
 import { createYoga, maskError, type YogaServerInstance } from 'graphql-yoga';
-import type { Database } from '../db/database.ts';
 import { DomainError, httpStatusOf } from '../domain/errors.ts';
 import { authenticate, type Viewer } from '../domain/organizations.ts';
-import type { SecretBox } from '../domain/secrets.ts';
-import { createContext, type GraphQLContext } from '../schema/context.ts';
+import { createContext, type GraphQLContext, type Services } from '../schema/context.ts';
 import { schema } from '../schema/index.ts';
 
 /**
@@ -33,7 +31,7 @@ function toGraphQLError(error: DomainError): GraphQLError {
   });
 }
 
-export function createGraphQLServer(db: Database, secrets: SecretBox): GraphQLServer {
+export function createGraphQLServer(services: Services): GraphQLServer {
   return createYoga<ServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -47,9 +45,9 @@ export function createGraphQLServer(db: Database, secrets: SecretBox): GraphQLSe
       },
     },
     context: async ({ request, viewer: authenticated }): Promise<GraphQLContext> => {
-      const viewer = authenticated ?? (await authenticate(db.prisma, request.headers.get('x-api-key')));
+      const viewer = authenticated ?? (await authenticate(services.db.prisma, request.headers.get('x-api-key')));
       if (!viewer) throw unauthenticated();
-      return createContext(db, secrets, viewer);
+      return createContext(services, viewer);
     },
   });
 }

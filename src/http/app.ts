@@ -1,11 +1,15 @@
 // The HTTP host: Fastify, with yoga mounted at /graphql. Built by a function
 // and started elsewhere (src/server.ts), so tests run the same app in-process.
-import Fastify, { type FastifyInstance } from 'fastify';
+import websocket from '@fastify/websocket';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Redis } from 'ioredis';
 import type { Database } from '../db/database.ts';
 import type { SecretBox } from '../domain/secrets.ts';
+import { BatchProgressHub } from '../events/batch-progress.ts';
+import { graphqlWebSocketHandler } from '../graphql/websocket.ts';
 import { createGraphQLServer } from '../graphql/yoga.ts';
 import { registerRestRoutes } from '../rest/router.ts';
-import type { Redis } from 'ioredis';
+import type { Services } from '../schema/context.ts';
 import { errorBody } from './errors.ts';
 import { type RateLimits, registerRateLimits, unlimited } from './rate-limits.ts';
 
@@ -13,14 +17,26 @@ export interface AppOptions {
   db: Database;
   secrets: SecretBox;
   rateLimits: RateLimits;
-  /** Shares rate-limit counters (and, later, events) between instances. */
+  /** Shares rate-limit counters and batch-progress events between instances. */
   redis?: Redis;
   logLevel?: string;
 }
 
 export async function buildApp({ db, secrets, rateLimits, redis, logLevel = 'silent' }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({ logger: { level: logLevel } });
-  const graphql = createGraphQLServer(db, secrets);
+  // Redis delivers a subscriber's messages only on a connection of its own.
+  const subscriber = redis?.duplicate();
+  const events = new BatchProgressHub(
+    (batchId) => db.prisma.batch.findUnique({ where: { id: batchId } }),
+    redis && subscriber ? { publish: redis, subscribe: subscriber } : undefined,
+  );
+  const services: Services = { db, secrets, events };
+  const graphql = createGraphQLServer(services);
+  app.addHook('onClose', async () => {
+    events.close();
+    // quit, not disconnect: the unsubscribe commands queued by events.close() are sent first.
+    await subscriber?.quit();
+  });
 
   // Set before any route is registered, so every scope inherits SPEC.md's error body.
   app.setNotFoundHandler((request, reply) =>
@@ -36,18 +52,19 @@ export async function buildApp({ db, secrets, rateLimits, redis, logLevel = 'sil
 
   await registerRateLimits(app, rateLimits, redis);
 
+  await app.register(websocket);
   await app.register(async (scope) => {
     // Yoga reads and parses GraphQL bodies itself (JSON, and the other media
     // types GraphQL over HTTP allows), so this route leaves them unparsed.
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
-    scope.route({
-      url: graphql.graphqlEndpoint,
-      method: ['GET', 'POST', 'OPTIONS'],
-      handler: (request, reply) => graphql.handleNodeRequestAndResponse(request, reply, {}),
-    });
+    const handler = (request: FastifyRequest, reply: FastifyReply) => graphql.handleNodeRequestAndResponse(request, reply, {});
+    // GET /graphql: GraphiQL, queries, SSE subscriptions, and graphql-ws upgrades.
+    scope.route({ url: graphql.graphqlEndpoint, method: 'GET', handler, wsHandler: graphqlWebSocketHandler(graphql, services) });
+    scope.route({ url: graphql.graphqlEndpoint, method: ['POST', 'OPTIONS'], handler });
   });
   await registerRestRoutes(app, { db, graphql, rateLimits });
+
 
   app.get('/health', { config: unlimited }, async () => ({ status: 'ok' }));
 

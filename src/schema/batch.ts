@@ -1,7 +1,9 @@
 import { batchCreate, createBatch, updateBatchStatus } from '../domain/batches.ts';
+import { notFound } from '../domain/errors.ts';
 import { runFilterSql, runOrderSql } from '../domain/runs.ts';
 import type { Batch as BatchRow } from '../generated/prisma/client.ts';
 import { builder, type NodeRef } from './builder.ts';
+import { createLoaders } from './loaders.ts';
 import { BatchStatusEnum, RunOrderEnum } from './enums.ts';
 import { typesFromSchema } from './json-schema-types.ts';
 import { offsetConnection } from './pagination.ts';
@@ -93,13 +95,69 @@ builder.mutationFields((t) => ({
     description:
       "Creates a batch of the workflow's latest version with one run per prospect (E4), all of it or nothing.",
     args: { workflowId: t.arg.id({ required: true }), input: t.arg({ type: BatchCreate.input(), required: true }) },
-    resolve: (_root, args, context) => createBatch(context, String(args.workflowId), BatchCreate.toStored(args.input)),
+    resolve: async (_root, args, context) => {
+      const batch = await createBatch(context, String(args.workflowId), BatchCreate.toStored(args.input));
+      context.events.batchChanged(batch.id);
+      return batch;
+    },
   }),
   updateBatchStatus: t.field({
     type: Batch,
     description:
       'Pauses (PAUSED), resumes (PENDING) or cancels (CANCELLED) a batch (E9). Other moves are refused with CONFLICT.',
     args: { id: t.arg.id({ required: true }), status: t.arg({ type: BatchStatusEnum, required: true }) },
-    resolve: (_root, args, context) => updateBatchStatus(context, String(args.id), { status: args.status }),
+    resolve: async (_root, args, context) => {
+      const batch = await updateBatchStatus(context, String(args.id), { status: args.status });
+      context.events.batchChanged(batch.id);
+      return batch;
+    },
   }),
 }));
+
+const BatchProgress = builder.objectRef<BatchRow>('BatchProgress').implement({
+  description: "A batch's progress: sent when subscribing, then on each change of status or stats.",
+  fields: (t) => ({
+    batchId: t.exposeID('id'),
+    status: t.expose('status', { type: BatchStatusEnum }),
+    stats: t.field({ type: BatchStats, resolve: (batch) => batch }),
+    batch: t.field({ type: Batch, resolve: (batch) => batch }),
+  }),
+});
+
+/** What a subscriber has seen: a state equal to it is not sent again. */
+const progressKey = (batch: BatchRow) =>
+  [batch.status, batch.pendingCount, batch.inProgressCount, batch.pausedCount, batch.finishedCount, batch.cancelledCount, batch.failedCount].join();
+
+builder.subscriptionField('batchProgress', (t) =>
+  t.field({
+    type: BatchProgress,
+    description:
+      'The current state first, then one event for each change of status or stats, at most one per ~100 ms per ' +
+      'batch; the last state is always delivered. Over graphql-ws and SSE at /graphql.',
+    args: { batchId: t.arg.id({ required: true }) },
+    subscribe: async function* (_root, args, context) {
+      const batchId = String(args.batchId);
+      // Tenancy is checked once, here: another organization's batch is not found.
+      const current = await context.loaders.batch.load(batchId);
+      if (!current) throw notFound('batch');
+      // Watch before reading the first state, so no change between the two is missed.
+      const changes = context.events.watch(batchId);
+      try {
+        const first = (await context.db.prisma.batch.findUnique({ where: { id: batchId } })) ?? current;
+        let seen = progressKey(first);
+        yield first;
+        for await (const batch of changes) {
+          const key = progressKey(batch);
+          if (key === seen) continue;
+          seen = key;
+          // Each event is resolved afresh: what the previous one cached (its runs page) is stale now.
+          context.loaders = createLoaders(context.prisma, context.viewer.organizationId);
+          yield batch;
+        }
+      } finally {
+        await changes.return?.();
+      }
+    },
+    resolve: (batch) => batch,
+  }),
+);

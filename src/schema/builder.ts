@@ -46,6 +46,7 @@ builder.globalConnectionField('totalCount', (t) =>
   }),
 );
 builder.mutationType({});
+builder.subscriptionType({});
 
 builder.scalarType('DateTime', {
   description: 'An instant, as an RFC 3339 UTC timestamp with milliseconds: 2026-11-21T04:09:00.000Z',

@@ -2,21 +2,28 @@ import type { Database } from '../db/database.ts';
 import { type TenantClient, tenantClient } from '../db/tenant.ts';
 import type { Viewer } from '../domain/organizations.ts';
 import type { SecretBox } from '../domain/secrets.ts';
+import type { BatchProgressHub } from '../events/batch-progress.ts';
 import { createLoaders, type Loaders } from './loaders.ts';
 
-/**
- * What every resolver sees: the organization the API key belongs to, a Prisma
- * client confined to it, and this request's dataloaders (built on that client).
- */
-export interface GraphQLContext {
+/** What the process provides every request: storage, the secret box, batch-progress events. */
+export interface Services {
   db: Database;
+  secrets: SecretBox;
+  events: BatchProgressHub;
+}
+
+/**
+ * What every resolver sees: the services, the organization the API key
+ * belongs to, a Prisma client confined to it, and this request's dataloaders
+ * (built on that client).
+ */
+export interface GraphQLContext extends Services {
   viewer: Viewer;
   prisma: TenantClient;
   loaders: Loaders;
-  secrets: SecretBox;
 }
 
-export function createContext(db: Database, secrets: SecretBox, viewer: Viewer): GraphQLContext {
-  const prisma = tenantClient(db.prisma, viewer.organizationId);
-  return { db, viewer, prisma, secrets, loaders: createLoaders(prisma, viewer.organizationId) };
+export function createContext(services: Services, viewer: Viewer): GraphQLContext {
+  const prisma = tenantClient(services.db.prisma, viewer.organizationId);
+  return { ...services, viewer, prisma, loaders: createLoaders(prisma, viewer.organizationId) };
 }

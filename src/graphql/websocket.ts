@@ -1,0 +1,42 @@
+// GraphQL over WebSocket (the graphql-ws protocol) at /graphql, for
+// subscriptions. The key travels in the connection's init payload
+// (`connectionParams["x-api-key"]`); a connection without a valid one is
+// closed (4403). Operations run through yoga's envelop pipeline, with the
+// same context as HTTP requests.
+import type { WebsocketHandler } from '@fastify/websocket';
+import type { ExecutionArgs } from 'graphql';
+import { makeHandler } from 'graphql-ws/use/@fastify/websocket';
+import { authenticate, type Viewer } from '../domain/organizations.ts';
+import type { Services } from '../schema/context.ts';
+import type { GraphQLServer } from './yoga.ts';
+
+type Enveloped = ReturnType<GraphQLServer['getEnveloped']>;
+
+export function graphqlWebSocketHandler(graphql: GraphQLServer, services: Services): WebsocketHandler {
+  return makeHandler<Record<string, unknown>, { viewer: Viewer }>({
+    onConnect: async (context) => {
+      const key = context.connectionParams?.['x-api-key'];
+      const viewer = await authenticate(services.db.prisma, typeof key === 'string' ? key : null);
+      if (!viewer) return false;
+      context.extra.viewer = viewer;
+      return true;
+    },
+    execute: (args) => (args.rootValue as Enveloped).execute(args),
+    subscribe: (args) => (args.rootValue as Enveloped).subscribe(args),
+    onSubscribe: async (context, _id, params) => {
+      const enveloped = graphql.getEnveloped({ viewer: context.extra.viewer, params });
+      const document = enveloped.parse(params.query);
+      const errors = enveloped.validate(enveloped.schema, document);
+      if (errors.length > 0) return errors;
+      const args: ExecutionArgs = {
+        schema: enveloped.schema,
+        document,
+        operationName: params.operationName,
+        variableValues: params.variables,
+        contextValue: await enveloped.contextFactory(),
+        rootValue: enveloped,
+      };
+      return args;
+    },
+  });
+}

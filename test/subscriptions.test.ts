@@ -1,0 +1,239 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { createClient, type Client } from 'graphql-ws';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { SecretBox } from '../src/domain/secrets.ts';
+import { buildApp } from '../src/http/app.ts';
+import { startTestServer, type TestServer } from './support/server.ts';
+
+const PROGRESS = `subscription($id: ID!) { batchProgress(batchId: $id) {
+  batchId status stats { pendingCount pausedCount cancelledCount totalCount } batch { id name } } }`;
+
+interface Progress {
+  batchId: string;
+  status: string;
+  stats: { pendingCount: number; pausedCount: number; cancelledCount: number; totalCount: number };
+  batch: { id: string; name: string };
+}
+
+/** Collects a subscription's events over graphql-ws. */
+function follow(client: Client, batchId: string) {
+  const events: Progress[] = [];
+  const errors: unknown[] = [];
+  const waiters: (() => void)[] = [];
+  const stop = client.subscribe<{ batchProgress: Progress }>(
+    { query: PROGRESS, variables: { id: batchId } },
+    {
+      next: (message) => {
+        if (message.errors) errors.push(...message.errors);
+        if (message.data) events.push(message.data.batchProgress);
+        waiters.splice(0).forEach((wake) => wake());
+      },
+      error: (error) => {
+        errors.push(error);
+        waiters.splice(0).forEach((wake) => wake());
+      },
+      complete: () => {},
+    },
+  );
+  const until = async (done: () => boolean, timeoutMs = 10_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!done()) {
+      if (Date.now() > deadline) throw new Error(`timed out; events: ${JSON.stringify(events)} errors: ${JSON.stringify(errors)}`);
+      await new Promise<void>((resolve) => {
+        waiters.push(resolve);
+        setTimeout(resolve, 50);
+      });
+    }
+  };
+  return { events, errors, stop, until };
+}
+
+const wsClient = (url: string, apiKey: string, extra: Partial<Parameters<typeof createClient>[0]> = {}) =>
+  createClient({ url: url.replace('http', 'ws') + '/graphql', webSocketImpl: WebSocket, connectionParams: { 'x-api-key': apiKey }, retryAttempts: 0, ...extra });
+
+describe('Subscription.batchProgress', () => {
+  let server: TestServer;
+  let org: { organizationId: string; apiKey: string };
+  const gql = async (query: string, variables?: Record<string, unknown>, key = org.apiKey) => {
+    const { body } = await server.graphql(key, query, variables);
+    expect(body.errors).toBeUndefined();
+    return body.data;
+  };
+
+  async function newBatch(size = 3) {
+    const workflow = await gql(`mutation { createWorkflow(input: { name: "Live" }) { id } }`);
+    const prospects = await gql(`mutation($input: ProspectsCreateInput!) { createProspects(input: $input) { id } }`, {
+      input: { prospects: Array.from({ length: size }, (_, index) => ({ firstName: `P${index}` })) },
+    });
+    const batch = await gql(`mutation($w: ID!, $ids: [String!]) { createBatch(workflowId: $w, input: { name: "B", prospectIds: $ids }) { id } }`, {
+      w: workflow.createWorkflow.id,
+      ids: prospects.createProspects.map((prospect: { id: string }) => prospect.id),
+    });
+    return batch.createBatch.id as string;
+  }
+  const setStatus = (id: string, status: string) =>
+    gql(`mutation($id: ID!, $s: BatchStatus!) { updateBatchStatus(id: $id, status: $s) { status } }`, { id, s: status });
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    org = await server.createOrganization();
+  });
+  afterAll(() => server.close());
+
+  it('sends the current state, then each change, over graphql-ws', async () => {
+    const batchId = await newBatch();
+    const client = wsClient(server.url, org.apiKey);
+    const progress = follow(client, batchId);
+    await progress.until(() => progress.events.length >= 1);
+    expect(progress.events[0]).toEqual({
+      batchId,
+      status: 'PENDING',
+      stats: { pendingCount: 3, pausedCount: 0, cancelledCount: 0, totalCount: 3 },
+      batch: { id: batchId, name: 'B' },
+    });
+    await setStatus(batchId, 'PAUSED');
+    await progress.until(() => progress.events.at(-1)?.status === 'PAUSED');
+    expect(progress.events.at(-1)!.stats).toEqual({ pendingCount: 0, pausedCount: 3, cancelledCount: 0, totalCount: 3 });
+    await setStatus(batchId, 'CANCELLED');
+    await progress.until(() => progress.events.at(-1)?.status === 'CANCELLED');
+    expect(progress.errors).toEqual([]);
+    progress.stop();
+    await client.dispose();
+  });
+
+  it('coalesces bursts of changes and always delivers the last state', async () => {
+    const batchId = await newBatch();
+    const client = wsClient(server.url, org.apiKey);
+    const progress = follow(client, batchId);
+    await progress.until(() => progress.events.length >= 1);
+    const started = Date.now();
+    for (let flip = 0; flip < 10; flip++) await setStatus(batchId, flip % 2 === 0 ? 'PAUSED' : 'PENDING');
+    await setStatus(batchId, 'PAUSED');
+    await progress.until(() => progress.events.at(-1)?.status === 'PAUSED' && progress.events.at(-1)?.stats.pausedCount === 3);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const elapsed = Date.now() - started;
+    // 11 changes; at most one event per ~100 ms window (plus the first state).
+    expect(progress.events.length - 1).toBeLessThanOrEqual(Math.ceil(elapsed / 100) + 1);
+    expect(progress.events.at(-1)!.status).toBe('PAUSED');
+    progress.stop();
+    await client.dispose();
+  });
+
+  it("refuses another organization's batch, and closes a connection without a valid key", async () => {
+    const batchId = await newBatch();
+    const other = await server.createOrganization('Other');
+    const client = wsClient(server.url, other.apiKey);
+    const foreign = follow(client, batchId);
+    await foreign.until(() => foreign.errors.length > 0);
+    expect(foreign.events).toEqual([]);
+    expect(JSON.stringify(foreign.errors)).toContain('batch not found');
+    await client.dispose();
+
+    const closed = new Promise<number>((resolve) => {
+      const anonymous = wsClient(server.url, 'gwk_invalid', { on: { closed: (event) => resolve((event as { code: number }).code) } });
+      anonymous.subscribe({ query: PROGRESS, variables: { id: batchId } }, { next: () => {}, error: () => {}, complete: () => {} });
+    });
+    expect(await closed).toBe(4403);
+  });
+
+  it('streams the same events over SSE', async () => {
+    const batchId = await newBatch();
+    const controller = new AbortController();
+    const response = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-api-key': org.apiKey },
+      body: JSON.stringify({ query: PROGRESS, variables: { id: batchId } }),
+      signal: controller.signal,
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('text/event-stream');
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let buffer = '';
+    const nextEvent = async (): Promise<Progress> => {
+      for (;;) {
+        const match = buffer.match(/data: (.+)\n/);
+        if (match) {
+          buffer = buffer.slice(buffer.indexOf(match[0]) + match[0].length);
+          return JSON.parse(match[1]!).data.batchProgress;
+        }
+        const { value, done } = await reader.read();
+        if (done) throw new Error('stream ended');
+        buffer += decoder.decode(value, { stream: true });
+      }
+    };
+    expect((await nextEvent()).status).toBe('PENDING');
+    await setStatus(batchId, 'PAUSED');
+    expect(await nextEvent()).toMatchObject({ status: 'PAUSED', stats: { pausedCount: 3 } });
+    controller.abort();
+  });
+
+  it('needs a key on SSE too', async () => {
+    const response = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ query: PROGRESS, variables: { id: 'bat_x' } }),
+    });
+    expect(response.status).toBe(401);
+  });
+});
+
+describe.runIf(process.env.TEST_REDIS_URL)('batchProgress across instances (Redis)', () => {
+  let server: TestServer;
+  const redisClients: Redis[] = [];
+  const apps: FastifyInstance[] = [];
+
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(async () => {
+    for (const app of apps) await app.close();
+    for (const client of redisClients) await client.quit();
+    await server.close();
+  });
+
+  async function instance() {
+    const redis = new Redis(process.env.TEST_REDIS_URL!);
+    redisClients.push(redis);
+    const app = await buildApp({
+      db: server.db,
+      secrets: new SecretBox(randomBytes(32)),
+      rateLimits: { perKey: 100_000, agentUpdate: 100_000, windowMs: 60_000 },
+      redis,
+    });
+    apps.push(app);
+    return app.listen({ port: 0, host: '127.0.0.1' });
+  }
+
+  it('delivers a change made on one instance to a subscriber on another', async () => {
+    const [first, second] = [await instance(), await instance()];
+    const { apiKey } = await server.createOrganization();
+    const call = async (url: string, query: string, variables?: Record<string, unknown>) => {
+      const response = await fetch(`${url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+        body: JSON.stringify({ query, variables }),
+      });
+      const body = await response.json();
+      expect(body.errors).toBeUndefined();
+      return body.data;
+    };
+    const workflow = await call(first, `mutation { createWorkflow(input: { name: "X" }) { id } }`);
+    const prospects = await call(first, `mutation { createProspects(input: { prospects: [{ firstName: "A" }] }) { id } }`);
+    const batch = await call(first, `mutation($w: ID!, $p: [String!]) { createBatch(workflowId: $w, input: { prospectIds: $p }) { id } }`, {
+      w: workflow.createWorkflow.id,
+      p: [prospects.createProspects[0].id],
+    });
+    const batchId = batch.createBatch.id;
+    const client = wsClient(first, apiKey);
+    const progress = follow(client, batchId);
+    await progress.until(() => progress.events.length >= 1);
+    await call(second, `mutation($id: ID!) { updateBatchStatus(id: $id, status: PAUSED) { status } }`, { id: batchId });
+    await progress.until(() => progress.events.at(-1)?.status === 'PAUSED');
+    progress.stop();
+    await client.dispose();
+  });
+});

@@ -44,6 +44,8 @@ export async function createWorkflow(scope: Scope, input: unknown) {
         triggerType: data.trigger_type ?? 'manual',
         isActive: data.is_active ?? true,
         version: 1,
+        // Version 1 is published as the workflow is created: one instant for both.
+        createdAt: now,
         publishedAt: now,
       },
     });

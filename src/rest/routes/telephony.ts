@@ -23,8 +23,9 @@ const PhoneNumbersCreate = typesFromSchema(phoneNumbersCreate);
 /** The lists return `{ data }` (DECISIONS.md); `page` and `limit` select which part, 100 at most. */
 const listQuery = pageLimitQuery.extend({ limit: pageLimitQuery.shape.limit.unwrap().default(MAX_PAGE_SIZE) });
 
-/** E20: items per page 1 to 100, items to skip >= 0, and the period bounds. */
-const insightsQuery = insightFilter.extend({
+/** E20: the period bounds (their order is checked by the domain), items per page 1 to 100, items to skip >= 0. */
+const insightsQuery = z.object({
+  ...insightFilter.shape,
   limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(20),
   offset: z.coerce.number().int().min(0).max(100_000_000).default(0),
 });

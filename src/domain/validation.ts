@@ -61,3 +61,33 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, pre
   if (!result.success) throw badInput(problemsOf(result.error, prefix));
   return result.data;
 }
+
+/**
+ * The members of `value` no database could store as given: strings with
+ * U+0000 (PostgreSQL keeps NUL in neither text nor jsonb) and numbers JSON
+ * cannot carry (1e999 parses as Infinity). They are refused as bad input up
+ * front instead of failing in, or being mangled by, the database.
+ */
+export function unstorableMembers(value: unknown, path: string[] = []): FieldProblem[] {
+  const here = path.join('.');
+  if (typeof value === 'string') {
+    return value.includes('\u0000') ? [{ path: here, rule: 'no NUL', message: 'must not contain the NUL character (U+0000)' }] : [];
+  }
+  if (typeof value === 'number') {
+    return Number.isFinite(value) ? [] : [{ path: here, rule: 'finite', message: 'must be a finite number' }];
+  }
+  if (Array.isArray(value)) return value.flatMap((item, index) => unstorableMembers(item, [...path, String(index)]));
+  if (value && typeof value === 'object') {
+    return Object.entries(value).flatMap(([key, member]) => [
+      ...unstorableMembers(key, [...path, key]),
+      ...unstorableMembers(member, [...path, key]),
+    ]);
+  }
+  return [];
+}
+
+/** Throws the domain's 400 naming each member of `value` that cannot be stored. */
+export function refuseUnstorable(value: unknown, prefix: string[] = []): void {
+  const problems = unstorableMembers(value, prefix);
+  if (problems.length > 0) throw badInput(problems);
+}

@@ -4,6 +4,7 @@
 import { GraphQLError } from 'graphql';
 import { createYoga, maskError, type YogaServerInstance } from 'graphql-yoga';
 import { DomainError, httpStatusOf } from '../domain/errors.ts';
+import { unstorableMembers } from '../domain/validation.ts';
 import { authenticate, type Viewer } from '../domain/organizations.ts';
 import { createContext, type GraphQLContext, type Services } from '../schema/context.ts';
 import { schema } from '../schema/index.ts';
@@ -44,6 +45,24 @@ export function createGraphQLServer(services: Services): GraphQLServer {
         return maskError(error, message, isDev);
       },
     },
+    plugins: [
+      {
+        // Input no database could store (NUL in strings, non-finite numbers) is bad input, named where it is.
+        onParams({ params }) {
+          const query = params.query ?? '';
+          const inQuery =
+            query.includes('\u0000') || query.includes('\\u0000')
+              ? [{ path: 'query', rule: 'no NUL', message: 'must not contain the NUL character (U+0000)' }]
+              : [];
+          const problems = [...inQuery, ...unstorableMembers(params.variables ?? {}, ['variables'])];
+          if (problems.length > 0) {
+            throw new GraphQLError(`invalid input: ${problems.map((problem) => `${problem.path} ${problem.message}`).join('; ')}`, {
+              extensions: { code: 'BAD_INPUT', status: 400, http: { status: 400 }, detail: problems },
+            });
+          }
+        },
+      },
+    ],
     context: async ({ request, viewer: authenticated }): Promise<GraphQLContext> => {
       const viewer = authenticated ?? (await authenticate(services.db.prisma, request.headers.get('x-api-key')));
       if (!viewer) throw unauthenticated();

@@ -23,7 +23,15 @@ export interface AppOptions {
 }
 
 export async function buildApp({ db, secrets, rateLimits, redis, logLevel = 'silent' }: AppOptions): Promise<FastifyInstance> {
-  const app = Fastify({ logger: { level: logLevel } });
+  const app = Fastify({
+    logger: { level: logLevel },
+    // Ids are short; a longer path segment is refused before routing, in SPEC.md's error body.
+    maxParamLength: 200,
+    frameworkErrors: (error, _request, reply) => {
+      const status = (error as { statusCode?: number }).statusCode ?? 400;
+      void (reply as unknown as FastifyReply).code(status).send(errorBody(error.message));
+    },
+  });
   // Redis delivers a subscriber's messages only on a connection of its own.
   const subscriber = redis?.duplicate();
   const events = new BatchProgressHub(

@@ -37,14 +37,17 @@ export async function registerRateLimits(app: FastifyInstance, limits: RateLimit
   });
 }
 
-/** Route options giving E1 its own quota (a separate counter, tighter limit). */
-export const agentUpdateQuota = (limits: RateLimits) => ({
-  rateLimit: {
+/**
+ * E1's own quota: one limiter (one counter per key) shared by the routes it is
+ * attached to, so both prefixes of E1 draw on the same quota. Those routes opt
+ * out of the per-key limit (`unlimited`) and run this hook instead.
+ */
+export const agentUpdateLimiter = (app: FastifyInstance, limits: RateLimits) =>
+  app.rateLimit({
     max: limits.agentUpdate,
     timeWindow: limits.windowMs,
     keyGenerator: (request: FastifyRequest) => `agent-update:${keyOf(request)}`,
-  },
-});
+  });
 
 /** Route options for routes that are never limited (health checks, documents). */
 export const unlimited = { rateLimit: false } as const;

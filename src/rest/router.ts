@@ -7,10 +7,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.ts';
 import { DomainError, httpStatusOf, notFound } from '../domain/errors.ts';
 import { authenticate, type Viewer } from '../domain/organizations.ts';
-import { parseOrThrow } from '../domain/validation.ts';
+import { parseOrThrow, refuseUnstorable } from '../domain/validation.ts';
 import type { GraphQLServer } from '../graphql/yoga.ts';
 import { errorBody } from '../http/errors.ts';
-import { agentUpdateQuota, type RateLimits, unlimited } from '../http/rate-limits.ts';
+import { agentUpdateLimiter, type RateLimits, unlimited } from '../http/rate-limits.ts';
 import { decodeJsonMembers } from './json-bytes.ts';
 import { openApiDocument } from './openapi.ts';
 import { REST_PREFIXES, type Route, type RouteInput } from './route.ts';
@@ -71,6 +71,9 @@ function handlerFor(route: Route, db: Database, graphql: GraphQLServer) {
         return reply.code(401).send(errorBody('a valid API key is required in the X-API-Key header'));
       }
       const params = request.params as Record<string, string>;
+      refuseUnstorable(params);
+      refuseUnstorable(request.query);
+      refuseUnstorable(request.body);
       // Another organization's path reads as missing: nothing about other tenants leaks.
       if (params.org_id !== viewer.organizationId) throw notFound('organization');
       const input: RouteInput = {
@@ -104,6 +107,7 @@ export interface RestDependencies {
 export async function registerRestRoutes(app: FastifyInstance, { db, graphql, rateLimits }: RestDependencies) {
   const document = openApiDocument(routes);
   app.get('/openapi.json', { config: unlimited }, async () => document);
+  const agentUpdateQuota = agentUpdateLimiter(app, rateLimits);
   await app.register(async (scope) => {
     // SPEC.md's interface is JSON only: any other body is a 415.
     scope.removeContentTypeParser('text/plain');
@@ -113,7 +117,7 @@ export async function registerRestRoutes(app: FastifyInstance, { db, graphql, ra
           method: route.method,
           url: `${prefix}${route.path}`,
           bodyLimit: route.bodyLimit,
-          config: route.quota === 'agentUpdate' ? agentUpdateQuota(rateLimits) : {},
+          ...(route.quota === 'agentUpdate' ? { config: unlimited, onRequest: agentUpdateQuota } : {}),
           handler: handlerFor(route, db, graphql),
         });
       }

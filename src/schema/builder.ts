@@ -63,8 +63,12 @@ function literalValue(node: ValueNode): unknown {
     case Kind.NULL:
       return null;
     case Kind.INT:
-    case Kind.FLOAT:
-      return Number(node.value);
+    case Kind.FLOAT: {
+      const number = Number(node.value);
+      // JSON has no Infinity: 1e999 is refused rather than stored as null.
+      if (!Number.isFinite(number)) throw new GraphQLError(`JSON numbers must be finite: ${node.value}`);
+      return number;
+    }
     case Kind.STRING:
     case Kind.BOOLEAN:
     case Kind.ENUM:

@@ -1,0 +1,319 @@
+// GET /openapi.json: a valid OpenAPI 3.1 document of every REST route, under
+// both prefixes, generated from the same validation schemas as the routes.
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routes } from '../src/rest/routes/index.ts';
+import { startTestServer, type TestServer } from './support/server.ts';
+
+type Schema = Record<string, any>;
+
+const PREFIXES = ['/org/{org_id}', '/api/org/{org_id}'];
+
+/** SPEC.md's endpoints: method and path below `/org/{org_id}`. */
+const SPEC_ENDPOINTS: Record<string, [string, string]> = {
+  E1: ['patch', '/agents/{agent_id}'],
+  E2: ['get', '/agents/{agent_id}'],
+  E3: ['delete', '/agents/{agent_id}'],
+  E4: ['post', '/workflows/{workflow_id}/batches'],
+  E5: ['patch', '/workflows/{workflow_id}'],
+  E6: ['get', '/workflows/{workflow_id}/runs'],
+  E7: ['get', '/workflows/{workflow_id}/batches'],
+  E8: ['get', '/workflows/{workflow_id}/versions'],
+  E9: ['patch', '/batches/{batch_id}'],
+  E10: ['post', '/integrations'],
+  E11: ['get', '/integrations'],
+  E12: ['get', '/integrations/connected'],
+  E13: ['get', '/integrations/slug/{slug}'],
+  E14: ['get', '/integrations/{id}'],
+  E15: ['post', '/sip-trunks'],
+  E16: ['post', '/phone-numbers'],
+  E17: ['post', '/phone-numbers/bulk'],
+  E18: ['post', '/agents/evals'],
+  E19: ['get', '/agents/evals'],
+  E20: ['get', '/analytics/insights'],
+  E21: ['post', '/prospects/{prospect_id}/tags'],
+};
+
+/** DECISIONS.md: 201 for creates (E4, E10, E15-E18 and the create extensions), 200 otherwise (E21 included). */
+const CREATES = new Set(['E4', 'E10', 'E15', 'E16', 'E17', 'E18']);
+const expectedSuccess = (endpoint: string | null, method: string, path: string) =>
+  endpoint ? (CREATES.has(endpoint) ? '201' : '200') : method === 'POST' && path !== '/prospects/:prospect_id/tags' ? '201' : '200';
+
+/** DECISIONS.md's query parameter names. */
+const QUERY_PARAMETERS: Record<string, string[]> = {
+  E6: ['page', 'limit', 'status', 'prospect_id', 'batch_id', 'workflow_version_id', 'started_after', 'started_before', 'sort'],
+  E7: ['page', 'limit'],
+  E8: ['page', 'size'],
+  E19: ['agent_id', 'page', 'size'],
+  E20: ['period_start', 'period_end', 'limit', 'offset'],
+};
+
+const openApiPath = (prefix: string, path: string) => `${prefix}${path}`.replace(/:(\w+)/g, '{$1}');
+
+describe('GET /openapi.json', () => {
+  let server: TestServer;
+  let doc: Schema;
+  let headers: Headers;
+
+  /** Follows `#/components/schemas/...` references. */
+  const resolve = (schema: Schema): Schema => {
+    if (typeof schema?.$ref !== 'string') return schema;
+    const match = /^#\/components\/schemas\/(.+)$/.exec(schema.$ref);
+    expect(match, schema.$ref).not.toBeNull();
+    const target = doc.components.schemas[match![1]!];
+    expect(target, schema.$ref).toBeDefined();
+    return resolve(target);
+  };
+  const operation = (method: string, path: string, prefix = PREFIXES[0]!) => {
+    const found = doc.paths[`${prefix}${path}`]?.[method];
+    expect(found, `${method} ${prefix}${path}`).toBeDefined();
+    return found as Schema;
+  };
+  const requestSchema = (method: string, path: string) => resolve(operation(method, path).requestBody.content['application/json'].schema);
+  /** The member's schema, references followed; a nullable member (`anyOf [X, null]`) reads as X. */
+  const property = (schema: Schema, name: string) => {
+    const resolved = resolve(schema);
+    expect(resolved.properties, `properties of ${JSON.stringify(schema).slice(0, 80)}`).toHaveProperty(name);
+    const member = resolve(resolved.properties[name]);
+    if (!Array.isArray(member.anyOf)) return member;
+    const [other, ...more] = member.anyOf.filter((alternative: Schema) => alternative.type !== 'null');
+    expect(more, `alternatives of ${name}`).toEqual([]);
+    return resolve(other);
+  };
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    // No key needed.
+    const response = await fetch(`${server.url}/openapi.json`);
+    expect(response.status).toBe(200);
+    headers = response.headers;
+    doc = await response.json();
+  });
+  afterAll(() => server.close());
+
+  it('is served as JSON without a key, also with a bad one', async () => {
+    expect(headers.get('content-type')).toMatch(/^application\/json/);
+    const withBadKey = await fetch(`${server.url}/openapi.json`, { headers: { 'x-api-key': 'gwk_not_a_key' } });
+    expect(withBadKey.status).toBe(200);
+    expect(await withBadKey.json()).toEqual(doc);
+  });
+
+  it('is a valid OpenAPI 3.1 document', async () => {
+    expect(doc.openapi).toMatch(/^3\.1\.\d+$/);
+    expect(doc.info).toMatchObject({ title: expect.any(String), version: 'devel' });
+    await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeDefined();
+    // The API key scheme SPEC.md declares: a header named X-API-Key, required everywhere.
+    expect(doc.components.securitySchemes).toEqual({ apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } });
+    expect(doc.security).toEqual([{ apiKey: [] }]);
+  });
+
+  it('has every route of the table under both prefixes, with its method, parameters and success code', () => {
+    expect(routes.length).toBeGreaterThanOrEqual(33);
+    const operationIds = new Set<string>();
+    for (const route of routes) {
+      const success = expectedSuccess(route.endpoint, route.method, route.path);
+      expect(String(route.status ?? 200), `${route.method} ${route.path}`).toBe(success);
+      for (const prefix of PREFIXES) {
+        const path = openApiPath(prefix, route.path);
+        const op = doc.paths[path]?.[route.method.toLowerCase()];
+        expect(op, `${route.method} ${path}`).toBeDefined();
+        expect(operationIds.has(op.operationId), op.operationId).toBe(false);
+        operationIds.add(op.operationId);
+        // The success code and no other 2xx.
+        expect(Object.keys(op.responses).filter((code) => code.startsWith('2'))).toEqual([success]);
+        expect(op.responses[success].content['application/json'].schema).toBeDefined();
+        // The error codes of DECISIONS.md, each in SPEC.md's error body.
+        for (const code of ['400', '401', '404', '413', '415', '429']) {
+          expect(op.responses[code]?.content['application/json'].schema, `${code} of ${route.method} ${path}`).toEqual({
+            $ref: '#/components/schemas/ErrorBody',
+          });
+        }
+        // Each path parameter declared, required, as a string.
+        const pathParameters = [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => name);
+        expect(op.parameters.filter((p: Schema) => p.in === 'path').map((p: Schema) => p.name)).toEqual(pathParameters);
+        for (const parameter of op.parameters.filter((p: Schema) => p.in === 'path')) {
+          expect(parameter).toMatchObject({ required: true, schema: { type: 'string' } });
+        }
+        expect(Boolean(op.requestBody), `request body of ${route.method} ${path}`).toBe(Boolean(route.body));
+        if (route.endpoint) expect(op.summary).toMatch(new RegExp(`^${route.endpoint}\\. `));
+        else expect(op.summary).not.toMatch(/^E\d+\./);
+      }
+    }
+    // And nothing that is not a route.
+    const documented = Object.entries(doc.paths).flatMap(([path, methods]) => Object.keys(methods as object).map((m) => `${m} ${path}`));
+    const expected = routes.flatMap((route) => PREFIXES.map((prefix) => `${route.method.toLowerCase()} ${openApiPath(prefix, route.path)}`));
+    expect(documented.sort()).toEqual(expected.sort());
+  });
+
+  it('has every SPEC.md endpoint E1-E21 at its method and path, named by its summary', () => {
+    for (const [endpoint, [method, path]] of Object.entries(SPEC_ENDPOINTS)) {
+      for (const prefix of PREFIXES) {
+        expect(operation(method, path, prefix).summary, `${endpoint} under ${prefix}`).toMatch(new RegExp(`^${endpoint}\\. \\S`));
+      }
+    }
+    const summaries = Object.values(doc.paths).flatMap((methods) => Object.values(methods as Record<string, Schema>).map((op) => op.summary));
+    for (let n = 1; n <= 21; n += 1) {
+      expect(summaries.filter((summary) => summary.startsWith(`E${n}. `)), `E${n}`).toHaveLength(2);
+    }
+  });
+
+  it("names the query parameters as DECISIONS.md does, with their ranges", () => {
+    for (const [endpoint, names] of Object.entries(QUERY_PARAMETERS)) {
+      const [method, path] = SPEC_ENDPOINTS[endpoint]!;
+      for (const prefix of PREFIXES) {
+        const query = operation(method, path, prefix).parameters.filter((p: Schema) => p.in === 'query');
+        expect(query.map((p: Schema) => p.name).sort(), endpoint).toEqual([...names].sort());
+      }
+    }
+    const parameter = (method: string, path: string, name: string) =>
+      operation(method, path).parameters.find((p: Schema) => p.in === 'query' && p.name === name).schema as Schema;
+    expect(parameter('get', '/analytics/insights', 'limit')).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
+    expect(parameter('get', '/analytics/insights', 'offset')).toMatchObject({ type: 'integer', minimum: 0 });
+    expect(parameter('get', '/analytics/insights', 'period_start')).toMatchObject({ type: 'string', format: 'date' });
+    expect(parameter('get', '/analytics/insights', 'period_end')).toMatchObject({ type: 'string', format: 'date' });
+    expect(parameter('get', '/workflows/{workflow_id}/batches', 'page')).toMatchObject({ type: 'integer', minimum: 1, default: 1 });
+    expect(parameter('get', '/workflows/{workflow_id}/batches', 'limit')).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 20 });
+    expect(parameter('get', '/workflows/{workflow_id}/runs', 'status').enum).toEqual(['PENDING', 'IN_PROGRESS', 'PAUSED', 'FINISHED', 'CANCELLED', 'FAILED']);
+    expect(parameter('get', '/workflows/{workflow_id}/runs', 'sort').enum).toEqual(['started_asc', 'started_desc', 'status_asc', 'status_desc']);
+    expect(parameter('get', '/workflows/{workflow_id}/versions', 'size')).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
+  });
+
+  it("E1's body is SPEC.md's agent update request, from the same validation schemas: bounds, enums, required members, recursive fallbacks", () => {
+    const body = requestSchema('patch', '/agents/{agent_id}');
+    expect(body.type).toBe('object');
+    expect(body.required ?? []).toEqual([]);
+    expect(body.additionalProperties).toBe(false);
+    expect(Object.keys(body.properties).sort()).toEqual(
+      [
+        'name', 'type', 'prompt_template', 'default_functions', 'plugins', 'background_sound', 'extra_config', 'goodbye_config',
+        'greeting_config', 'llm_config', 'precall_webhook', 'room_duration_config', 'transcriber_config', 'vad_config', 'voice_config',
+      ].sort(),
+    );
+    expect(property(body, 'type').enum).toEqual(['voice', 'chat', 'video']);
+    // Each config member is its object, or null (which clears it).
+    for (const member of ['background_sound', 'extra_config', 'goodbye_config', 'greeting_config', 'llm_config', 'precall_webhook',
+      'room_duration_config', 'transcriber_config', 'vad_config', 'voice_config']) {
+      expect(property(body, member).type, member).toBe('object');
+      expect(property(body, member).additionalProperties, member).toBe(false);
+    }
+
+    const llm = property(body, 'llm_config');
+    expect(llm.required.sort()).toEqual(['model', 'provider']);
+    expect(property(llm, 'provider').enum).toEqual(['openai', 'anthropic', 'google', 'groq', 'azure']);
+    expect(property(llm, 'temperature')).toMatchObject({ type: 'number', minimum: 0, maximum: 2 });
+    expect(property(llm, 'top_p')).toMatchObject({ minimum: 0, maximum: 1 });
+    expect(property(llm, 'top_k')).toMatchObject({ type: 'integer', minimum: 1 });
+    expect(property(llm, 'max_tokens')).toMatchObject({ type: 'integer', minimum: 1 });
+    expect(property(llm, 'frequency_penalty')).toMatchObject({ minimum: -2, maximum: 2 });
+    expect(property(llm, 'presence_penalty')).toMatchObject({ minimum: -2, maximum: 2 });
+    // Fallbacks are the same schema, to any depth: a reference back to it, not a copy.
+    const llmFallbacks = resolve(llm.properties.fallbacks);
+    expect(llmFallbacks.type).toBe('array');
+    expect(llmFallbacks.items.$ref).toBeDefined();
+    expect(resolve(llmFallbacks.items)).toBe(llm);
+    expect(resolve(resolve(resolve(llmFallbacks.items).properties.fallbacks).items)).toBe(llm);
+
+    expect(property(property(body, 'goodbye_config'), 'message')).toMatchObject({ type: 'string', maxLength: 500 });
+
+    const transcriber = property(body, 'transcriber_config');
+    expect(transcriber.required).toEqual(['provider']);
+    expect(property(transcriber, 'provider').enum).toEqual(['deepgram', 'assemblyai', 'elevenlabs', 'google', 'azure']);
+    expect(property(transcriber, 'sample_rate')).toMatchObject({ type: 'integer', minimum: 8000, maximum: 48000 });
+    expect(property(transcriber, 'commit_strategy').enum).toEqual(['manual', 'vad']);
+    expect(property(transcriber, 'eot_threshold')).toMatchObject({ minimum: 0, maximum: 1 });
+    expect(resolve(resolve(transcriber.properties.fallbacks).items)).toBe(transcriber);
+
+    const voice = property(body, 'voice_config');
+    expect(voice.required.sort()).toEqual(['model', 'provider']);
+    expect(property(voice, 'provider')).toMatchObject({ type: 'string' });
+    expect(property(voice, 'provider').enum).toBeUndefined();
+    expect(property(voice, 'sample_rate')).toMatchObject({ type: 'integer', minimum: 8000, maximum: 48000 });
+    expect(property(voice, 'speed')).toMatchObject({ minimum: 0.1, maximum: 5 });
+    expect(property(voice, 'volume')).toMatchObject({ minimum: 0.5, maximum: 10 });
+    expect(property(voice, 'pitch')).toMatchObject({ minimum: -12, maximum: 12 });
+    expect(property(voice, 'intensity')).toMatchObject({ minimum: -100, maximum: 100 });
+    expect(property(voice, 'user_instructions')).toMatchObject({ minLength: 3, maxLength: 1000 });
+    expect(resolve(resolve(voice.properties.fallbacks).items)).toBe(voice);
+
+    expect(property(property(body, 'vad_config'), 'sample_rate')).toMatchObject({ minimum: 8000, maximum: 48000 });
+    expect(property(property(body, 'vad_config'), 'activation_threshold')).toMatchObject({ minimum: 0, maximum: 1 });
+
+    const webhook = property(body, 'precall_webhook');
+    expect(webhook.required.sort()).toEqual(['method', 'url']);
+    expect(property(webhook, 'method').enum).toEqual(['GET', 'POST', 'PUT', 'PATCH']);
+    expect(property(webhook, 'timeout_seconds')).toMatchObject({ type: 'integer', minimum: 1, maximum: 60 });
+
+    const background = property(body, 'background_sound');
+    expect(background.required).toEqual(['file']);
+    expect(property(background, 'volume')).toMatchObject({ minimum: 0, maximum: 1 });
+    expect(resolve(property(background, 'thinking_sound').items).required).toEqual(['sound']);
+
+    expect(property(property(body, 'extra_config'), 'use_gender_plugin').enum).toEqual(['none', 'pitch', 'enhanced', 'enhanced-multi']);
+    expect(property(property(body, 'greeting_config'), 'pause_before_first_message')).toMatchObject({ type: 'integer', minimum: 0 });
+    expect(property(property(body, 'room_duration_config'), 'max_duration_min')).toMatchObject({ type: 'integer', minimum: 1 });
+
+    // The same objects as the agent create extension's body: one definition each.
+    const create = requestSchema('post', '/agents');
+    expect(create.required).toEqual(['name']);
+    expect(property(create, 'llm_config')).toBe(llm);
+    expect(property(create, 'voice_config')).toBe(voice);
+  });
+
+  it("E15-E17's bodies carry SPEC.md's and DECISIONS.md's rules; no response carries the password", () => {
+    const trunk = requestSchema('post', '/sip-trunks');
+    expect(trunk.required.sort()).toEqual(['address', 'name', 'phone_numbers', 'provider']);
+    expect(property(trunk, 'provider').enum).toEqual(['twilio', 'telnyx', 'custom', 'plivo', 'vonage', 'other']);
+    const phoneNumbers = property(trunk, 'phone_numbers');
+    expect(phoneNumbers).toMatchObject({ type: 'array', minItems: 1, maxItems: 10_000 });
+    const e164 = new RegExp(resolve(phoneNumbers.items).pattern);
+    expect(['+14155550100', '+12345678'].every((n) => e164.test(n))).toBe(true);
+    expect(['14155550100', '+1234567', '+1234567890123456', '+1415555abcd'].some((n) => e164.test(n))).toBe(false);
+    expect(Object.keys(trunk.properties).sort()).toEqual(
+      ['address', 'auth_password', 'auth_username', 'max_concurrency', 'name', 'phone_numbers', 'provider'].sort(),
+    );
+    expect(property(trunk, 'max_concurrency')).toMatchObject({ type: 'integer' });
+
+    const single = requestSchema('post', '/phone-numbers');
+    expect(single.required.sort()).toEqual(['number', 'sip_trunk_id']);
+    expect(property(single, 'number').pattern).toBe(resolve(phoneNumbers.items).pattern);
+    const bulk = requestSchema('post', '/phone-numbers/bulk');
+    expect(bulk.required.sort()).toEqual(['numbers', 'sip_trunk_id']);
+    expect(property(bulk, 'numbers')).toMatchObject({ type: 'array', minItems: 1 });
+    expect(resolve(property(bulk, 'numbers').items).required).toEqual(['number']);
+
+    const created = resolve(operation('post', '/sip-trunks').responses['201'].content['application/json'].schema);
+    expect(Object.keys(created.properties).sort()).toEqual(['inbound_trunk', 'outbound_trunk', 'phone_numbers']);
+    expect(Object.keys(property(created, 'inbound_trunk').properties).sort()).toEqual(
+      ['id', 'is_active', 'max_concurrency', 'name', 'phone_count', 'provider', 'type'],
+    );
+    expect(Object.keys(resolve(property(created, 'phone_numbers').items).properties).sort()).toEqual(
+      ['id', 'is_verified', 'label', 'number', 'provider', 'sip_trunk_id', 'trunk_name'],
+    );
+    for (const [path, methods] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(methods as Record<string, Schema>)) {
+        const responses = JSON.stringify(op.responses);
+        expect(responses, `${method} ${path}`).not.toContain('password');
+      }
+    }
+    expect(JSON.stringify(Object.fromEntries(Object.entries(doc.components.schemas).filter(([name]) => !name.endsWith('Create'))))).not.toContain(
+      'password',
+    );
+  });
+
+  it("E20's response is envelope C of SPEC.md's insight; the error body is SPEC.md's", () => {
+    const envelope = resolve(operation('get', '/analytics/insights').responses['200'].content['application/json'].schema);
+    expect(Object.keys(envelope.properties).sort()).toEqual(['insights', 'limit', 'offset', 'total']);
+    expect(envelope.required.sort()).toEqual(['insights', 'limit', 'offset', 'total']);
+    const insight = resolve(property(envelope, 'insights').items);
+    expect(Object.keys(insight.properties).sort()).toEqual(
+      ['created_at', 'executive_summary', 'id', 'issue_rate', 'issues_identified', 'period_end', 'period_start', 'total_calls'],
+    );
+    expect(property(insight, 'total_calls').type).toBe('integer');
+    expect(property(insight, 'issue_rate').type).toBe('number');
+    expect(doc.components.schemas.ErrorBody).toMatchObject({
+      type: 'object',
+      required: ['status', 'message', 'error', 'data'],
+      properties: { status: { const: false }, message: { type: 'string' } },
+    });
+  });
+});

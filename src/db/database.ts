@@ -35,7 +35,13 @@ export interface Database {
 /** A Prisma client that reports each statement it sends to the database's listeners. */
 function observedClient(adapter: SqlDriverAdapterFactory) {
   const listeners = new Set<(sql: string) => void>();
-  const prisma = new PrismaClient({ adapter, log: [{ emit: 'event', level: 'query' }] });
+  const prisma = new PrismaClient({
+    adapter,
+    log: [{ emit: 'event', level: 'query' }],
+    // Bulk writes (10,000 numbers, 100,000 runs) run in one transaction each:
+    // Prisma's 5 s default is too short for them on a busy machine.
+    transactionOptions: { timeout: 60_000, maxWait: 10_000 },
+  });
   prisma.$on('query', (event) => {
     for (const listener of listeners) listener(event.query);
   });

@@ -88,7 +88,7 @@ export async function createBatch(scope: Scope, workflowId: string, input: unkno
       }
       return tx.batch.update({ where: { id: batch.id }, data: { totalProspects: total, pendingCount: total } });
     },
-    { timeout: 120_000, maxWait: 10_000 },
+    { timeout: 120_000, maxWait: 10_000 }, // 100,000 runs
   );
 }
 

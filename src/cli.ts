@@ -19,7 +19,7 @@ interface Command {
 
 async function withDatabase<T>(work: (db: Database) => Promise<T>, prepare = true): Promise<T> {
   const config = loadConfig();
-  const db = prepare ? await prepareDatabase(config) : await openDatabase(config.storage);
+  const db = prepare ? await prepareDatabase(config.storage) : await openDatabase(config.storage);
   try {
     return await work(db);
   } finally {

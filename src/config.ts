@@ -14,6 +14,13 @@ const environment = z.object({
   ENCRYPTION_KEY: z.string().optional(),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
   AGENT_UPDATE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+  ENGINE: z.enum(['on', 'off']).default('on'),
+  ENGINE_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(10),
+  SIMULATED_CALL_MS: z.coerce.number().int().min(0).max(3_600_000).default(2000),
+  SIMULATED_CALL_FAILURE_RATE: z.coerce.number().min(0).max(1).default(0.1),
+  RUN_LEASE_MS: z.coerce.number().int().min(1000).default(30_000),
+  RUN_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(3),
+  INSIGHTS_INTERVAL_MS: z.coerce.number().int().min(0).default(3_600_000),
 });
 
 export type Storage =
@@ -28,7 +35,19 @@ export interface Config {
   /** Seals secrets at rest; see src/domain/secrets.ts for the embedded default. */
   encryptionKey: string | undefined;
   rateLimits: RateLimits;
+  engine: EngineConfig;
   logLevel: z.infer<typeof environment>['LOG_LEVEL'];
+}
+
+export interface EngineConfig {
+  /** `ENGINE=off` makes an API-only instance. */
+  enabled: boolean;
+  concurrency: number;
+  leaseMs: number;
+  maxAttempts: number;
+  simulatedCalls: { durationMs: number; failureRate: number };
+  /** How often insights are regenerated (0: never, only by the mutation). */
+  insightsIntervalMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -54,6 +73,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       perKey: values.RATE_LIMIT_PER_MINUTE,
       agentUpdate: values.AGENT_UPDATE_RATE_LIMIT_PER_MINUTE,
       windowMs: 60_000,
+    },
+    engine: {
+      enabled: values.ENGINE === 'on',
+      concurrency: values.ENGINE_CONCURRENCY,
+      leaseMs: values.RUN_LEASE_MS,
+      maxAttempts: values.RUN_MAX_ATTEMPTS,
+      simulatedCalls: { durationMs: values.SIMULATED_CALL_MS, failureRate: values.SIMULATED_CALL_FAILURE_RATE },
+      insightsIntervalMs: values.INSIGHTS_INTERVAL_MS,
     },
     logLevel: values.LOG_LEVEL,
   };

@@ -2,24 +2,29 @@
 // organization, HTTP. The entry point (src/main.ts) only calls these.
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
-import type { Config } from './config.ts';
+import type { Config, Storage } from './config.ts';
 import { type Database, openDatabase } from './db/database.ts';
 import { migrate } from './db/migrator.ts';
 import { seedIntegrationCatalog } from './domain/integration-catalog.ts';
 import { createOrganization } from './domain/organizations.ts';
-import { buildApp } from './http/app.ts';
 import { loadSecretBox } from './domain/secrets.ts';
+import { InsightScheduler } from './engine/insight-scheduler.ts';
+import { RunEngine } from './engine/run-engine.ts';
+import { defaultStepHandlers } from './engine/steps.ts';
+import { buildApp } from './http/app.ts';
+import { createServices, type Services } from './services.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
   db: Database;
+  engine: RunEngine | null;
   url: string;
   close(): Promise<void>;
 }
 
 /** Opens the storage and brings its schema and catalog up to date. */
-export async function prepareDatabase(config: Config): Promise<Database> {
-  const db = await openDatabase(config.storage);
+export async function prepareDatabase(storage: Storage): Promise<Database> {
+  const db = await openDatabase(storage);
   try {
     await migrate(db.sql);
     await seedIntegrationCatalog(db.prisma);
@@ -40,21 +45,42 @@ export async function bootstrapFirstOrganization(db: Database) {
   return { organizationId: organization.id, apiKey };
 }
 
+/** The run engine of this instance, as configured; null for an API-only instance (`ENGINE=off`). */
+export function createEngine(config: Config, services: Services): RunEngine | null {
+  if (!config.engine.enabled) return null;
+  return new RunEngine(services.db.prisma, services.events, {
+    concurrency: config.engine.concurrency,
+    leaseMs: config.engine.leaseMs,
+    maxAttempts: config.engine.maxAttempts,
+    pollMs: 250,
+    handlers: defaultStepHandlers(config.engine.simulatedCalls),
+  });
+}
+
 export async function startServer(config: Config): Promise<RunningServer> {
-  const db = await prepareDatabase(config);
+  const db = await prepareDatabase(config.storage);
   // Shared state between instances (rate-limit counters, events) lives in Redis when there is one.
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 3 }) : undefined;
+  const services = createServices(db, loadSecretBox(config.storage, config.encryptionKey), redis);
   let app: FastifyInstance | undefined;
+  let engine: RunEngine | null = null;
+  let insights: InsightScheduler | null = null;
+  const release = async () => {
+    await engine?.stop();
+    insights?.stop();
+    await app?.close();
+    await services.close();
+    await redis?.quit().catch(() => redis.disconnect());
+    await db.close();
+  };
   try {
     const firstOrganization = await bootstrapFirstOrganization(db);
-    app = await buildApp({
-      db,
-      secrets: loadSecretBox(config.storage, config.encryptionKey),
-      rateLimits: config.rateLimits,
-      redis,
-      logLevel: config.logLevel,
-    });
+    app = await buildApp({ services, rateLimits: config.rateLimits, logLevel: config.logLevel });
     const url = await app.listen({ port: config.port, host: config.host });
+    engine = createEngine(config, services);
+    engine?.start();
+    insights = config.engine.enabled ? new InsightScheduler(db.prisma, config.engine.insightsIntervalMs, app.log) : null;
+    insights?.start();
     if (firstOrganization) {
       // Printed once: the key is stored only as a hash.
       process.stdout.write(
@@ -62,21 +88,9 @@ export async function startServer(config: Config): Promise<RunningServer> {
           `Its API key (shown once, keep it): ${firstOrganization.apiKey}\n\n`,
       );
     }
-    const running = app;
-    return {
-      app: running,
-      db,
-      url,
-      async close() {
-        await running.close();
-        await redis?.quit();
-        await db.close();
-      },
-    };
+    return { app, db, engine, url, close: release };
   } catch (error) {
-    await app?.close();
-    redis?.disconnect();
-    await db.close();
+    await release();
     throw error;
   }
 }

@@ -1,11 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
 import { createClient, type Client } from 'graphql-ws';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { SecretBox } from '../src/domain/secrets.ts';
-import { buildApp } from '../src/http/app.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
 const PROGRESS = `subscription($id: ID!) { batchProgress(batchId: $id) {
@@ -182,42 +177,21 @@ describe('Subscription.batchProgress', () => {
 });
 
 describe.runIf(process.env.TEST_REDIS_URL)('batchProgress across instances (Redis)', () => {
-  let server: TestServer;
-  const redisClients: Redis[] = [];
-  const apps: FastifyInstance[] = [];
-
+  let first: TestServer;
+  let second: TestServer;
   beforeAll(async () => {
-    server = await startTestServer();
+    first = await startTestServer({ redisUrl: process.env.TEST_REDIS_URL });
+    second = await startTestServer({ redisUrl: process.env.TEST_REDIS_URL, sharing: first });
   });
   afterAll(async () => {
-    for (const app of apps) await app.close();
-    for (const client of redisClients) await client.quit();
-    await server.close();
+    await second.close();
+    await first.close();
   });
 
-  async function instance() {
-    const redis = new Redis(process.env.TEST_REDIS_URL!);
-    redisClients.push(redis);
-    const app = await buildApp({
-      db: server.db,
-      secrets: new SecretBox(randomBytes(32)),
-      rateLimits: { perKey: 100_000, agentUpdate: 100_000, windowMs: 60_000 },
-      redis,
-    });
-    apps.push(app);
-    return app.listen({ port: 0, host: '127.0.0.1' });
-  }
-
   it('delivers a change made on one instance to a subscriber on another', async () => {
-    const [first, second] = [await instance(), await instance()];
-    const { apiKey } = await server.createOrganization();
-    const call = async (url: string, query: string, variables?: Record<string, unknown>) => {
-      const response = await fetch(`${url}/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
-        body: JSON.stringify({ query, variables }),
-      });
-      const body = await response.json();
+    const { apiKey } = await first.createOrganization();
+    const call = async (server: TestServer, query: string, variables?: Record<string, unknown>) => {
+      const { body } = await server.graphql(apiKey, query, variables);
       expect(body.errors).toBeUndefined();
       return body.data;
     };
@@ -228,7 +202,7 @@ describe.runIf(process.env.TEST_REDIS_URL)('batchProgress across instances (Redi
       p: [prospects.createProspects[0].id],
     });
     const batchId = batch.createBatch.id;
-    const client = wsClient(first, apiKey);
+    const client = wsClient(first.url, apiKey);
     const progress = follow(client, batchId);
     await progress.until(() => progress.events.length >= 1);
     await call(second, `mutation($id: ID!) { updateBatchStatus(id: $id, status: PAUSED) { status } }`, { id: batchId });

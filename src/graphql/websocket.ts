@@ -7,7 +7,7 @@ import type { WebsocketHandler } from '@fastify/websocket';
 import type { ExecutionArgs } from 'graphql';
 import { makeHandler } from 'graphql-ws/use/@fastify/websocket';
 import { authenticate, type Viewer } from '../domain/organizations.ts';
-import type { Services } from '../schema/context.ts';
+import type { Services } from '../services.ts';
 import type { GraphQLServer } from './yoga.ts';
 
 type Enveloped = ReturnType<GraphQLServer['getEnveloped']>;

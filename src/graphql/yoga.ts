@@ -6,7 +6,8 @@ import { createYoga, maskError, type YogaServerInstance } from 'graphql-yoga';
 import { DomainError, httpStatusOf } from '../domain/errors.ts';
 import { unstorableMembers } from '../domain/validation.ts';
 import { authenticate, type Viewer } from '../domain/organizations.ts';
-import { createContext, type GraphQLContext, type Services } from '../schema/context.ts';
+import { createContext, type GraphQLContext } from '../schema/context.ts';
+import type { Services } from '../services.ts';
 import { schema } from '../schema/index.ts';
 
 /**
@@ -49,7 +50,8 @@ export function createGraphQLServer(services: Services): GraphQLServer {
       {
         // Input no database could store (NUL in strings, non-finite numbers) is bad input, named where it is.
         onParams({ params }) {
-          const query = params.query ?? '';
+          // A query that is not a string is yoga's to refuse (400) after this hook.
+          const query = typeof params.query === 'string' ? params.query : '';
           const inQuery =
             query.includes('\u0000') || query.includes('\\u0000')
               ? [{ path: 'query', rule: 'no NUL', message: 'must not contain the NUL character (U+0000)' }]

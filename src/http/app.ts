@@ -2,27 +2,22 @@
 // and started elsewhere (src/server.ts), so tests run the same app in-process.
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { Redis } from 'ioredis';
-import type { Database } from '../db/database.ts';
-import type { SecretBox } from '../domain/secrets.ts';
-import { BatchProgressHub } from '../events/batch-progress.ts';
 import { graphqlWebSocketHandler } from '../graphql/websocket.ts';
 import { createGraphQLServer } from '../graphql/yoga.ts';
 import { registerRestRoutes } from '../rest/router.ts';
-import type { Services } from '../schema/context.ts';
+import type { Services } from '../services.ts';
 import { errorBody } from './errors.ts';
 import { type RateLimits, registerRateLimits, unlimited } from './rate-limits.ts';
 
 export interface AppOptions {
-  db: Database;
-  secrets: SecretBox;
+  /** The caller owns them: closing the app leaves them open. */
+  services: Services;
   rateLimits: RateLimits;
-  /** Shares rate-limit counters and batch-progress events between instances. */
-  redis?: Redis;
   logLevel?: string;
 }
 
-export async function buildApp({ db, secrets, rateLimits, redis, logLevel = 'silent' }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ services, rateLimits, logLevel = 'silent' }: AppOptions): Promise<FastifyInstance> {
+  const { db, redis } = services;
   const app = Fastify({
     logger: { level: logLevel },
     // Ids are short; a longer path segment is refused before routing, in SPEC.md's error body.
@@ -32,19 +27,7 @@ export async function buildApp({ db, secrets, rateLimits, redis, logLevel = 'sil
       void (reply as unknown as FastifyReply).code(status).send(errorBody(error.message));
     },
   });
-  // Redis delivers a subscriber's messages only on a connection of its own.
-  const subscriber = redis?.duplicate();
-  const events = new BatchProgressHub(
-    (batchId) => db.prisma.batch.findUnique({ where: { id: batchId } }),
-    redis && subscriber ? { publish: redis, subscribe: subscriber } : undefined,
-  );
-  const services: Services = { db, secrets, events };
   const graphql = createGraphQLServer(services);
-  app.addHook('onClose', async () => {
-    events.close();
-    // quit, not disconnect: the unsubscribe commands queued by events.close() are sent first.
-    await subscriber?.quit();
-  });
 
   // Set before any route is registered, so every scope inherits SPEC.md's error body.
   app.setNotFoundHandler((request, reply) =>

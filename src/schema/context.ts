@@ -1,16 +1,7 @@
-import type { Database } from '../db/database.ts';
 import { type TenantClient, tenantClient } from '../db/tenant.ts';
 import type { Viewer } from '../domain/organizations.ts';
-import type { SecretBox } from '../domain/secrets.ts';
-import type { BatchProgressHub } from '../events/batch-progress.ts';
+import type { Services } from '../services.ts';
 import { createLoaders, type Loaders } from './loaders.ts';
-
-/** What the process provides every request: storage, the secret box, batch-progress events. */
-export interface Services {
-  db: Database;
-  secrets: SecretBox;
-  events: BatchProgressHub;
-}
 
 /**
  * What every resolver sees: the services, the organization the API key

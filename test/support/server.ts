@@ -1,20 +1,46 @@
 // The real gateway on a loopback port, over fresh storage, for HTTP tests.
+import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
 import type { Database } from '../../src/db/database.ts';
 import { createOrganization } from '../../src/domain/organizations.ts';
+import { SecretBox } from '../../src/domain/secrets.ts';
+import { RunEngine } from '../../src/engine/run-engine.ts';
+import { defaultStepHandlers, type StepHandler } from '../../src/engine/steps.ts';
 import { buildApp } from '../../src/http/app.ts';
 import type { RateLimits } from '../../src/http/rate-limits.ts';
-import { SecretBox } from '../../src/domain/secrets.ts';
-import { randomBytes } from 'node:crypto';
 import { prepareDatabase } from '../../src/server.ts';
+import { createServices, type Services } from '../../src/services.ts';
 import { createTestStorage, type TestStorage } from './storage.ts';
+
+export interface TestEngineOptions {
+  concurrency?: number;
+  leaseMs?: number;
+  maxAttempts?: number;
+  callMs?: number;
+  failureRate?: number;
+  /** Extra or replacement step handlers. */
+  handlers?: Record<string, StepHandler>;
+}
+
+export interface TestServerOptions {
+  rateLimits?: RateLimits;
+  /** Run a run engine in this instance. */
+  engine?: TestEngineOptions;
+  /** Another test server whose database this instance shares (a second instance). */
+  sharing?: TestServer;
+  /** Carry events and rate-limit counters through this Redis. */
+  redisUrl?: string;
+}
 
 export interface TestServer {
   url: string;
   db: Database;
   app: FastifyInstance;
+  services: Services;
   secrets: SecretBox;
-  storage: TestStorage;
+  storage: TestStorage | null;
+  engine: RunEngine | null;
   /** A new organization and its API key. */
   createOrganization(name?: string): Promise<{ organizationId: string; apiKey: string }>;
   /** POSTs a GraphQL operation with the given key and returns status and body. */
@@ -29,26 +55,41 @@ export interface TestServer {
 // Generous: tests that exercise the limits start a server with their own.
 const testRateLimits = { perKey: 100_000, agentUpdate: 100_000, windowMs: 60_000 };
 
-export async function startTestServer(options: { rateLimits?: RateLimits } = {}): Promise<TestServer> {
-  const storage = await createTestStorage();
-  const db = await prepareDatabase({
-    port: 0,
-    host: '127.0.0.1',
-    storage: storage.storage,
-    redisUrl: undefined,
-    encryptionKey: undefined,
-    rateLimits: testRateLimits,
-    logLevel: 'silent',
+export function testEngine(services: Services, options: TestEngineOptions): RunEngine {
+  const handlers = defaultStepHandlers({ durationMs: options.callMs ?? 20, failureRate: options.failureRate ?? 0 });
+  for (const [type, handler] of Object.entries(options.handlers ?? {})) handlers.set(type, handler);
+  return new RunEngine(services.db.prisma, services.events, {
+    concurrency: options.concurrency ?? 10,
+    leaseMs: options.leaseMs ?? 30_000,
+    maxAttempts: options.maxAttempts ?? 3,
+    pollMs: 50,
+    handlers,
   });
-  const secrets = new SecretBox(randomBytes(32));
-  const app = await buildApp({ db, secrets, rateLimits: options.rateLimits ?? testRateLimits });
+}
+
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const storage = options.sharing ? null : await createTestStorage();
+  // A second instance on PostgreSQL gets a pool of its own, as another process would;
+  // the embedded database admits one process, so instances in it share the handle.
+  const shared = options.sharing?.db;
+  const ownDatabase = !shared || shared.storage.kind === 'postgres';
+  const db = shared ? (ownDatabase ? await prepareDatabase(shared.storage) : shared) : await prepareDatabase(storage!.storage);
+  const redis = options.redisUrl ? new Redis(options.redisUrl) : undefined;
+  // Instances of one deployment share the key, as ENCRYPTION_KEY makes them.
+  const secrets = options.sharing?.secrets ?? new SecretBox(randomBytes(32));
+  const services = createServices(db, secrets, redis);
+  const app = await buildApp({ services, rateLimits: options.rateLimits ?? testRateLimits });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  const engine = options.engine ? testEngine(services, options.engine) : null;
+  engine?.start();
   return {
     url,
     db,
     app,
+    services,
     secrets,
     storage,
+    engine,
     async createOrganization(name = 'Test organization') {
       const { organization, apiKey } = await createOrganization(db.prisma, name);
       return { organizationId: organization.id, apiKey };
@@ -66,9 +107,12 @@ export async function startTestServer(options: { rateLimits?: RateLimits } = {})
       return { status: response.status, body: await response.json() };
     },
     async close() {
+      await engine?.stop();
       await app.close();
-      await db.close();
-      await storage.dispose();
+      await services.close();
+      await redis?.quit();
+      if (ownDatabase) await db.close();
+      await storage?.dispose();
     },
   };
 }

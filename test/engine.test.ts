@@ -1,0 +1,281 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../src/db/database.ts';
+import { StepFailed, type StepHandler } from '../src/engine/steps.ts';
+import { eventually, flows } from './support/flows.ts';
+import { startTestServer, type TestEngineOptions, type TestServer } from './support/server.ts';
+
+/** Batch counters must equal the counts of the batch's runs by status, always. */
+async function expectStatsMatchRuns(db: Database, batchId: string) {
+  const batch = await db.prisma.batch.findUniqueOrThrow({ where: { id: batchId } });
+  const groups = await db.prisma.run.groupBy({ by: ['status'], where: { batchId }, _count: { _all: true } });
+  const count = (status: string) => groups.find((group) => group.status === status)?._count._all ?? 0;
+  expect({
+    pending: batch.pendingCount,
+    inProgress: batch.inProgressCount,
+    paused: batch.pausedCount,
+    finished: batch.finishedCount,
+    cancelled: batch.cancelledCount,
+    failed: batch.failedCount,
+  }).toEqual({
+    pending: count('PENDING'),
+    inProgress: count('IN_PROGRESS'),
+    paused: count('PAUSED'),
+    finished: count('FINISHED'),
+    cancelled: count('CANCELLED'),
+    failed: count('FAILED'),
+  });
+  return batch;
+}
+
+const batchIn = (db: Database, batchId: string, statuses: string[]) =>
+  eventually(async () => {
+    const batch = await db.prisma.batch.findUniqueOrThrow({ where: { id: batchId } });
+    return statuses.includes(batch.status) ? batch : undefined;
+  }, 30_000, `batch ${batchId} in ${statuses.join('/')}`);
+
+async function withEngine(options: TestEngineOptions, work: (server: TestServer, api: ReturnType<typeof flows>) => Promise<void>) {
+  const server = await startTestServer({ engine: options });
+  try {
+    const { apiKey } = await server.createOrganization();
+    await work(server, flows(server, apiKey));
+  } finally {
+    await server.close();
+  }
+}
+
+describe('the run engine', () => {
+  it('runs every step of the pinned version and finishes the runs and the batch', async () => {
+    await withEngine({ callMs: 10 }, async (server, api) => {
+      const workflow = await api.workflow([{ id: 'dial', type: 'call' }, { id: 'pause', type: 'wait', seconds: 0.01 }, { id: 'redial', type: 'call' }]);
+      const batchId = await api.batch(workflow, await api.prospects(5));
+      // A later version does not change the runs already pinned.
+      await api.ok(`mutation($id: ID!) { publishWorkflowVersion(workflowId: $id, input: { definition: { steps: [{ id: "x", type: "nope" }] } }) { version } }`, {
+        id: workflow,
+      });
+      const batch = await batchIn(server.db, batchId, ['FINISHED', 'FAILED']);
+      expect(batch.status).toBe('FINISHED');
+      expect(batch.finishedCount).toBe(5);
+      const runs = await server.db.prisma.run.findMany({ where: { batchId } });
+      for (const run of runs) {
+        expect(run).toMatchObject({ status: 'FINISHED', currentStepId: 'redial', attempts: 1, leaseOwner: null });
+        expect(run.startedAt!.getTime()).toBeLessThanOrEqual(run.endedAt!.getTime());
+      }
+      await expectStatsMatchRuns(server.db, batchId);
+    });
+  });
+
+  it('fails runs whose call fails, and a batch whose every run failed', async () => {
+    await withEngine({ callMs: 5, failureRate: 1 }, async (server, api) => {
+      const batchId = await api.batch(await api.workflow([{ id: 'dial', type: 'call' }]), await api.prospects(3));
+      const batch = await batchIn(server.db, batchId, ['FINISHED', 'FAILED']);
+      expect(batch).toMatchObject({ status: 'FAILED', failedCount: 3 });
+      const runs = await server.db.prisma.run.findMany({ where: { batchId } });
+      expect(runs.every((run) => run.status === 'FAILED' && run.error?.includes('not answered') && run.endedAt)).toBe(true);
+    });
+  });
+
+  it('finishes a batch with some failed runs as FINISHED, and fails runs with an unknown step type', async () => {
+    let calls = 0;
+    const flaky: StepHandler = async () => {
+      if (calls++ % 2 === 0) throw new StepFailed('busy line');
+    };
+    await withEngine({ handlers: { call: flaky }, concurrency: 1 }, async (server, api) => {
+      const batchId = await api.batch(await api.workflow([{ id: 'dial', type: 'call' }]), await api.prospects(4));
+      const batch = await batchIn(server.db, batchId, ['FINISHED', 'FAILED']);
+      expect(batch).toMatchObject({ status: 'FINISHED', finishedCount: 2, failedCount: 2 });
+      const unknown = await api.batch(await api.workflow([{ id: 'x', type: 'fax' }]), await api.prospects(1));
+      expect((await batchIn(server.db, unknown, ['FINISHED', 'FAILED'])).status).toBe('FAILED');
+      const [run] = await server.db.prisma.run.findMany({ where: { batchId: unknown } });
+      expect(run!.error).toContain('no handler for steps of type "fax"');
+    });
+  });
+
+  it('stops claiming at once on pause, lets runs in progress finish, and resumes', async () => {
+    await withEngine({ callMs: 300, concurrency: 2 }, async (server, api) => {
+      const batchId = await api.batch(await api.workflow([{ id: 'dial', type: 'call' }]), await api.prospects(6));
+      await batchIn(server.db, batchId, ['IN_PROGRESS']);
+      await api.setStatus(batchId, 'PAUSED');
+      const paused = await expectStatsMatchRuns(server.db, batchId);
+      expect(paused.status).toBe('PAUSED');
+      const startedBeforePause = await server.db.prisma.run.count({ where: { batchId, startedAt: { not: null } } });
+      await sleep(900);
+      // Runs in progress finished; nothing new started while paused.
+      expect(await server.db.prisma.run.count({ where: { batchId, startedAt: { not: null } } })).toBe(startedBeforePause);
+      expect(await server.db.prisma.run.count({ where: { batchId, status: 'IN_PROGRESS' } })).toBe(0);
+      const stillPaused = await expectStatsMatchRuns(server.db, batchId);
+      expect(stillPaused.status).toBe('PAUSED');
+      expect(stillPaused.pausedCount).toBe(6 - startedBeforePause);
+      await api.setStatus(batchId, 'PENDING');
+      const done = await batchIn(server.db, batchId, ['FINISHED']);
+      expect(done.finishedCount).toBe(6);
+      await expectStatsMatchRuns(server.db, batchId);
+    });
+  });
+
+  it('keeps a cancelled batch cancelled while its runs in progress end', async () => {
+    await withEngine({ callMs: 300, concurrency: 1 }, async (server, api) => {
+      const batchId = await api.batch(await api.workflow([{ id: 'dial', type: 'call' }]), await api.prospects(3));
+      await batchIn(server.db, batchId, ['IN_PROGRESS']);
+      await api.setStatus(batchId, 'CANCELLED');
+      await eventually(async () => ((await server.db.prisma.run.count({ where: { batchId, status: 'IN_PROGRESS' } })) === 0 ? true : undefined));
+      const batch = await expectStatsMatchRuns(server.db, batchId);
+      expect(batch).toMatchObject({ status: 'CANCELLED', finishedCount: 1, cancelledCount: 2 });
+    });
+  });
+
+  it('holds runs of a batch scheduled in the future until then', async () => {
+    await withEngine({ callMs: 5 }, async (server, api) => {
+      const at = new Date(Date.now() + 1500);
+      const batchId = await api.batch(await api.workflow([{ id: 'dial', type: 'call' }]), await api.prospects(2), { scheduledAt: at.toISOString() });
+      await sleep(700);
+      expect((await server.db.prisma.batch.findUniqueOrThrow({ where: { id: batchId } })).status).toBe('PENDING');
+      const batch = await batchIn(server.db, batchId, ['FINISHED']);
+      const runs = await server.db.prisma.run.findMany({ where: { batchId } });
+      expect(runs.every((run) => run.startedAt!.getTime() >= at.getTime())).toBe(true);
+      expect(batch.finishedCount).toBe(2);
+    });
+  });
+
+  it("keeps calls on an outbound trunk within its max_concurrency", async () => {
+    let active = 0;
+    let peak = 0;
+    const server = await startTestServer({ engine: { concurrency: 8, callMs: 120 } });
+    try {
+      const { apiKey } = await server.createOrganization();
+      const api = flows(server, apiKey);
+      const trunks = await api.ok(`mutation { createSipTrunk(input: { name: "T", address: "sip.example.com", provider: "twilio",
+        phoneNumbers: ["+14155550100"], maxConcurrency: 2 }) { outboundTrunk { id } } }`);
+      const trunkId = trunks.createSipTrunk.outboundTrunk.id;
+      const observe = setInterval(async () => {
+        active = await server.db.prisma.run.count({ where: { trunkId, status: 'IN_PROGRESS' } });
+        peak = Math.max(peak, active);
+      }, 10);
+      const batchId = await api.batch(await api.workflow([{ id: 'dial', type: 'call', trunk_id: trunkId }]), await api.prospects(8));
+      await batchIn(server.db, batchId, ['FINISHED']);
+      clearInterval(observe);
+      expect(peak).toBeGreaterThan(0);
+      expect(peak).toBeLessThanOrEqual(2);
+      const foreign = await api.batch(await api.workflow([{ id: 'dial', type: 'call', trunk_id: 'trk_nope' }]), await api.prospects(1));
+      expect((await batchIn(server.db, foreign, ['FAILED', 'FINISHED'])).status).toBe('FAILED');
+    } finally {
+      await server.close();
+    }
+  });
+
+  describe('webhook steps', () => {
+    let receiver: http.Server;
+    let base: string;
+    const received: { method?: string; body: string }[] = [];
+    beforeAll(async () => {
+      receiver = http.createServer((request, response) => {
+        let body = '';
+        request.on('data', (chunk) => (body += chunk));
+        request.on('end', () => {
+          received.push({ method: request.method, body });
+          if (request.url === '/slow') return void setTimeout(() => response.end('late'), 2000);
+          response.statusCode = request.url === '/fail' ? 500 : 200;
+          response.end('ok');
+        });
+      });
+      await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+      base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+    });
+    afterAll(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
+
+    it('sends a real request, fails on a non-2xx answer and on a timeout', async () => {
+      await withEngine({}, async (server, api) => {
+        const ok = await api.batch(await api.workflow([{ id: 'hook', type: 'webhook', url: `${base}/ok` }]), await api.prospects(1));
+        expect((await batchIn(server.db, ok, ['FINISHED', 'FAILED'])).status).toBe('FINISHED');
+        const body = JSON.parse(received.find((request) => request.body.includes(ok))!.body);
+        expect(body).toMatchObject({ batch_id: ok, step_id: 'hook', run_id: expect.stringMatching(/^run_/) });
+
+        const failing = await api.batch(await api.workflow([{ id: 'hook', type: 'webhook', url: `${base}/fail` }]), await api.prospects(1));
+        expect((await batchIn(server.db, failing, ['FINISHED', 'FAILED'])).status).toBe('FAILED');
+        const slow = await api.batch(
+          await api.workflow([{ id: 'hook', type: 'webhook', url: `${base}/slow`, timeout_ms: 200 }]),
+          await api.prospects(1),
+        );
+        expect((await batchIn(server.db, slow, ['FINISHED', 'FAILED'])).status).toBe('FAILED');
+        const [run] = await server.db.prisma.run.findMany({ where: { batchId: slow } });
+        expect(run!.error).toContain('failed');
+      });
+    });
+  });
+
+  it('takes back a run whose holder died once its lease runs out, and runs it', async () => {
+    await withEngine({ callMs: 5, leaseMs: 1000 }, async (server, api) => {
+      await server.engine!.stop();
+      const batchId = await api.batch(await api.workflow([{ id: 'dial', type: 'call' }]), await api.prospects(2));
+      // A worker that died mid-run: its run stays IN_PROGRESS under a lease nobody renews.
+      const [run] = await server.db.prisma.run.findMany({ where: { batchId }, take: 1 });
+      await server.db.prisma.$transaction([
+        server.db.prisma.run.update({
+          where: { id: run!.id },
+          data: { status: 'IN_PROGRESS', startedAt: new Date(), leaseOwner: 'dead-worker', leaseExpiresAt: new Date(Date.now() + 500), attempts: 1 },
+        }),
+        server.db.prisma.batch.update({
+          where: { id: batchId },
+          data: { status: 'IN_PROGRESS', pendingCount: { decrement: 1 }, inProgressCount: { increment: 1 } },
+        }),
+      ]);
+      server.engine!.start();
+      const batch = await batchIn(server.db, batchId, ['FINISHED']);
+      expect(batch.finishedCount).toBe(2);
+      const recovered = await server.db.prisma.run.findUniqueOrThrow({ where: { id: run!.id } });
+      expect(recovered).toMatchObject({ status: 'FINISHED', attempts: 2 });
+      await expectStatsMatchRuns(server.db, batchId);
+    });
+  });
+
+  it('hands its runs back to PENDING when it stops, for another instance to take', async () => {
+    await withEngine({ callMs: 60_000, concurrency: 3 }, async (server, api) => {
+      const batchId = await api.batch(await api.workflow([{ id: 'dial', type: 'call' }]), await api.prospects(3));
+      await eventually(async () => ((await server.db.prisma.run.count({ where: { batchId, status: 'IN_PROGRESS' } })) === 3 ? true : undefined));
+      await server.engine!.stop();
+      const batch = await expectStatsMatchRuns(server.db, batchId);
+      expect(batch).toMatchObject({ pendingCount: 3, inProgressCount: 0 });
+      const runs = await server.db.prisma.run.findMany({ where: { batchId } });
+      expect(runs.every((run) => run.leaseOwner === null && run.startedAt === null)).toBe(true);
+    });
+  });
+});
+
+describe('two instances', () => {
+  let first: TestServer;
+  let second: TestServer;
+  const executions: { runId: string; instance: string }[] = [];
+  const recording = (instance: string): StepHandler => async (_step, context) => {
+    executions.push({ runId: context.run.id, instance });
+    await sleep(30, undefined, { signal: context.signal });
+  };
+  beforeAll(async () => {
+    first = await startTestServer({ engine: { concurrency: 4, handlers: { call: recording('first') } }, redisUrl: process.env.TEST_REDIS_URL });
+    second = await startTestServer({
+      engine: { concurrency: 4, handlers: { call: recording('second') } },
+      redisUrl: process.env.TEST_REDIS_URL,
+      sharing: first,
+    });
+  });
+  afterAll(async () => {
+    await second.close();
+    await first.close();
+  });
+
+  it('share a batch: both execute runs, each run exactly once', async () => {
+    const { apiKey } = await first.createOrganization();
+    const api = flows(first, apiKey);
+    const batchId = await api.batch(await api.workflow([{ id: 'dial', type: 'call' }]), await api.prospects(40));
+    const batch = await batchIn(first.db, batchId, ['FINISHED']);
+    expect(batch.finishedCount).toBe(40);
+    const runs = await first.db.prisma.run.findMany({ where: { batchId } });
+    expect(runs.every((run) => run.attempts === 1)).toBe(true);
+    const ofBatch = executions.filter((execution) => runs.some((run) => run.id === execution.runId));
+    expect(ofBatch).toHaveLength(40);
+    expect(new Set(ofBatch.map((execution) => execution.runId)).size).toBe(40);
+    expect(new Set(ofBatch.map((execution) => execution.instance))).toEqual(new Set(['first', 'second']));
+    await expectStatsMatchRuns(first.db, batchId);
+  });
+});

@@ -21,7 +21,7 @@ export async function buildApp({ services, rateLimits, logLevel = 'silent' }: Ap
   const app = Fastify({
     logger: { level: logLevel },
     // Ids are short; a longer path segment is refused before routing, in SPEC.md's error body.
-    maxParamLength: 200,
+    routerOptions: { maxParamLength: 200 },
     frameworkErrors: (error, _request, reply) => {
       const status = (error as { statusCode?: number }).statusCode ?? 400;
       void (reply as unknown as FastifyReply).code(status).send(errorBody(error.message));

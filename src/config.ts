@@ -1,6 +1,7 @@
 // The one place environment variables are read. The server and the CLI share it.
 import path from 'node:path';
 import { z } from 'zod';
+import { defaultGraphQLLimits, type GraphQLLimits } from './graphql/protections.ts';
 import type { RateLimits } from './http/rate-limits.ts';
 
 const environment = z.object({
@@ -14,6 +15,14 @@ const environment = z.object({
   ENCRYPTION_KEY: z.string().optional(),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
   AGENT_UPDATE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+  GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).default(defaultGraphQLLimits.maxDepth),
+  GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).default(defaultGraphQLLimits.maxAliases),
+  GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(1).default(defaultGraphQLLimits.maxTokens),
+  GRAPHQL_MAX_DIRECTIVES: z.coerce.number().int().min(0).default(defaultGraphQLLimits.maxDirectives),
+  GRAPHQL_MAX_COST: z.coerce.number().int().min(1).default(defaultGraphQLLimits.maxCost),
+  GRAPHQL_INTROSPECTION: z.enum(['on', 'off']).default('on'),
+  GRAPHQL_PERSISTED_ONLY: z.enum(['on', 'off']).default('off'),
+  PERSISTED_OPERATIONS_FILE: z.string().optional(),
   ENGINE: z.enum(['on', 'off']).default('on'),
   ENGINE_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(10),
   SIMULATED_CALL_MS: z.coerce.number().int().min(0).max(3_600_000).default(2000),
@@ -35,6 +44,7 @@ export interface Config {
   /** Seals secrets at rest; see src/domain/secrets.ts for the embedded default. */
   encryptionKey: string | undefined;
   rateLimits: RateLimits;
+  graphqlLimits: GraphQLLimits;
   engine: EngineConfig;
   logLevel: z.infer<typeof environment>['LOG_LEVEL'];
 }
@@ -73,6 +83,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       perKey: values.RATE_LIMIT_PER_MINUTE,
       agentUpdate: values.AGENT_UPDATE_RATE_LIMIT_PER_MINUTE,
       windowMs: 60_000,
+    },
+    graphqlLimits: {
+      maxDepth: values.GRAPHQL_MAX_DEPTH,
+      maxAliases: values.GRAPHQL_MAX_ALIASES,
+      maxTokens: values.GRAPHQL_MAX_TOKENS,
+      maxDirectives: values.GRAPHQL_MAX_DIRECTIVES,
+      maxCost: values.GRAPHQL_MAX_COST,
+      introspection: values.GRAPHQL_INTROSPECTION === 'on',
+      persistedOnly: values.GRAPHQL_PERSISTED_ONLY === 'on',
+      persistedOperationsFile: values.PERSISTED_OPERATIONS_FILE,
     },
     engine: {
       enabled: values.ENGINE === 'on',

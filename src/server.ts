@@ -75,7 +75,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   };
   try {
     const firstOrganization = await bootstrapFirstOrganization(db);
-    app = await buildApp({ services, rateLimits: config.rateLimits, logLevel: config.logLevel });
+    app = await buildApp({ services, rateLimits: config.rateLimits, graphqlLimits: config.graphqlLimits, logLevel: config.logLevel });
     const url = await app.listen({ port: config.port, host: config.host });
     engine = createEngine(config, services);
     engine?.start();

@@ -8,6 +8,7 @@ import { unstorableMembers } from '../domain/validation.ts';
 import { authenticate, type Viewer } from '../domain/organizations.ts';
 import { createContext, type GraphQLContext } from '../schema/context.ts';
 import type { Services } from '../services.ts';
+import { type GraphQLLimits, protectionPlugins } from './protections.ts';
 import { schema } from '../schema/index.ts';
 
 /**
@@ -33,7 +34,13 @@ function toGraphQLError(error: DomainError): GraphQLError {
   });
 }
 
-export function createGraphQLServer(services: Services): GraphQLServer {
+export interface GraphQLServerOptions {
+  limits: GraphQLLimits;
+  /** Operations the gateway itself runs (the REST layer's): always allowed, by hash. */
+  internalOperations: string[];
+}
+
+export function createGraphQLServer(services: Services, { limits, internalOperations }: GraphQLServerOptions): GraphQLServer {
   return createYoga<ServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -64,6 +71,7 @@ export function createGraphQLServer(services: Services): GraphQLServer {
           }
         },
       },
+      ...protectionPlugins(limits, internalOperations),
     ],
     context: async ({ request, viewer: authenticated }): Promise<GraphQLContext> => {
       const viewer = authenticated ?? (await authenticate(services.db.prisma, request.headers.get('x-api-key')));

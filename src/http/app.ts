@@ -3,7 +3,9 @@
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { graphqlWebSocketHandler } from '../graphql/websocket.ts';
+import { defaultGraphQLLimits, type GraphQLLimits } from '../graphql/protections.ts';
 import { createGraphQLServer } from '../graphql/yoga.ts';
+import { routes } from '../rest/routes/index.ts';
 import { registerRestRoutes } from '../rest/router.ts';
 import type { Services } from '../services.ts';
 import { errorBody } from './errors.ts';
@@ -13,10 +15,16 @@ export interface AppOptions {
   /** The caller owns them: closing the app leaves them open. */
   services: Services;
   rateLimits: RateLimits;
+  graphqlLimits?: GraphQLLimits;
   logLevel?: string;
 }
 
-export async function buildApp({ services, rateLimits, logLevel = 'silent' }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({
+  services,
+  rateLimits,
+  graphqlLimits = defaultGraphQLLimits,
+  logLevel = 'silent',
+}: AppOptions): Promise<FastifyInstance> {
   const { db, redis } = services;
   const app = Fastify({
     logger: { level: logLevel },
@@ -27,7 +35,10 @@ export async function buildApp({ services, rateLimits, logLevel = 'silent' }: Ap
       void (reply as unknown as FastifyReply).code(status).send(errorBody(error.message));
     },
   });
-  const graphql = createGraphQLServer(services);
+  const graphql = createGraphQLServer(services, {
+    limits: graphqlLimits,
+    internalOperations: routes.map((route) => route.operation),
+  });
 
   // Set before any route is registered, so every scope inherits SPEC.md's error body.
   app.setNotFoundHandler((request, reply) =>

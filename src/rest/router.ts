@@ -8,6 +8,7 @@ import type { Database } from '../db/database.ts';
 import { DomainError, httpStatusOf, notFound } from '../domain/errors.ts';
 import { authenticate, type Viewer } from '../domain/organizations.ts';
 import { parseOrThrow, refuseUnstorable } from '../domain/validation.ts';
+import { operationHash } from '../graphql/protections.ts';
 import type { GraphQLServer } from '../graphql/yoga.ts';
 import { errorBody } from '../http/errors.ts';
 import { agentUpdateLimiter, type RateLimits, unlimited } from '../http/rate-limits.ts';
@@ -50,7 +51,11 @@ async function runOperation(graphql: GraphQLServer, request: FastifyRequest, rou
         'x-api-key': String(request.headers['x-api-key'] ?? ''),
         'x-request-id': request.id,
       },
-      body: JSON.stringify({ query: route.operation, variables: route.variables(input) }),
+      // The operation travels as a persisted one (its hash): it runs even where only persisted operations may.
+      body: JSON.stringify({
+        extensions: { persistedQuery: { version: 1, sha256Hash: operationHash(route.operation) } },
+        variables: route.variables(input),
+      }),
     },
     { viewer },
   );

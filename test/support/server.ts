@@ -7,6 +7,7 @@ import { createOrganization } from '../../src/domain/organizations.ts';
 import { SecretBox } from '../../src/domain/secrets.ts';
 import { RunEngine } from '../../src/engine/run-engine.ts';
 import { defaultStepHandlers, type StepHandler } from '../../src/engine/steps.ts';
+import type { GraphQLLimits } from '../../src/graphql/protections.ts';
 import { buildApp } from '../../src/http/app.ts';
 import type { RateLimits } from '../../src/http/rate-limits.ts';
 import { prepareDatabase } from '../../src/server.ts';
@@ -25,6 +26,7 @@ export interface TestEngineOptions {
 
 export interface TestServerOptions {
   rateLimits?: RateLimits;
+  graphqlLimits?: GraphQLLimits;
   /** Run a run engine in this instance. */
   engine?: TestEngineOptions;
   /** Another test server whose database this instance shares (a second instance). */
@@ -78,7 +80,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   // Instances of one deployment share the key, as ENCRYPTION_KEY makes them.
   const secrets = options.sharing?.secrets ?? new SecretBox(randomBytes(32));
   const services = createServices(db, secrets, redis);
-  const app = await buildApp({ services, rateLimits: options.rateLimits ?? testRateLimits });
+  const app = await buildApp({ services, rateLimits: options.rateLimits ?? testRateLimits, graphqlLimits: options.graphqlLimits });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   const engine = options.engine ? testEngine(services, options.engine) : null;
   engine?.start();

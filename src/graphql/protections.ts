@@ -1,0 +1,79 @@
+// Limits on what one GraphQL request may ask for, and who may ask what:
+// depth, aliases, tokens, directives and static cost (graphql-armor),
+// introspection on or off, and an allow-list mode in which only persisted
+// operations run (the REST layer's own operations are always persisted).
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
+import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
+import { NoSchemaIntrospectionCustomRule } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+
+export interface GraphQLLimits {
+  maxDepth: number;
+  maxAliases: number;
+  maxTokens: number;
+  maxDirectives: number;
+  maxCost: number;
+  introspection: boolean;
+  /** Only persisted operations run: those of the file and the REST layer's. */
+  persistedOnly: boolean;
+  /** A JSON object of sha256 hash -> operation text (the allow-list). */
+  persistedOperationsFile?: string;
+}
+
+export const defaultGraphQLLimits: GraphQLLimits = {
+  maxDepth: 12,
+  maxAliases: 15,
+  maxTokens: 2000,
+  maxDirectives: 20,
+  maxCost: 50_000,
+  introspection: true,
+  persistedOnly: false,
+};
+
+/** The key a persisted operation is known by: the SHA-256 of its text (Apollo's convention). */
+export const operationHash = (text: string) => createHash('sha256').update(text).digest('hex');
+
+function loadPersistedFile(file: string): Record<string, string> {
+  const operations = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  for (const [hash, text] of Object.entries(operations)) {
+    if (typeof text !== 'string' || operationHash(text) !== hash) {
+      throw new Error(`${file}: "${hash}" is not the SHA-256 of its operation`);
+    }
+  }
+  return operations as Record<string, string>;
+}
+
+export function protectionPlugins(limits: GraphQLLimits, internalOperations: string[]): Plugin[] {
+  const persisted = new Map<string, string>(internalOperations.map((text) => [operationHash(text), text]));
+  if (limits.persistedOperationsFile) {
+    for (const [hash, text] of Object.entries(loadPersistedFile(limits.persistedOperationsFile))) persisted.set(hash, text);
+  }
+  const refusal = (message: string) => ({ message, extensions: { code: 'BAD_INPUT', status: 400, http: { status: 400 } } });
+  return [
+    EnvelopArmorPlugin({
+      maxDepth: { n: limits.maxDepth },
+      maxAliases: { n: limits.maxAliases },
+      maxTokens: { n: limits.maxTokens },
+      maxDirectives: { n: limits.maxDirectives },
+      // Cost = how many values the answer may hold: each field 1 (objects 2), times the
+      // `first`/`last` of the lists above it; page sizes are capped at 100 besides.
+      costLimit: { maxCost: limits.maxCost, depthCostFactor: 1 },
+      // Suggestions ("did you mean…") stay: they help clients and reveal nothing introspection would not.
+      blockFieldSuggestion: { enabled: !limits.introspection },
+    }) as Plugin,
+    ...(limits.introspection
+      ? []
+      : [{ onValidate: ({ addValidationRule }) => addValidationRule(NoSchemaIntrospectionCustomRule) } satisfies Plugin]),
+    usePersistedOperations({
+      getPersistedOperation: (hash) => persisted.get(hash) ?? null,
+      allowArbitraryOperations: !limits.persistedOnly,
+      customErrors: {
+        notFound: refusal('PersistedQueryNotFound: no persisted operation has this hash'),
+        persistedQueryOnly: refusal('PersistedQueryOnly: this server runs persisted operations only'),
+        keyNotFound: refusal('PersistedQueryKeyNotFound: the request names no persisted operation'),
+      },
+    }),
+  ];
+}

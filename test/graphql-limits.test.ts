@@ -1,0 +1,102 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultGraphQLLimits, operationHash } from '../src/graphql/protections.ts';
+import { restClient } from './support/rest.ts';
+import { startTestServer, type TestServer } from './support/server.ts';
+
+const refusedWith = (body: { errors?: { message: string }[] }, pattern: RegExp) => {
+  expect(body.errors?.[0]?.message).toMatch(pattern);
+};
+
+describe('GraphQL limits (defaults)', () => {
+  let server: TestServer;
+  let apiKey: string;
+  beforeAll(async () => {
+    server = await startTestServer();
+    ({ apiKey } = await server.createOrganization());
+  });
+  afterAll(() => server.close());
+  const gql = (query: string) => server.graphql(apiKey, query).then((response) => response.body);
+
+  it('accepts the dashboard query and refuses deeper ones', async () => {
+    const dashboard = await gql(`{ workflow(id: "wf_x") { batches(first: 20) { edges { node { stats { pendingCount totalCount }
+      runs(first: 50) { edges { node { status startedAt prospect { firstName lastName phone tags { name } } } } } } } } } }`);
+    expect(dashboard.errors).toBeUndefined();
+    const deep = `{ workflows { nodes { batches { nodes { runs { nodes { batch { workflow { runs { nodes { prospect { runs { nodes { id } } } } } } } } } } } } } }`;
+    refusedWith(await gql(deep), /depth/i);
+  });
+
+  it('refuses too many aliases, tokens and too high a cost', async () => {
+    const aliases = Array.from({ length: defaultGraphQLLimits.maxAliases + 1 }, (_, index) => `a${index}: organization { id }`).join(' ');
+    refusedWith(await gql(`{ ${aliases} }`), /alias/i);
+    const tokens = `{ ${Array.from({ length: 1100 }, () => 'organization { id }').join(' ')} }`;
+    refusedWith(await gql(tokens), /token/i);
+    const costly = `{ workflows(first: 100) { nodes { batches(first: 100) { nodes { runs(first: 100) { nodes { id status startedAt } } } } } } }`;
+    refusedWith(await gql(costly), /cost/i);
+  });
+
+  it('serves introspection by default', async () => {
+    const body = await gql('{ __schema { queryType { name } } }');
+    expect(body.data.__schema.queryType.name).toBe('Query');
+  });
+});
+
+describe('GraphQL limits (production settings)', () => {
+  let server: TestServer;
+  let org: { organizationId: string; apiKey: string };
+  const allowed = 'query Allowed { organization { name } }';
+  beforeAll(async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'persisted-'));
+    const file = path.join(dir, 'operations.json');
+    await writeFile(file, JSON.stringify({ [operationHash(allowed)]: allowed }));
+    server = await startTestServer({
+      graphqlLimits: { ...defaultGraphQLLimits, introspection: false, persistedOnly: true, persistedOperationsFile: file },
+    });
+    org = await server.createOrganization('Prod');
+  });
+  afterAll(() => server.close());
+  const post = async (body: unknown) => {
+    const response = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': org.apiKey },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, body: await response.json() };
+  };
+
+  it('runs persisted operations only, by hash', async () => {
+    const ok = await post({ extensions: { persistedQuery: { version: 1, sha256Hash: operationHash(allowed) } } });
+    expect(ok.body).toEqual({ data: { organization: { name: 'Prod' } } });
+    const arbitrary = await post({ query: '{ organization { id } }' });
+    expect(arbitrary.status).toBe(400);
+    refusedWith(arbitrary.body, /persisted operations only/);
+    const unknown = await post({ extensions: { persistedQuery: { version: 1, sha256Hash: 'f'.repeat(64) } } });
+    refusedWith(unknown.body, /no persisted operation/);
+  });
+
+  it('keeps the REST layer working: its operations are persisted', async () => {
+    const rest = restClient(server, org.organizationId, org.apiKey);
+    const created = await rest('POST', '/org/{org}/workflows', { body: { name: 'Still works' } });
+    expect(created.status).toBe(201);
+  });
+
+  it('refuses introspection when it is off', async () => {
+    const introspection = 'query Schema { __schema { types { name } } }';
+    // Even as a persisted operation: the rule is a validation rule.
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'persisted-'));
+    const file = path.join(dir, 'operations.json');
+    await writeFile(file, JSON.stringify({ [operationHash(introspection)]: introspection }));
+    const strict = await startTestServer({
+      graphqlLimits: { ...defaultGraphQLLimits, introspection: false, persistedOperationsFile: file },
+    });
+    try {
+      const { apiKey } = await strict.createOrganization();
+      const response = await strict.graphql(apiKey, introspection);
+      refusedWith(response.body, /introspection/i);
+    } finally {
+      await strict.close();
+    }
+  });
+});

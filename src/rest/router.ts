@@ -12,6 +12,7 @@ import { operationHash } from '../graphql/protections.ts';
 import type { GraphQLServer } from '../graphql/yoga.ts';
 import { errorBody } from '../http/errors.ts';
 import { agentUpdateLimiter, type RateLimits, unlimited } from '../http/rate-limits.ts';
+import { claimIdempotencyKey, requestHashOf, validKey } from './idempotency.ts';
 import { decodeJsonMembers } from './json-bytes.ts';
 import { openApiDocument } from './openapi.ts';
 import { REST_PREFIXES, type Route, type RouteInput } from './route.ts';
@@ -91,8 +92,27 @@ function handlerFor(route: Route, db: Database, graphql: GraphQLServer) {
             )
           : undefined,
       };
-      const data = await runOperation(graphql, request, route, input, viewer);
-      return reply.code(route.status ?? 200).send(route.respond(data, input));
+      const status = route.status ?? 200;
+      const idempotencyKey = request.headers['idempotency-key'];
+      if (status !== 201 || idempotencyKey === undefined) {
+        return reply.code(status).send(route.respond(await runOperation(graphql, request, route, input, viewer), input));
+      }
+      const claim = await claimIdempotencyKey(
+        db.prisma,
+        viewer.organizationId,
+        validKey(idempotencyKey),
+        // The route and its parameters, not the URL: the same request under either prefix is the same request.
+        requestHashOf(route.method, route.path, { params: input.params, body: input.body }),
+      );
+      if (claim.kind === 'replay') return reply.code(claim.status).header('idempotent-replayed', 'true').send(claim.body);
+      try {
+        const body = route.respond(await runOperation(graphql, request, route, input, viewer), input);
+        await claim.complete(status, body);
+        return reply.code(status).send(body);
+      } catch (error) {
+        await claim.abandon();
+        throw error;
+      }
     } catch (error) {
       if (error instanceof DomainError) {
         return reply.code(httpStatusOf[error.kind]).send(errorBody(error.message, error.detail));

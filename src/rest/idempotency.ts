@@ -1,0 +1,67 @@
+// `Idempotency-Key` on creates: the first request with a key runs and its
+// answer is kept (24 hours); a retry with the same key and the same request
+// gets that answer again and creates nothing. The same key with another
+// request, or while the first is still running, is a 409.
+import { createHash } from 'node:crypto';
+import type { PrismaClient } from '../generated/prisma/client.ts';
+import { badInput, conflict } from '../domain/errors.ts';
+
+const TTL_MS = 24 * 60 * 60 * 1000;
+
+export type IdempotencyClaim =
+  | { kind: 'first'; complete(status: number, body: unknown): Promise<void>; abandon(): Promise<void> }
+  | { kind: 'replay'; status: number; body: unknown };
+
+export const requestHashOf = (method: string, path: string, body: unknown) =>
+  createHash('sha256').update(JSON.stringify([method, path, body ?? null])).digest('hex');
+
+export function validKey(value: unknown): string {
+  if (typeof value !== 'string' || !/^[\x21-\x7e]{1,255}$/.test(value)) {
+    throw badInput([{ path: 'Idempotency-Key', rule: 'format', message: 'must be 1 to 255 visible ASCII characters' }]);
+  }
+  return value;
+}
+
+export async function claimIdempotencyKey(
+  prisma: PrismaClient,
+  organizationId: string,
+  key: string,
+  requestHash: string,
+): Promise<IdempotencyClaim> {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const inserted = await prisma.$queryRaw<{ id: string }[]>`
+      INSERT INTO "IdempotencyRecord" ("organizationId", key, "requestHash") VALUES (${organizationId}, ${key}, ${requestHash})
+      ON CONFLICT ("organizationId", key) DO NOTHING RETURNING id`;
+    if (inserted[0]) {
+      const id = inserted[0].id;
+      return {
+        kind: 'first',
+        complete: async (status, body) => {
+          await prisma.idempotencyRecord.update({
+            where: { id },
+            data: { responseStatus: status, responseBody: body as object, completedAt: new Date() },
+          });
+        },
+        // The request failed: nothing was created, so the key may be used again.
+        abandon: async () => {
+          await prisma.idempotencyRecord.deleteMany({ where: { id, completedAt: null } });
+        },
+      };
+    }
+    const existing = await prisma.idempotencyRecord.findUnique({ where: { organizationId_key: { organizationId, key } } });
+    if (!existing) continue; // removed between the two statements: try again
+    if (Date.now() - existing.createdAt.getTime() > TTL_MS) {
+      await prisma.idempotencyRecord.deleteMany({ where: { id: existing.id } });
+      continue;
+    }
+    if (existing.requestHash !== requestHash) {
+      throw conflict('this Idempotency-Key was used with another request', { idempotency_key: key });
+    }
+    if (existing.completedAt === null || existing.responseStatus === null) {
+      // Still running, or its process died before it answered: its outcome is unknown.
+      throw conflict('a request with this Idempotency-Key has not completed; retry later', { idempotency_key: key });
+    }
+    return { kind: 'replay', status: existing.responseStatus, body: existing.responseBody };
+  }
+  throw conflict('this Idempotency-Key is in contention; retry', { idempotency_key: key });
+}

@@ -44,6 +44,26 @@ describe('hostile input', () => {
     expect(inLiteral.body.errors[0].extensions.code).toBe('BAD_INPUT');
   });
 
+  it('refuses bodies and variables nested deeper than 64 levels, however deep', async () => {
+    for (const depth of [65, 100_000]) {
+      const nested = '['.repeat(depth) + ']'.repeat(depth);
+      const body = refused(await rest('POST', '/org/{org}/workflows', { raw: `{"name": "x", "definition": {"a": ${nested}}}` }));
+      expect(body.message).toContain('64');
+      const graphql = await fetch(`${server.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+        body: `{"query": "mutation($d: JSON) { createWorkflow(input: { name: \\"x\\", definition: $d }) { id } }", "variables": {"d": {"a": ${nested}}}}`,
+      });
+      expect(graphql.status).toBe(400);
+      expect((await graphql.json()).errors[0].extensions.code).toBe('BAD_INPUT');
+    }
+    // 64 levels are fine.
+    const deepest = '['.repeat(62) + ']'.repeat(62);
+    const fine = await rest("POST", "/org/{org}/workflows", { raw: `{"name": "x", "definition": {"a": ${deepest}}}` });
+    expect(fine.body).toMatchObject({ name: "x" });
+    expect(fine.status).toBe(201);
+  });
+
   it('answers non-object bodies, absurd numbers and over-long ids with 4xx', async () => {
     for (const body of [[], null, 'text', 42, true]) refused(await rest('POST', '/org/{org}/workflows', { body }));
     refused(await rest('POST', '/org/{org}/workflows', { raw: '{"name": "x", "definition": {"a": 1e999}}' }));

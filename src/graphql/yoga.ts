@@ -5,6 +5,7 @@ import { GraphQLError } from 'graphql';
 import { createYoga, maskError, type YogaServerInstance } from 'graphql-yoga';
 import { DomainError, httpStatusOf } from '../domain/errors.ts';
 import { unstorableMembers } from '../domain/validation.ts';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../http/json-depth.ts';
 import { authenticate, type Viewer } from '../domain/organizations.ts';
 import { createContext, type GraphQLContext } from '../schema/context.ts';
 import type { Services } from '../services.ts';
@@ -63,6 +64,12 @@ export function createGraphQLServer(services: Services, { limits, internalOperat
             query.includes('\u0000') || query.includes('\\u0000')
               ? [{ path: 'query', rule: 'no NUL', message: 'must not contain the NUL character (U+0000)' }]
               : [];
+          // Variables hold a body one level down (`input`), so they may nest one level more than a REST body.
+          if (nestsDeeperThan(params.variables, MAX_JSON_DEPTH + 1)) {
+            throw new GraphQLError(`invalid input: variables nest deeper than ${MAX_JSON_DEPTH} levels`, {
+              extensions: { code: 'BAD_INPUT', status: 400, http: { status: 400 }, detail: null },
+            });
+          }
           const problems = [...inQuery, ...unstorableMembers(params.variables ?? {}, ['variables'])];
           if (problems.length > 0) {
             throw new GraphQLError(`invalid input: ${problems.map((problem) => `${problem.path} ${problem.message}`).join('; ')}`, {

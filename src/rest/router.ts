@@ -11,6 +11,7 @@ import { parseOrThrow, refuseUnstorable } from '../domain/validation.ts';
 import { operationHash } from '../graphql/protections.ts';
 import type { GraphQLServer } from '../graphql/yoga.ts';
 import { errorBody } from '../http/errors.ts';
+import { MAX_JSON_DEPTH, jsonTextDepth } from '../http/json-depth.ts';
 import { agentUpdateLimiter, type RateLimits, unlimited } from '../http/rate-limits.ts';
 import { claimIdempotencyKey, requestHashOf, validKey } from './idempotency.ts';
 import { decodeJsonMembers } from './json-bytes.ts';
@@ -134,8 +135,17 @@ export async function registerRestRoutes(app: FastifyInstance, { db, graphql, ra
   app.get('/openapi.json', { config: unlimited }, async () => document);
   const agentUpdateQuota = agentUpdateLimiter(app, rateLimits);
   await app.register(async (scope) => {
-    // SPEC.md's interface is JSON only: any other body is a 415.
-    scope.removeContentTypeParser('text/plain');
+    // SPEC.md's interface is JSON only: any other body is a 415. JSON is
+    // parsed as Fastify does (prototype keys refused), after a nesting check.
+    scope.removeContentTypeParser(['text/plain', 'application/json']);
+    const parseJson = scope.getDefaultJsonParser('error', 'error');
+    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (request, text, done) => {
+      if (jsonTextDepth(text as string) > MAX_JSON_DEPTH) {
+        const error = Object.assign(new Error(`the body nests deeper than ${MAX_JSON_DEPTH} levels`), { statusCode: 400 });
+        return done(error, undefined);
+      }
+      parseJson(request, text as string, done);
+    });
     for (const route of routes) {
       for (const prefix of REST_PREFIXES) {
         scope.route({

@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from './config.ts';
 import { type Database, openDatabase } from './db/database.ts';
 import { migrate } from './db/migrator.ts';
-import { createOrganization, issueApiKey, revokeApiKey } from './domain/organizations.ts';
+import { createOrganization, issueApiKey, revokeApiKey, rotateApiKey } from './domain/organizations.ts';
 import { prepareDatabase } from './server.ts';
 
 class UsageError extends Error {}
@@ -54,6 +54,17 @@ const commands: Record<string, Command> = {
     },
     run: ({ org, name }) =>
       withDatabase(async (db) => ({ api_key: (await issueApiKey(db.prisma, org!, name)).apiKey })),
+  },
+  'keys rotate': {
+    usage: 'gateway keys rotate --key KEY',
+    summary: 'Revoke a key and issue its replacement (shown once).',
+    options: { key: { type: 'string', description: 'the API key to replace', required: true } },
+    run: ({ key }) =>
+      withDatabase(async (db) => {
+        const issued = await rotateApiKey(db.prisma, { key: key! });
+        if (!issued) throw new Error('no such key, or it was revoked already');
+        return { api_key: issued.apiKey };
+      }),
   },
   'keys revoke': {
     usage: 'gateway keys revoke --key KEY',

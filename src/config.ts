@@ -23,6 +23,7 @@ const environment = z.object({
   GRAPHQL_INTROSPECTION: z.enum(['on', 'off']).default('on'),
   GRAPHQL_PERSISTED_ONLY: z.enum(['on', 'off']).default('off'),
   PERSISTED_OPERATIONS_FILE: z.string().optional(),
+  CORS_ORIGINS: z.string().default(''),
   ENGINE: z.enum(['on', 'off']).default('on'),
   ENGINE_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(10),
   SIMULATED_CALL_MS: z.coerce.number().int().min(0).max(3_600_000).default(2000),
@@ -45,6 +46,8 @@ export interface Config {
   encryptionKey: string | undefined;
   rateLimits: RateLimits;
   graphqlLimits: GraphQLLimits;
+  /** Origins browsers may call the API from; `*` for any. */
+  corsOrigins: string[];
   engine: EngineConfig;
   logLevel: z.infer<typeof environment>['LOG_LEVEL'];
 }
@@ -84,6 +87,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       agentUpdate: values.AGENT_UPDATE_RATE_LIMIT_PER_MINUTE,
       windowMs: 60_000,
     },
+    corsOrigins: values.CORS_ORIGINS.split(',').map((origin) => origin.trim()).filter(Boolean),
     graphqlLimits: {
       maxDepth: values.GRAPHQL_MAX_DEPTH,
       maxAliases: values.GRAPHQL_MAX_ALIASES,

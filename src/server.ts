@@ -65,17 +65,25 @@ export async function startServer(config: Config): Promise<RunningServer> {
   let app: FastifyInstance | undefined;
   let engine: RunEngine | null = null;
   let insights: InsightScheduler | null = null;
+  // Shutdown order: stop accepting and finish the requests in flight (WebSockets
+  // are told 1001), then hand this instance's runs back, then the connections.
   const release = async () => {
+    await app?.close();
     await engine?.stop();
     insights?.stop();
-    await app?.close();
     await services.close();
     await redis?.quit().catch(() => redis.disconnect());
     await db.close();
   };
   try {
     const firstOrganization = await bootstrapFirstOrganization(db);
-    app = await buildApp({ services, rateLimits: config.rateLimits, graphqlLimits: config.graphqlLimits, logLevel: config.logLevel });
+    app = await buildApp({
+      services,
+      rateLimits: config.rateLimits,
+      graphqlLimits: config.graphqlLimits,
+      corsOrigins: config.corsOrigins,
+      logLevel: config.logLevel,
+    });
     const url = await app.listen({ port: config.port, host: config.host });
     engine = createEngine(config, services);
     engine?.start();

@@ -39,8 +39,18 @@ describe('the operator CLI', () => {
     expect(JSON.parse(revoked.stdout)).toEqual({ revoked: 1 });
     expect(JSON.parse((await cli('keys', 'revoke', '--key', second)).stdout)).toEqual({ revoked: 0 });
 
+    const third = JSON.parse((await cli('keys', 'create', '--org', org.organization_id)).stdout).api_key;
+    const rotated = await cli('keys', 'rotate', '--key', third);
+    expect(rotated.code).toBe(0);
+    const { api_key: replacement } = JSON.parse(rotated.stdout);
+    expect(replacement).toMatch(/^gwk_/);
+    const again = await cli('keys', 'rotate', '--key', third);
+    expect(again).toMatchObject({ code: 1, stdout: '' });
+
     const db = await openDatabase(storage.storage);
     try {
+      expect(await authenticate(db.prisma, third)).toBeNull();
+      expect(await authenticate(db.prisma, replacement)).toMatchObject({ organizationId: org.organization_id });
       expect(await authenticate(db.prisma, org.api_key)).toMatchObject({ organizationId: org.organization_id });
       expect(await authenticate(db.prisma, second)).toBeNull();
       // Only hashes are stored.
@@ -69,7 +79,7 @@ describe('the operator CLI', () => {
   });
 
   it('answers --help for every command', async () => {
-    for (const command of [[], ['migrate'], ['orgs', 'create'], ['keys', 'create'], ['keys', 'revoke']]) {
+    for (const command of [[], ['migrate'], ['orgs', 'create'], ['keys', 'create'], ['keys', 'rotate'], ['keys', 'revoke']]) {
       const help = await cli(...command, '--help');
       expect(help.code).toBe(0);
       expect(help.stdout).toMatch(/^usage: gateway/);

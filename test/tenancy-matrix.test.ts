@@ -128,6 +128,10 @@ function paramKind(route: Route, param: string): ParamKind {
   throw new Error(`${route.method} ${route.path}: the matrix does not know what :${param} names; extend SEGMENT_KINDS or REFERENCE_STEMS`);
 }
 
+/** The route a concrete path (below the organization) is a row of. */
+const routeOf = (method: string, path: string) =>
+  routes.find((route) => route.method === method && new RegExp(`^${route.path.replace(/:\w+/g, '[^/]+')}$`).test(path));
+
 const paramsOf = (route: Route) => [...route.path.matchAll(/:(\w+)/g)].map((match) => match[1]!);
 
 /** Every member name a zod schema declares, at any depth (through optional, default, pipe, array...). */
@@ -269,6 +273,7 @@ const MUTATION_VARIABLES: Record<string, Template> = {
   generateInsight: () => ({ periodStart: VICTIM_PERIOD[0], periodEnd: VICTIM_PERIOD[1] }),
   publishWorkflowVersion: (refs) => ({ workflowId: refs.workflow, input: { definition: { steps: [], hijacked: true } } }),
   revokeApiKey: (refs) => ({ id: refs.apiKey }),
+  rotateApiKey: (refs) => ({ id: refs.apiKey }),
   setAgentTools: (refs) => ({ agentId: refs.agent, tools: [{ name: 'hijack', url: 'https://attacker.example' }] }),
   updateAgent: (refs) => ({ id: refs.agent, input: { name: 'Hijacked' } }),
   updateBatchStatus: (refs) => ({ id: refs.batch, status: 'CANCELLED' }),
@@ -410,9 +415,9 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
   const urlOf = (request: RestRequest) =>
     request.path + (request.query && Object.keys(request.query).length > 0 ? `?${new URLSearchParams(request.query)}` : '');
 
-  async function send(apiKey: string, request: RestRequest, label: string): Promise<RestResponse> {
+  async function send(apiKey: string, request: RestRequest, label: string, headers: Record<string, string> = {}): Promise<RestResponse> {
     const rest = restClient(server, '', apiKey);
-    const response = await rest(request.method, urlOf(request), request.body === undefined ? {} : { body: request.body });
+    const response = await rest(request.method, urlOf(request), { headers, ...(request.body === undefined ? {} : { body: request.body }) });
     record(label, JSON.stringify(request), JSON.stringify(response.body ?? null));
     return response;
   }
@@ -523,8 +528,16 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
   async function populate(name: string, mark: string, options: { slug: string; area: string; period: readonly [string, string] }) {
     const { organizationId, apiKey } = await server.createOrganization(name);
     const rest = restClient(server, organizationId, apiKey);
+    /** Every create is made with an Idempotency-Key, by route. */
+    const idempotencyKeys = new Map<string, string>();
     const ok = async (method: string, path: string, body?: unknown) => {
-      const response = await rest(method, `/org/{org}${path}`, body === undefined ? {} : { body });
+      const route = routeOf(method, path);
+      const headers: Record<string, string> = {};
+      if (route?.status === 201) {
+        headers['idempotency-key'] = `${mark}-${fresh()}`;
+        idempotencyKeys.set(`${route.method} ${route.path}`, headers['idempotency-key']);
+      }
+      const response = await rest(method, `/org/{org}${path}`, { headers, ...(body === undefined ? {} : { body }) });
       if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(response.body)}`);
       return response.body;
     };
@@ -612,10 +625,11 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
         insight: [insight.generateInsight.id],
       },
     };
-    return { tenant, secrets: ownSecrets, numbers: numbers.map((number) => number.number), tagName: tag.name as string };
+    return { tenant, secrets: ownSecrets, numbers: numbers.map((number) => number.number), tagName: tag.name as string, idempotencyKeys };
   }
 
   let victimNumbers: string[] = [];
+  let victimIdempotencyKeys = new Map<string, string>();
   let victimTagName = '';
 
   beforeAll(async () => {
@@ -624,6 +638,7 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
     victim = built.tenant;
     victimNumbers = built.numbers;
     victimTagName = built.tagName;
+    victimIdempotencyKeys = built.idempotencyKeys;
     secrets.push(...built.secrets);
     // The attacker owns objects of every kind too: the matrix mixes its ids with the victim's.
     attacker = (await populate('Attacker', 'attacker', { slug: 'hubspot', area: '646', period: ['2025-06-01', '2025-06-30'] })).tenant;
@@ -652,6 +667,14 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
   });
 
   const allVictimIds = () => [...ghosts.keys()].filter((id) => id !== victim.slug);
+
+  /** `value` with the reference member `name` set to the victim's ids of its kind (all of them where it is a list). */
+  const withVictimReference = <T>(value: T, name: string): T =>
+    replaceReferences(value, (member, current) => {
+      if (member !== name) return current;
+      const ids = victim.ids[referenceKind(member)!];
+      return Array.isArray(current) ? ids : ids[0];
+    }) as T;
 
   const expectClean = () => {
     expect(leaks).toEqual([]);
@@ -694,6 +717,14 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
           const response = await sendWithGhost(restRequest(route, prefix, attacker.organizationId, A, V), label('own path, victim references'));
           checkReferenceRefusal(route, references, response, label('own path, victim references'));
         }
+        // 2b. One reference member at a time holds the victim's ids; everything else is the attacker's own.
+        for (const reference of references) {
+          const request = restRequest(route, prefix, attacker.organizationId, A, A);
+          request.body = withVictimReference(request.body, reference);
+          request.query = withVictimReference(request.query, reference);
+          const response = await sendWithGhost(request, label(`victim ${reference} only`));
+          checkReferenceRefusal(route, [reference], response, label(`victim ${reference} only`));
+        }
         // 3. The victim's objects in the path, the attacker's in reference members.
         if (params.length > 0 && references.length > 0) {
           const response = await sendWithGhost(restRequest(route, prefix, attacker.organizationId, V, A), label('victim path, own references'));
@@ -733,6 +764,23 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
           if (response.status !== 404 || !isErrorBody(response)) {
             fail(`${route.method} ${request.path}: expected a 404 error body, got ${response.status} ${JSON.stringify(response.body)}`);
           }
+        }
+      }
+    }
+    expectClean();
+  });
+
+  it('every REST route with reference members, both prefixes: each victim id of any kind in them is refused like an unknown id', async () => {
+    for (const route of routes) {
+      const references = [...referenceMembers(route.body), ...referenceMembers(route.query)];
+      if (references.length === 0) continue;
+      for (const prefix of REST_PREFIXES) {
+        for (const id of allVictimIds()) {
+          const request = restRequest(route, prefix, attacker.organizationId, A, A);
+          request.body = replaceReferences(request.body, sameShape(id));
+          request.query = replaceReferences(request.query, sameShape(id)) as Record<string, string> | undefined;
+          const label = `${route.method} ${route.path} under ${prefix} with ${id} in ${references.join(', ')}`;
+          checkReferenceRefusal(route, references, await sendWithGhost(request, label), label);
         }
       }
     }
@@ -795,12 +843,17 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
         if (!shown) fail(`${label('')}: no id of the attacker's own shows anything; the matrix would be vacuous`);
       }
       // Filters naming the victim's objects, on the attacker's own parent: nothing matches.
+      // (each reference alone, then all of them), on the attacker's own parent: nothing matches.
       for (const filter of filters) {
         const base = Object.fromEntries(idArgs.map((arg) => [arg.name, A[paramKindOfArgument(arg.name)]]));
-        const value = Object.fromEntries(inputReferences(filter.type).map((name) => [name, V[referenceKind(name)! as keyof Refs]]));
-        const variables = { ...base, [filter.name]: value };
-        const { body } = await graphqlWithGhost(operation('query', field, variables), variables, label(`filtered by victim ids`));
-        if (!isEmptyValue(body.data?.[field.name] ?? null)) fail(`${label('filtered by victim ids')}: shows ${JSON.stringify(body.data[field.name])}`);
+        const names = inputReferences(filter.type);
+        for (const chosen of [...names.map((name) => [name]), names]) {
+          const value = Object.fromEntries(chosen.map((name) => [name, V[referenceKind(name)! as keyof Refs]]));
+          const variables = { ...base, [filter.name]: value };
+          const what = `filtered by the victim's ${chosen.join(', ')}`;
+          const { body } = await graphqlWithGhost(operation('query', field, variables), variables, label(what));
+          if (body.errors || !isEmptyValue(body.data?.[field.name] ?? null)) fail(`${label(what)}: ${JSON.stringify(body)}`);
+        }
       }
       covered.query.add(field.name);
     }
@@ -828,9 +881,15 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
         if (!filled.includes(name)) throw new Error(`Mutation.${field.name}: MUTATION_VARIABLES does not fill ${name}`);
       }
       const label = (what: string) => `Mutation.${field.name} ${what}`;
-      const expectRefused = (body: { data?: Record<string, unknown> | null; errors?: { extensions?: { code?: string } }[] }, codes: string[], what: string) => {
+      type Answer = { data?: Record<string, unknown> | null; errors?: { extensions?: { code?: string; detail?: unknown } }[] };
+      const expectRefused = (body: Answer, codes: string[], what: string) => {
         const [code] = codesOf(body);
         if (!code || !codes.includes(code)) fail(`${label(what)}: expected ${codes.join(' or ')}, got ${JSON.stringify(body)}`);
+        if (code === 'BAD_INPUT') {
+          const detail = body.errors?.[0]?.extensions?.detail;
+          const paths = (Array.isArray(detail) ? detail : []).map((problem: { path?: string }) => snake(String(problem.path ?? '').split('.').at(-1) ?? ''));
+          if (!paths.some((path) => references.map(snake).includes(path))) fail(`${label(what)}: a BAD_INPUT that names no reference: ${JSON.stringify(body)}`);
+        }
         if (body.data && body.data[field.name] !== null && body.data[field.name] !== undefined) fail(`${label(what)}: returned ${JSON.stringify(body.data)}`);
       };
 
@@ -851,6 +910,12 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
           const variables = template(V);
           const { body } = await graphqlWithGhost(operation('mutation', field, variables), variables, label('with the victim ids'));
           expectRefused(body, idArgs.length > 0 ? ['NOT_FOUND'] : ['NOT_FOUND', 'BAD_INPUT'], 'with the victim ids');
+        }
+        // One reference member at a time holds the victim's ids; everything else is the attacker's own.
+        for (const reference of references) {
+          const variables = withVictimReference(template(A), reference);
+          const { body } = await graphqlWithGhost(operation('mutation', field, variables), variables, label(`victim ${reference} only`));
+          expectRefused(body, ['NOT_FOUND', 'BAD_INPUT'], `victim ${reference} only`);
         }
         if (idArgs.length > 0 && references.length > 0) {
           // The attacker's own object, the victim's in the input's references.
@@ -930,6 +995,21 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
   });
 
   // -- uniqueness must not reveal the other organization -------------------------------------
+
+  it("every create route: the victim's Idempotency-Keys are free for the attacker (no replay of the victim's answer, no 409)", async () => {
+    const creates = routes.filter((route) => route.status === 201);
+    expect(creates.length).toBeGreaterThan(5);
+    for (const route of creates) {
+      const key = victimIdempotencyKeys.get(`${route.method} ${route.path}`);
+      if (!key) throw new Error(`${route.method} ${route.path}: the victim's set-up creates nothing through it; add it to populate()`);
+      const label = `${route.method} ${route.path} with the victim's Idempotency-Key`;
+      const response = await send(attacker.apiKey, restRequest(route, REST_PREFIXES[0]!, attacker.organizationId, A, A), label, { 'idempotency-key': key });
+      if (response.status !== 201 || response.headers.get('idempotent-replayed') !== null) {
+        fail(`${label}: expected a fresh 201, got ${response.status} (replayed: ${response.headers.get('idempotent-replayed')}) ${JSON.stringify(response.body)}`);
+      }
+    }
+    expectClean();
+  });
 
   it("the victim's unique values are free for the attacker: a tag name, phone numbers, an integration, an insight period", async () => {
     const rest = restClient(server, attacker.organizationId, attacker.apiKey);

@@ -70,3 +70,26 @@ export async function revokeApiKeyById(prisma: PrismaClient, organizationId: str
   if (result.count === 0) throw notFound('API key');
   return prisma.apiKey.findUniqueOrThrow({ where: { id: apiKeyId } });
 }
+
+/**
+ * Replaces a key: the old one is revoked and a new one issued for the same
+ * organization, in one transaction. Returns null when the key is unknown or
+ * already revoked.
+ */
+export async function rotateApiKey(
+  prisma: PrismaClient,
+  select: { key: string } | { organizationId: string; apiKeyId: string },
+): Promise<IssuedKey | null> {
+  const where = 'key' in select ? { hash: hashApiKey(select.key) } : { id: select.apiKeyId, organizationId: select.organizationId };
+  return prisma.$transaction(async (tx) => {
+    const old = await tx.apiKey.findFirst({ where: { ...where, revokedAt: null } });
+    if (!old) return null;
+    const revoked = await tx.apiKey.updateMany({ where: { id: old.id, revokedAt: null }, data: { revokedAt: new Date() } });
+    if (revoked.count === 0) return null;
+    const key = newApiKey();
+    const row = await tx.apiKey.create({
+      data: { organizationId: old.organizationId, hash: key.hash, displayPrefix: key.displayPrefix, name: old.name },
+    });
+    return { apiKeyId: row.id, apiKey: key.key };
+  });
+}

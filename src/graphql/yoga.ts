@@ -2,6 +2,7 @@
 // API key (X-API-Key); the organization it belongs to scopes everything the
 // operation reads or writes.
 import { GraphQLError } from 'graphql';
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, maskError, type YogaServerInstance } from 'graphql-yoga';
 import { DomainError, httpStatusOf } from '../domain/errors.ts';
 import { unstorableMembers } from '../domain/validation.ts';
@@ -47,6 +48,10 @@ export function createGraphQLServer(services: Services, { limits, internalOperat
     graphqlEndpoint: '/graphql',
     logging: false,
     graphiql: { title: 'Agent gateway', headers: JSON.stringify({ 'X-API-Key': '' }) },
+    // Served from the npm package, not a CDN: GraphiQL works offline and under the CSP.
+    renderGraphiQL,
+    // CORS is the host's (Fastify's), one policy for REST and GraphQL.
+    cors: false,
     maskedErrors: {
       maskError(error, message, isDev) {
         const original = error instanceof GraphQLError ? error.originalError : error;

@@ -1,5 +1,7 @@
 // The HTTP host: Fastify, with yoga mounted at /graphql. Built by a function
 // and started elsewhere (src/server.ts), so tests run the same app in-process.
+import cors from '@fastify/cors';
+import helmet from '@fastify/helmet';
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { graphqlWebSocketHandler } from '../graphql/websocket.ts';
@@ -16,18 +18,32 @@ export interface AppOptions {
   services: Services;
   rateLimits: RateLimits;
   graphqlLimits?: GraphQLLimits;
+  /** Origins browsers may call the API from (`*` for any); none by default. */
+  corsOrigins?: string[];
   logLevel?: string;
+  /** Where logs go (stdout unless given; tests read them). */
+  logStream?: NodeJS.WritableStream;
 }
+
+/** Never written to a log: keys and credentials, wherever they would appear. */
+export const REDACTED_LOG_PATHS = [
+  'req.headers["x-api-key"]',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["idempotency-key"]',
+];
 
 export async function buildApp({
   services,
   rateLimits,
   graphqlLimits = defaultGraphQLLimits,
+  corsOrigins = [],
   logLevel = 'silent',
+  logStream,
 }: AppOptions): Promise<FastifyInstance> {
   const { db, redis } = services;
   const app = Fastify({
-    logger: { level: logLevel },
+    logger: { level: logLevel, redact: { paths: REDACTED_LOG_PATHS, censor: '[redacted]' }, ...(logStream ? { stream: logStream } : {}) },
     // Ids are short; a longer path segment is refused before routing, in SPEC.md's error body.
     routerOptions: { maxParamLength: 200 },
     frameworkErrors: (error, _request, reply) => {
@@ -54,7 +70,29 @@ export async function buildApp({
 
   await registerRateLimits(app, rateLimits, redis);
 
-  await app.register(websocket);
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      directives: {
+        // GraphiQL is one self-contained page (no CDN): its inline script and style are its own.
+        'script-src': ["'self'", "'unsafe-inline'"],
+        'style-src': ["'self'", "'unsafe-inline'"],
+        'img-src': ["'self'", 'data:'],
+        'connect-src': ["'self'"],
+      },
+    },
+  });
+  await app.register(cors, {
+    origin: corsOrigins.includes('*') ? true : corsOrigins,
+    allowedHeaders: ['content-type', 'x-api-key', 'idempotency-key', 'accept'],
+    exposedHeaders: ['retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'idempotent-replayed'],
+  });
+  await app.register(websocket, {
+    // Shutting down: every subscriber is told the server is going away (1001), then the port closes.
+    preClose(done) {
+      for (const client of this.websocketServer.clients) client.close(1001, 'server shutting down');
+      this.websocketServer.close(() => done());
+    },
+  });
   await app.register(async (scope) => {
     // Yoga reads and parses GraphQL bodies itself (JSON, and the other media
     // types GraphQL over HTTP allows), so this route leaves them unparsed.

@@ -1,4 +1,5 @@
-import { issueApiKey, revokeApiKeyById } from '../domain/organizations.ts';
+import { notFound } from '../domain/errors.ts';
+import { issueApiKey, revokeApiKeyById, rotateApiKey } from '../domain/organizations.ts';
 import { builder } from './builder.ts';
 
 builder.prismaObject('Organization', {
@@ -6,6 +7,10 @@ builder.prismaObject('Organization', {
     id: t.exposeID('id'),
     name: t.exposeString('name'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    apiKeys: t.relation('apiKeys', {
+      description: "The organization's keys, newest first (their hashes and the keys themselves are never readable).",
+      query: { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] },
+    }),
   }),
 });
 
@@ -43,6 +48,16 @@ builder.mutationFields((t) => ({
     args: { name: t.arg.string({ required: false }) },
     resolve: (_root, args, context) =>
       issueApiKey(context.db.prisma, context.viewer.organizationId, args.name ?? undefined),
+  }),
+  rotateApiKey: t.field({
+    type: IssuedApiKey,
+    description: 'Revokes one of the organization\'s keys and issues its replacement (shown once).',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_root, args, context) => {
+      const issued = await rotateApiKey(context.db.prisma, { organizationId: context.viewer.organizationId, apiKeyId: String(args.id) });
+      if (!issued) throw notFound('API key');
+      return issued;
+    },
   }),
   revokeApiKey: t.prismaField({
     type: 'ApiKey',

@@ -27,6 +27,9 @@ export interface TestEngineOptions {
 export interface TestServerOptions {
   rateLimits?: RateLimits;
   graphqlLimits?: GraphQLLimits;
+  corsOrigins?: string[];
+  /** Log at this level into `logStream`. */
+  log?: { level: string; stream: NodeJS.WritableStream };
   /** Run a run engine in this instance. */
   engine?: TestEngineOptions;
   /** Another test server whose database this instance shares (a second instance). */
@@ -80,7 +83,14 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   // Instances of one deployment share the key, as ENCRYPTION_KEY makes them.
   const secrets = options.sharing?.secrets ?? new SecretBox(randomBytes(32));
   const services = createServices(db, secrets, redis);
-  const app = await buildApp({ services, rateLimits: options.rateLimits ?? testRateLimits, graphqlLimits: options.graphqlLimits });
+  const app = await buildApp({
+    services,
+    rateLimits: options.rateLimits ?? testRateLimits,
+    graphqlLimits: options.graphqlLimits,
+    corsOrigins: options.corsOrigins,
+    logLevel: options.log?.level,
+    logStream: options.log?.stream,
+  });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   const engine = options.engine ? testEngine(services, options.engine) : null;
   engine?.start();

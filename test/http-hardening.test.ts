@@ -1,0 +1,124 @@
+import { PassThrough } from 'node:stream';
+import { createClient } from 'graphql-ws';
+import { describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { openDatabase } from '../src/db/database.ts';
+import { eventually } from './support/flows.ts';
+import { freePort, runCli, startServerProcess } from './support/processes.ts';
+import { startTestServer } from './support/server.ts';
+import { createTestStorage } from './support/storage.ts';
+
+describe('HTTP hardening', () => {
+  it('sends security headers on every answer, and GraphiQL without any CDN', async () => {
+    const server = await startTestServer();
+    try {
+      for (const path of ['/health', '/graphql', '/org/x/workflows']) {
+        const response = await fetch(`${server.url}${path}`);
+        expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+        expect(response.headers.get('content-security-policy')).toContain("default-src 'self'");
+        expect(response.headers.get('x-frame-options')).toBe('SAMEORIGIN');
+        expect(response.headers.get('strict-transport-security')).toContain('max-age');
+      }
+      const graphiql = await (await fetch(`${server.url}/graphql`, { headers: { accept: 'text/html' } })).text();
+      expect(graphiql).toContain('Agent gateway');
+      expect(graphiql).not.toMatch(/<script[^>]+src="https?:/);
+      expect(graphiql).not.toMatch(/<link[^>]+href="https?:/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('answers CORS for the configured origins only', async () => {
+    const server = await startTestServer({ corsOrigins: ['https://dash.example.com'] });
+    try {
+      const preflight = (origin: string) =>
+        fetch(`${server.url}/graphql`, {
+          method: 'OPTIONS',
+          headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-api-key' },
+        });
+      const allowed = await preflight('https://dash.example.com');
+      expect(allowed.headers.get('access-control-allow-origin')).toBe('https://dash.example.com');
+      expect(allowed.headers.get('access-control-allow-headers')).toContain('x-api-key');
+      expect((await preflight('https://evil.example.com')).headers.get('access-control-allow-origin')).toBeNull();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('writes no API key and no credential to its logs, even at trace level', async () => {
+    const stream = new PassThrough();
+    let logs = '';
+    stream.on('data', (chunk) => (logs += chunk));
+    const server = await startTestServer({ log: { level: 'trace', stream } });
+    try {
+      const { apiKey, organizationId } = await server.createOrganization();
+      await fetch(`${server.url}/org/${organizationId}/integrations`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': apiKey, 'idempotency-key': 'secret-idem' },
+        body: JSON.stringify({ slug: 'hubspot', credentials: { private_app_token: 'super-secret-token' } }),
+      });
+      await fetch(`${server.url}/graphql`, { headers: { 'x-api-key': apiKey } });
+      await fetch(`${server.url}/org/${organizationId}/nope`, { headers: { 'x-api-key': 'gwk_wrong' } });
+    } finally {
+      await server.close();
+    }
+    expect(logs.length).toBeGreaterThan(0);
+    expect(logs).not.toContain('gwk_');
+    expect(logs).not.toContain('super-secret-token');
+  });
+});
+
+describe('graceful shutdown (SIGTERM)', () => {
+  it('closes subscriptions with 1001, hands runs back and exits within 10 s', async () => {
+    const storage = await createTestStorage();
+    try {
+      const org = JSON.parse((await runCli(['orgs', 'create', '--name', 'Shutdown'], storage.env)).stdout);
+      const port = await freePort();
+      const server = await startServerProcess({ ...storage.env, SIMULATED_CALL_MS: '600000', SIMULATED_CALL_FAILURE_RATE: '0' }, port);
+      const api = async (method: string, path: string, body?: unknown) =>
+        (
+          await fetch(`http://127.0.0.1:${port}/org/${org.organization_id}${path}`, {
+            method,
+            headers: { 'x-api-key': org.api_key, ...(body ? { 'content-type': 'application/json' } : {}) },
+            body: body ? JSON.stringify(body) : undefined,
+          })
+        ).json();
+      const workflow = await api('POST', '/workflows', { name: 'S', definition: { steps: [{ id: 'dial', type: 'call' }] } });
+      const prospect = await api('POST', '/prospects', { first_name: 'A' });
+      const batch = await api('POST', `/workflows/${workflow.id}/batches`, { prospect_ids: [prospect.created[0].id] });
+      await eventually(async () => ((await api('GET', `/batches/${batch.id}`)).stats.in_progress_count === 1 ? true : undefined));
+
+      const closeCode = new Promise<number>((resolve) => {
+        const client = createClient({
+          url: `ws://127.0.0.1:${port}/graphql`,
+          webSocketImpl: WebSocket,
+          connectionParams: { 'x-api-key': org.api_key },
+          retryAttempts: 0,
+          on: { closed: (event) => resolve((event as { code: number }).code) },
+        });
+        client.subscribe(
+          { query: 'subscription($id: ID!) { batchProgress(batchId: $id) { status } }', variables: { id: batch.id } },
+          { next: () => {}, error: () => {}, complete: () => {} },
+        );
+      });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const started = Date.now();
+      const exitCode = await server.stop('SIGTERM');
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(exitCode).toBe(0);
+      expect(await closeCode).toBe(1001);
+
+      const db = await openDatabase(storage.storage);
+      try {
+        const run = await db.prisma.run.findFirstOrThrow({ where: { batchId: batch.id } });
+        expect(run).toMatchObject({ status: 'PENDING', leaseOwner: null, startedAt: null });
+        const stored = await db.prisma.batch.findUniqueOrThrow({ where: { id: batch.id } });
+        expect(stored).toMatchObject({ pendingCount: 1, inProgressCount: 0 });
+      } finally {
+        await db.close();
+      }
+    } finally {
+      await storage.dispose();
+    }
+  });
+});

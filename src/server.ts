@@ -86,6 +86,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     });
     const url = await app.listen({ port: config.port, host: config.host });
     engine = createEngine(config, services);
+    if (engine) services.metrics.attachEngine(engine);
     engine?.start();
     insights = config.engine.enabled ? new InsightScheduler(db.prisma, config.engine.insightsIntervalMs, app.log) : null;
     insights?.start();

@@ -4,11 +4,13 @@ import type { Redis } from 'ioredis';
 import type { Database } from './db/database.ts';
 import type { SecretBox } from './domain/secrets.ts';
 import { BatchProgressHub } from './events/batch-progress.ts';
+import { createMetrics, type Metrics } from './observability/metrics.ts';
 
 export interface Services {
   db: Database;
   secrets: SecretBox;
   events: BatchProgressHub;
+  metrics: Metrics;
   /** Shares rate-limit counters and events between instances; absent on a single instance. */
   redis?: Redis;
   close(): Promise<void>;
@@ -25,6 +27,7 @@ export function createServices(db: Database, secrets: SecretBox, redis?: Redis):
     db,
     secrets,
     events,
+    metrics: createMetrics(db, events),
     redis,
     async close() {
       events.close();

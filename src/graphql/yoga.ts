@@ -1,7 +1,8 @@
 // The GraphQL server: yoga over the Pothos schema. Every operation needs an
 // API key (X-API-Key); the organization it belongs to scopes everything the
 // operation reads or writes.
-import { GraphQLError } from 'graphql';
+import { type DocumentNode, GraphQLError, Kind, type OperationDefinitionNode } from 'graphql';
+import type { Maybe } from 'graphql-yoga';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, maskError, type YogaServerInstance } from 'graphql-yoga';
 import { DomainError, httpStatusOf } from '../domain/errors.ts';
@@ -9,6 +10,7 @@ import { unstorableMembers } from '../domain/validation.ts';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../http/json-depth.ts';
 import { authenticate, type Viewer } from '../domain/organizations.ts';
 import { createContext, type GraphQLContext } from '../schema/context.ts';
+import type { RequestAudit } from '../observability/request-log.ts';
 import type { Services } from '../services.ts';
 import { type GraphQLLimits, protectionPlugins } from './protections.ts';
 import { schema } from '../schema/index.ts';
@@ -20,6 +22,8 @@ import { schema } from '../schema/index.ts';
  */
 export interface ServerContext {
   viewer?: Viewer;
+  /** The HTTP request's log facts, filled in as they become known. */
+  audit?: RequestAudit;
 }
 export type GraphQLServer = YogaServerInstance<ServerContext, GraphQLContext>;
 
@@ -84,11 +88,41 @@ export function createGraphQLServer(services: Services, { limits, internalOperat
         },
       },
       ...protectionPlugins(limits, internalOperations),
+      {
+        // Latency by operation, and the operation's name for the request's log line.
+        onExecute({ args }: { args: { document: DocumentNode; operationName?: Maybe<string>; contextValue: unknown } }) {
+          const operation = operationLabel(args.document, args.operationName);
+          const { audit } = args.contextValue as { audit?: RequestAudit };
+          if (audit) audit.operation = operation.name;
+          const started = performance.now();
+          return {
+            onExecuteDone: () =>
+              services.metrics.operationDuration.observe(
+                { operation: operation.name, type: operation.type },
+                (performance.now() - started) / 1000,
+              ),
+          };
+        },
+      },
     ],
-    context: async ({ request, viewer: authenticated }): Promise<GraphQLContext> => {
+    context: async ({ request, viewer: authenticated, audit }): Promise<GraphQLContext> => {
       const viewer = authenticated ?? (await authenticate(services.db.prisma, request.headers.get('x-api-key')));
       if (!viewer) throw unauthenticated();
+      if (audit) audit.organizationId = viewer.organizationId;
       return createContext(services, viewer);
     },
   });
+}
+
+/** An operation's name for logs and metrics: its own, else its first root field (REST's operations are unnamed). */
+function operationLabel(document: DocumentNode, operationName?: Maybe<string>) {
+  const operation = document.definitions.find(
+    (definition): definition is OperationDefinitionNode =>
+      definition.kind === Kind.OPERATION_DEFINITION && (!operationName || definition.name?.value === operationName),
+  );
+  const firstField = operation?.selectionSet.selections.find((selection) => selection.kind === Kind.FIELD);
+  return {
+    name: operation?.name?.value ?? (firstField?.kind === Kind.FIELD ? firstField.name.value : 'anonymous'),
+    type: operation?.operation ?? 'query',
+  };
 }

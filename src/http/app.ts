@@ -10,6 +10,7 @@ import { createGraphQLServer } from '../graphql/yoga.ts';
 import { routes } from '../rest/routes/index.ts';
 import { registerRestRoutes } from '../rest/router.ts';
 import type { Services } from '../services.ts';
+import { registerRequestLog, requestIdOf } from '../observability/request-log.ts';
 import { errorBody } from './errors.ts';
 import { type RateLimits, registerRateLimits, unlimited } from './rate-limits.ts';
 
@@ -44,6 +45,9 @@ export async function buildApp({
   const { db, redis } = services;
   const app = Fastify({
     logger: { level: logLevel, redact: { paths: REDACTED_LOG_PATHS, censor: '[redacted]' }, ...(logStream ? { stream: logStream } : {}) },
+    // One line per request, written when it ends (src/observability/request-log.ts).
+    disableRequestLogging: true,
+    genReqId: requestIdOf,
     // Ids are short; a longer path segment is refused before routing, in SPEC.md's error body.
     routerOptions: { maxParamLength: 200 },
     frameworkErrors: (error, _request, reply) => {
@@ -51,6 +55,7 @@ export async function buildApp({
       void (reply as unknown as FastifyReply).code(status).send(errorBody(error.message));
     },
   });
+  registerRequestLog(app, services.metrics);
   const graphql = createGraphQLServer(services, {
     limits: graphqlLimits,
     internalOperations: routes.map((route) => route.operation),
@@ -98,13 +103,18 @@ export async function buildApp({
     // types GraphQL over HTTP allows), so this route leaves them unparsed.
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
-    const handler = (request: FastifyRequest, reply: FastifyReply) => graphql.handleNodeRequestAndResponse(request, reply, {});
+    const handler = (request: FastifyRequest, reply: FastifyReply) =>
+      graphql.handleNodeRequestAndResponse(request, reply, { audit: request.audit });
     // GET /graphql: GraphiQL, queries, SSE subscriptions, and graphql-ws upgrades.
     scope.route({ url: graphql.graphqlEndpoint, method: 'GET', handler, wsHandler: graphqlWebSocketHandler(graphql, services) });
     scope.route({ url: graphql.graphqlEndpoint, method: ['POST', 'OPTIONS'], handler });
   });
   await registerRestRoutes(app, { db, graphql, rateLimits });
 
+
+  app.get('/metrics', { config: unlimited }, async (_request, reply) =>
+    reply.type(services.metrics.registry.contentType).send(await services.metrics.registry.metrics()),
+  );
 
   app.get('/health', { config: unlimited }, async () => ({ status: 'ok' }));
 

@@ -59,7 +59,7 @@ async function runOperation(graphql: GraphQLServer, request: FastifyRequest, rou
         variables: route.variables(input),
       }),
     },
-    { viewer },
+    { viewer, audit: request.audit },
   );
   const result = (await response.json()) as { data?: unknown; errors?: GraphQLErrorJson[] };
   const [error] = result.errors ?? [];
@@ -77,6 +77,7 @@ function handlerFor(route: Route, db: Database, graphql: GraphQLServer) {
       if (!viewer) {
         return reply.code(401).send(errorBody('a valid API key is required in the X-API-Key header'));
       }
+      request.audit.organizationId = viewer.organizationId;
       const params = request.params as Record<string, string>;
       refuseUnstorable(params);
       refuseUnstorable(request.query);

@@ -1,0 +1,91 @@
+// Prometheus metrics (GET /metrics): request latency by route and GraphQL
+// operation, database statements, live subscriptions, and the run engine's
+// throughput and queue depth. One registry per process (per app in tests).
+import client from 'prom-client';
+import type { Database } from '../db/database.ts';
+import type { BatchProgressHub } from '../events/batch-progress.ts';
+
+/** What the run engine exposes to the metrics (set once the engine starts). */
+export interface EngineGauges {
+  readonly activeRuns: number;
+  readonly completed: number;
+}
+
+// The queue depth is counted up to this many: beyond it the exact number does not matter.
+const QUEUE_DEPTH_CAP = 100_000;
+
+export function createMetrics(db: Database, events: BatchProgressHub) {
+  const registry = new client.Registry();
+  client.collectDefaultMetrics({ register: registry });
+  let engine: EngineGauges | null = null;
+
+  const httpDuration = new client.Histogram({
+    name: 'gateway_http_request_duration_seconds',
+    help: 'HTTP request latency, by method, route (REST path template or /graphql) and status.',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const operationDuration = new client.Histogram({
+    name: 'gateway_graphql_operation_duration_seconds',
+    help: 'GraphQL execution latency, by operation name and type (REST routes run named operations too).',
+    labelNames: ['operation', 'type'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const statements = new client.Counter({
+    name: 'gateway_db_statements_total',
+    help: 'SQL statements sent to the database.',
+    registers: [registry],
+  });
+  db.onStatement(() => statements.inc());
+  new client.Gauge({
+    name: 'gateway_subscriptions_active',
+    help: 'Live batchProgress subscribers on this instance.',
+    registers: [registry],
+    collect() {
+      this.set(events.subscriberCount);
+    },
+  });
+  new client.Gauge({
+    name: 'gateway_engine_runs_active',
+    help: 'Runs this instance is executing now.',
+    registers: [registry],
+    collect() {
+      this.set(engine?.activeRuns ?? 0);
+    },
+  });
+  new client.Counter({
+    name: 'gateway_engine_runs_completed_total',
+    help: 'Runs this instance ended (FINISHED or FAILED) since it started.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(engine?.completed ?? 0);
+    },
+  });
+  new client.Gauge({
+    name: 'gateway_engine_queue_depth',
+    help: `PENDING runs of batches that may run (every instance's queue), counted up to ${QUEUE_DEPTH_CAP}.`,
+    registers: [registry],
+    async collect() {
+      const { rows } = await db.sql.query<{ depth: number }>(
+        `SELECT count(*)::int AS depth FROM (
+           SELECT 1 FROM "Run" r JOIN "Batch" b ON b.id = r."batchId"
+           WHERE r.status = 'PENDING' AND b.status IN ('PENDING', 'IN_PROGRESS') LIMIT ${QUEUE_DEPTH_CAP}) AS queued`,
+      );
+      this.set(rows[0]?.depth ?? 0);
+    },
+  });
+
+  return {
+    registry,
+    httpDuration,
+    operationDuration,
+    attachEngine(gauges: EngineGauges) {
+      engine = gauges;
+    },
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

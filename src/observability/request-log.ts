@@ -1,0 +1,52 @@
+// One structured log line per request (pino, through Fastify): request id,
+// organization, route or GraphQL operation, status and latency; and the same
+// latency into the metrics. Keys and credentials are redacted by the logger.
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Metrics } from './metrics.ts';
+
+/** What the handlers learn about a request, for its log line. */
+export interface RequestAudit {
+  organizationId?: string;
+  /** The GraphQL operation (its name, or its first root field). */
+  operation?: string;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    audit: RequestAudit;
+  }
+}
+
+/** The caller's `x-request-id` when it is a sane token, else a new one. */
+export function requestIdOf(request: { headers: Record<string, string | string[] | undefined> }): string {
+  const given = request.headers['x-request-id'];
+  return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
+}
+
+const routeOf = (request: FastifyRequest) => request.routeOptions.url ?? 'unmatched';
+
+export function registerRequestLog(app: FastifyInstance, metrics: Metrics) {
+  app.decorateRequest('audit', null as unknown as RequestAudit);
+  app.addHook('onRequest', async (request, reply) => {
+    request.audit = {};
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const route = routeOf(request);
+    const latencyMs = reply.elapsedTime;
+    metrics.httpDuration.observe({ method: request.method, route, status: String(reply.statusCode) }, latencyMs / 1000);
+    if (route === '/health' || route === '/ready' || route === '/metrics') return;
+    request.log.info(
+      {
+        method: request.method,
+        route,
+        status: reply.statusCode,
+        latencyMs: Math.round(latencyMs * 100) / 100,
+        organizationId: request.audit.organizationId,
+        operation: request.audit.operation,
+      },
+      'request',
+    );
+  });
+}

@@ -2,11 +2,25 @@
 // stdout and nothing else goes there; failures go to stderr with exit code 1
 // (2 for a misused command). Reads the same configuration as the server.
 import { parseArgs } from 'node:util';
+import { Presets, SingleBar } from 'cli-progress';
 import { loadConfig } from './config.ts';
 import { type Database, openDatabase } from './db/database.ts';
 import { migrate } from './db/migrator.ts';
 import { createOrganization, issueApiKey, revokeApiKey, rotateApiKey } from './domain/organizations.ts';
+import { seedDemo, type Progress } from './demo/seed-demo.ts';
+import { loadSecretBox } from './domain/secrets.ts';
 import { prepareDatabase } from './server.ts';
+
+/** A progress bar on stderr when it is a terminal (stdout carries only the JSON result). */
+function progressBar(): Progress {
+  if (!process.stderr.isTTY) return { start() {}, advance() {}, stop() {} };
+  const bar = new SingleBar({ stream: process.stderr, format: ' {label} [{bar}] {value}/{total}', hideCursor: true }, Presets.shades_classic);
+  return {
+    start: (total, label) => bar.start(total, 0, { label }),
+    advance: (by = 1) => bar.increment(by),
+    stop: () => bar.stop(),
+  };
+}
 
 class UsageError extends Error {}
 
@@ -55,6 +69,22 @@ const commands: Record<string, Command> = {
     run: ({ org, name }) =>
       withDatabase(async (db) => ({ api_key: (await issueApiKey(db.prisma, org!, name)).apiKey })),
   },
+  'seed-demo': {
+    usage: 'gateway seed-demo [--org ORG_ID] [--prospects N]',
+    summary: 'Load demo data (a new organization unless --org); its batch runs once a server is up.',
+    options: {
+      org: { type: 'string', description: 'seed this organization (default: a new one, key printed)', required: false },
+      prospects: { type: 'string', description: 'how many prospects (default 500, at most 100000)', required: false },
+    },
+    run: ({ org, prospects }) => {
+      const count = prospects === undefined ? 500 : Number(prospects);
+      if (!Number.isInteger(count) || count < 1 || count > 100_000) throw new UsageError('--prospects must be 1 to 100000');
+      return withDatabase((db) => {
+        const config = loadConfig();
+        return seedDemo(db, loadSecretBox(config.storage, config.encryptionKey), { organizationId: org, prospects: count }, progressBar());
+      });
+    },
+  },
   'keys rotate': {
     usage: 'gateway keys rotate --key KEY',
     summary: 'Revoke a key and issue its replacement (shown once).',
@@ -77,9 +107,9 @@ const commands: Record<string, Command> = {
 function helpText(command?: Command): string {
   if (command) {
     const options = Object.entries(command.options).map(
-      ([name, option]) => `  --${name.padEnd(8)} ${option.description}${option.required ? ' (required)' : ''}`,
+      ([name, option]) => `  --${name.padEnd(11)} ${option.description}${option.required ? ' (required)' : ''}`,
     );
-    return [`usage: ${command.usage}`, '', command.summary, '', ...options, '  --help     show this help', ''].join('\n');
+    return [`usage: ${command.usage}`, '', command.summary, '', ...options, '  --help        show this help', ''].join('\n');
   }
   const lines = Object.values(commands).map((entry) => `  ${entry.usage.padEnd(48)} ${entry.summary}`);
   return [

@@ -15,7 +15,7 @@ describe('the operator CLI', () => {
 
   const cli = (...args: string[]) => runCli(args, storage.env);
 
-  it('migrates, creates an organization, issues and revokes keys, printing only JSON', async () => {
+  it('migrates, creates an organization, issues and revokes keys, printing only JSON', { timeout: 180_000 }, async () => {
     const migrated = await cli('migrate');
     expect(migrated.code).toBe(0);
     const committed = readdirSync(defaultMigrationsDir).filter((name) => /^\d{14}_/.test(name)).sort();

@@ -12,6 +12,7 @@ import { registerRestRoutes } from '../rest/router.ts';
 import type { Services } from '../services.ts';
 import { registerRequestLog, requestIdOf } from '../observability/request-log.ts';
 import { errorBody } from './errors.ts';
+import { registerPages } from './pages.ts';
 import { type RateLimits, registerRateLimits, unlimited } from './rate-limits.ts';
 
 export interface AppOptions {
@@ -110,6 +111,7 @@ export async function buildApp({
     scope.route({ url: graphql.graphqlEndpoint, method: ['POST', 'OPTIONS'], handler });
   });
   await registerRestRoutes(app, { db, graphql, rateLimits });
+  await registerPages(app);
 
 
   app.get('/metrics', { config: unlimited }, async (_request, reply) =>

@@ -34,6 +34,17 @@ function withOrganization(model: string, organizationId: string) {
   return model === 'Organization' ? { id: organizationId } : { organizationId };
 }
 
+/**
+ * The caller's filter AND the organization's: added as a conjunct, never
+ * merged, so a filter naming another organization (or, for Organization,
+ * another id) matches nothing instead of being overwritten into a match.
+ */
+function conjoin(where: Args | undefined, scope: Args): Args {
+  if (!where) return scope;
+  const and = where.AND === undefined ? [] : Array.isArray(where.AND) ? where.AND : [where.AND];
+  return { ...where, AND: [...and, scope] };
+}
+
 export function tenantClient(prisma: PrismaClient, organizationId: string) {
   return prisma.$extends({
     name: 'tenant',
@@ -43,7 +54,7 @@ export function tenantClient(prisma: PrismaClient, organizationId: string) {
           if (UNSCOPED_MODELS.has(model)) return query(args);
           const scope = withOrganization(model, organizationId);
           const scoped: Args = { ...(args as Args) };
-          if (FILTERED.has(operation)) scoped.where = { ...scoped.where, ...scope };
+          if (FILTERED.has(operation)) scoped.where = conjoin(scoped.where, scope);
           if (operation === 'create') scoped.data = { ...scoped.data, ...scope };
           if (operation === 'upsert') scoped.create = { ...scoped.create, ...scope };
           if (operation === 'createMany' || operation === 'createManyAndReturn') {

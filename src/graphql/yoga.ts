@@ -89,6 +89,26 @@ export function createGraphQLServer(services: Services, { limits, internalOperat
       },
       ...protectionPlugins(limits, internalOperations),
       {
+        // graphql-js's own refusals of variables (missing, null, of the wrong type) carry no code; they are bad input.
+        onResultProcess({ result, setResult }) {
+          if (!result || Array.isArray(result) || !('errors' in result) || !result.errors?.length) return;
+          const { errors } = result as { errors: readonly GraphQLError[] };
+          if (errors.every((error) => error.extensions?.code)) return;
+          setResult({
+            ...result,
+            errors: errors.map((error) =>
+              error.extensions?.code
+                ? error
+                : new GraphQLError(error.message, {
+                    nodes: error.nodes,
+                    path: error.path,
+                    extensions: { ...error.extensions, code: 'BAD_USER_INPUT' },
+                  }),
+            ),
+          });
+        },
+      },
+      {
         // Latency by operation, and the operation's name for the request's log line.
         onExecute({ args }: { args: { document: DocumentNode; operationName?: Maybe<string>; contextValue: unknown } }) {
           const operation = operationLabel(args.document, args.operationName);

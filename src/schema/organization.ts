@@ -2,9 +2,11 @@ import { notFound } from '../domain/errors.ts';
 import { issueApiKey, revokeApiKeyById, rotateApiKey } from '../domain/organizations.ts';
 import { builder } from './builder.ts';
 
-builder.prismaObject('Organization', {
+// Nodes like every other prefixed id: node(id:) reads the caller's own, and null for anyone else's.
+builder.prismaNode('Organization', {
+  id: { field: 'id' },
+  nullable: true,
   fields: (t) => ({
-    id: t.exposeID('id'),
     name: t.exposeString('name'),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),
     apiKeys: t.relation('apiKeys', {
@@ -23,10 +25,11 @@ builder.queryField('organization', (t) =>
   }),
 );
 
-builder.prismaObject('ApiKey', {
+builder.prismaNode('ApiKey', {
+  id: { field: 'id' },
+  nullable: true,
   description: 'An API key of the organization. The key itself is shown only once, when it is issued.',
   fields: (t) => ({
-    id: t.exposeID('id'),
     name: t.exposeString('name', { nullable: true }),
     displayPrefix: t.exposeString('displayPrefix', { description: 'The first characters of the key.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime' }),

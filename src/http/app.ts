@@ -3,7 +3,7 @@
 import cors from '@fastify/cors';
 import helmet from '@fastify/helmet';
 import websocket from '@fastify/websocket';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import { graphqlWebSocketHandler } from '../graphql/websocket.ts';
 import { defaultGraphQLLimits, type GraphQLLimits } from '../graphql/protections.ts';
 import { createGraphQLServer } from '../graphql/yoga.ts';
@@ -47,7 +47,7 @@ export async function buildApp({
   const app = Fastify({
     logger: { level: logLevel, redact: { paths: REDACTED_LOG_PATHS, censor: '[redacted]' }, ...(logStream ? { stream: logStream } : {}) },
     // One line per request, written when it ends (src/observability/request-log.ts).
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     genReqId: requestIdOf,
     // Ids are short; a longer path segment is refused before routing, in SPEC.md's error body.
     routerOptions: { maxParamLength: 200 },

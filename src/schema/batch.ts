@@ -1,13 +1,11 @@
 import { batchCreate, createBatch, updateBatchStatus } from '../domain/batches.ts';
 import { notFound } from '../domain/errors.ts';
-import { runFilterSql, runOrderSql } from '../domain/runs.ts';
 import type { Batch as BatchRow } from '../generated/prisma/client.ts';
 import { builder, type NodeRef } from './builder.ts';
 import { createLoaders } from './loaders.ts';
 import { BatchStatusEnum, RunOrderEnum } from './enums.ts';
 import { typesFromSchema } from './json-schema-types.ts';
-import { offsetConnection } from './pagination.ts';
-import { Run, RunFilterTypes } from './run.ts';
+import { Run, RunFilterTypes, runsConnection } from './run.ts';
 import { Workflow, WorkflowVersion } from './workflow.ts';
 
 export const BatchStats = builder.objectRef<BatchRow>('BatchStats').implement({
@@ -65,15 +63,7 @@ export const Batch: NodeRef<'Batch'> = builder.prismaNode('Batch', {
         filter: t.arg({ type: RunFilterTypes.input(), required: false }),
         orderBy: t.arg({ type: RunOrderEnum, required: false }),
       },
-      resolve: (batch, args, context) => {
-        const where = runFilterSql(RunFilterTypes.toStored(args.filter));
-        const orderBy = runOrderSql(args.orderBy ?? undefined);
-        return offsetConnection(
-          args,
-          (page) => context.loaders.pages.load({ list: 'runsOfBatch', parentId: batch.id, where, orderBy, ...page }) as never,
-          () => context.loaders.counts.load({ list: 'runsOfBatch', parentId: batch.id, where }),
-        );
-      },
+      resolve: (batch, args, context) => runsConnection('runsOfBatch', batch.id, args, context),
     }),
   }),
 });

@@ -1,4 +1,6 @@
-import { runFilter, runFilterSql, runOrderSql } from '../domain/runs.ts';
+import type { DefaultConnectionArguments } from '@pothos/plugin-relay';
+import { type RunSort, runFilter, runFilterSql, runOrderSql } from '../domain/runs.ts';
+import type { GraphQLContext } from './context.ts';
 import { Batch } from './batch.ts';
 import { builder, type NodeRef } from './builder.ts';
 import { RunOrderEnum, RunStatusEnum } from './enums.ts';
@@ -8,6 +10,22 @@ import { Prospect } from './prospect.ts';
 import { Workflow, WorkflowVersion } from './workflow.ts';
 
 export const RunFilterTypes = typesFromSchema(runFilter);
+
+interface RunListArgs extends DefaultConnectionArguments {
+  filter?: unknown;
+  orderBy?: RunSort | null;
+}
+
+/** A page of the runs under a workflow or a batch, filtered and sorted as E6 lists them. */
+export function runsConnection(list: 'runsOfWorkflow' | 'runsOfBatch', parentId: string, args: RunListArgs, context: GraphQLContext) {
+  const where = runFilterSql(RunFilterTypes.toStored(args.filter));
+  const orderBy = runOrderSql(args.orderBy ?? undefined);
+  return offsetConnection(
+    args,
+    (page) => context.loaders.pages.load({ list, parentId, where, orderBy, ...page }) as never,
+    () => context.loaders.counts.load({ list, parentId, where }),
+  );
+}
 
 export const Run: NodeRef<'Run'> = builder.prismaNode('Run', {
   id: { field: 'id' },
@@ -60,14 +78,10 @@ builder.queryFields((t) => ({
     },
     resolve: async (_root, args, context) => {
       const workflowId = String(args.workflowId);
-      const where = runFilterSql(RunFilterTypes.toStored(args.filter));
-      const orderBy = runOrderSql(args.orderBy ?? undefined);
+      // Checked first: a malformed filter is refused even for a workflow that is not the caller's.
+      runFilterSql(RunFilterTypes.toStored(args.filter));
       if (!(await context.loaders.workflow.load(workflowId))) return null;
-      return offsetConnection(
-        args,
-        (page) => context.loaders.pages.load({ list: 'runsOfWorkflow', parentId: workflowId, where, orderBy, ...page }) as never,
-        () => context.loaders.counts.load({ list: 'runsOfWorkflow', parentId: workflowId, where }),
-      );
+      return runsConnection('runsOfWorkflow', workflowId, args, context);
     },
   }),
 }));

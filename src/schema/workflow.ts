@@ -1,6 +1,5 @@
 import { createWorkflow, publishWorkflowVersion, updateWorkflow, workflowCreate, workflowUpdate, workflowVersionCreate } from '../domain/workflows.ts';
 import { Prisma } from '../generated/prisma/client.ts';
-import { runFilterSql, runOrderSql } from '../domain/runs.ts';
 // Types reference each other (workflow <-> batch <-> run); refs are only read
 // inside field thunks, after every module has loaded.
 import { Batch } from './batch.ts';
@@ -8,7 +7,7 @@ import { builder, type NodeRef } from './builder.ts';
 import { RunOrderEnum } from './enums.ts';
 import { typesFromSchema } from './json-schema-types.ts';
 import { offsetConnection } from './pagination.ts';
-import { Run, RunFilterTypes } from './run.ts';
+import { Run, RunFilterTypes, runsConnection } from './run.ts';
 
 const noCondition = { sql: Prisma.empty, key: '' };
 const newestVersionFirst = { sql: Prisma.raw('c.version DESC'), key: 'version_desc' };
@@ -72,15 +71,7 @@ export const Workflow: NodeRef<'Workflow'> = builder.prismaNode('Workflow', {
         filter: t.arg({ type: RunFilterTypes.input(), required: false }),
         orderBy: t.arg({ type: RunOrderEnum, required: false }),
       },
-      resolve: (workflow, args, context) => {
-        const where = runFilterSql(RunFilterTypes.toStored(args.filter));
-        const orderBy = runOrderSql(args.orderBy ?? undefined);
-        return offsetConnection(
-          args,
-          (page) => context.loaders.pages.load({ list: 'runsOfWorkflow', parentId: workflow.id, where, orderBy, ...page }) as never,
-          () => context.loaders.counts.load({ list: 'runsOfWorkflow', parentId: workflow.id, where }),
-        );
-      },
+      resolve: (workflow, args, context) => runsConnection('runsOfWorkflow', workflow.id, args, context),
     }),
   }),
 });

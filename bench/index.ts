@@ -1,99 +1,722 @@
-// `npm run bench`: the gateway's speed targets, measured (never by tests).
-// Runs on the machine's PostgreSQL when reachable, else the embedded database.
-//   - E4: the time to create a batch of 100,000 prospects (one request),
-//     beside a raw INSERT … SELECT of the same rows;
-//   - the delay for one batch change to reach 1,000 WebSocket subscribers
-//     (held by a second process), p50 and p99.
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
+// `npm run bench`: the gateway measured beside the best alternatives, on the
+// machine's PostgreSQL (BENCH_DATABASE_URL, default the local server's `test`
+// database), in a database of its own seeded in bulk (bench/seed.ts) and
+// dropped at the end. Every server under test runs as its own process; the
+// load comes from another (autocannon, bench/load.ts). Never run by tests.
+//
+//   (a) the dashboard query at 32 connections: gateway, PostGraphile, raw SQL
+//   (b) E6, a deep page of one status of one batch: the same three
+//   (c) E4, a batch of 100,000 prospects: gateway, raw INSERT … SELECT
+//   (d) one batch change reaching 1,000 WebSocket subscribers
+//   (e) a trivial query: gateway, plain graphql-yoga
+//   (f) the gateway process's resident memory, idle and under load
+//
+// The Markdown report is printed and saved to BENCH_REPORT (default
+// bench-report.md in the system's temporary directory).
+import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
-import { median, percentile, startBenchGateway } from './support.ts';
+import { createInterface } from 'node:readline';
+import pg from 'pg';
+import { createOrganization } from '../src/domain/organizations.ts';
+import { prepareDatabase } from '../src/server.ts';
+import { summarizeProfile, type ProfileSummary } from './cpuprofile.ts';
+import {
+  digestGatewayDashboard,
+  digestPostGraphileDashboard,
+  digestPostGraphileRuns,
+  digestRestRuns,
+  E6,
+  GATEWAY_DASHBOARD,
+  POSTGRAPHILE_DASHBOARD,
+  POSTGRAPHILE_RUNS,
+  TRIVIAL,
+} from './queries.ts';
+import { mib, ms, ratio, Report, rps, verdict } from './report.ts';
+import { SEED, seed } from './seed.ts';
+import { DASHBOARD_SQL, RUNS_COUNTING_SQL, RUNS_SQL } from './sql.ts';
+import { captureStatements, explain, type CapturedRequest } from './statements.ts';
+import {
+  BENCH_DIR,
+  cpuMs,
+  createBenchDatabase,
+  freePort,
+  type LoadOptions,
+  type LoadResult,
+  median,
+  percentile,
+  ROOT,
+  rssMiB,
+  runLoad,
+  sampleRss,
+  type ServerProcess,
+  sleep,
+  startServer,
+  stopAll,
+} from './support.ts';
 
-const PROSPECTS = Number(process.env.BENCH_PROSPECTS ?? 100_000);
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
+const CONNECTIONS = 32;
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 1000);
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 20);
+const E4_ROUNDS = 3;
+const POOL_SIZE = 10;
+const REPORT_FILE = process.env.BENCH_REPORT ?? path.join(os.tmpdir(), 'bench-report.md');
 
-const gateway = await startBenchGateway();
-const headers = { 'content-type': 'application/json', 'x-api-key': gateway.apiKey };
-const rest = async (method: string, route: string, body?: unknown) => {
-  const response = await fetch(`${gateway.url}/org/${gateway.organizationId}${route}`, { method, headers, body: JSON.stringify(body) });
-  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${await response.text()}`);
-  return response.json();
-};
-const lines: string[] = [];
-const report = (line: string) => {
-  lines.push(line);
-  console.log(line);
-};
+const report = new Report();
+const log = (text: string) => process.stderr.write(`${text}\n`);
+const startedAt = performance.now();
+const loadAtStart = os.loadavg();
+const elapsed = () => `${((performance.now() - startedAt) / 1000).toFixed(0)} s`;
+
+const database = await createBenchDatabase();
+let cleanedUp = false;
+async function cleanUp() {
+  if (cleanedUp) return;
+  cleanedUp = true;
+  await stopAll().catch((error) => log(`stopping the servers: ${(error as Error).message}`));
+  await database.drop().catch((error) => log(`dropping ${database.name}: ${(error as Error).message}`));
+}
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    log(`${signal}: cleaning up`);
+    void cleanUp().then(() => process.exit(130));
+  });
+}
+for (const event of ['uncaughtException', 'unhandledRejection'] as const) {
+  process.once(event, (error) => {
+    log(`${event}: ${(error as Error)?.stack ?? String(error)}`);
+    void cleanUp().then(() => process.exit(1));
+  });
+}
+
+/** The commit measured, and whether src/ differs from it (other work in the same tree). */
+function codeVersion(): string {
+  try {
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    const changed = execFileSync('git', ['status', '--porcelain', '--', 'src', 'prisma'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    return changed ? `${commit} with uncommitted changes in src/ or prisma/` : commit;
+  } catch {
+    return 'unknown (not a git checkout)';
+  }
+}
+
+const versionOf = async (name: string) =>
+  (JSON.parse(await readFile(path.join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+
+interface Measured extends LoadResult {
+  /** Peak RSS of the server during the measured load, MiB. */
+  peakRss: number;
+  /** CPU ms the server process used per answered request. */
+  serverCpuPerRequest: number;
+  /** CPU ms the bench database's PostgreSQL backends used per answered request. */
+  postgresCpuPerRequest: number;
+}
+
+interface Servers {
+  gateway?: ServerProcess;
+  raw?: ServerProcess;
+  postgraphile?: ServerProcess;
+  yoga?: ServerProcess;
+}
+const servers: Servers = {};
 
 try {
-  report(`# gateway benchmarks (${gateway.label}, ${new Date().toISOString()})`);
+  // ---------------------------------------------------------------- set-up
+  log(`database ${database.name}: migrating and seeding (a few minutes)`);
+  const db = await prepareDatabase({ kind: 'postgres', url: database.url, poolSize: 4 });
+  const { organization, apiKey } = await createOrganization(db.prisma, 'Bench');
+  const keyRow = await db.prisma.apiKey.findFirstOrThrow({ where: { organizationId: organization.id } });
+  const sql = new pg.Client({ connectionString: database.url });
+  // A lost connection fails the next query (and the run, cleanly), not the process.
+  sql.on('error', (error) => log(`the benchmark's own connection: ${error.message}`));
+  await sql.connect();
+  const seeded = await seed(sql, organization.id, keyRow.id, log);
+  const pgSettings = Object.fromEntries(
+    (
+      await sql.query<{ name: string; setting: string; unit: string | null }>(
+        `SELECT name, setting, unit FROM pg_settings WHERE name IN ('shared_buffers', 'work_mem', 'random_page_cost', 'max_parallel_workers_per_gather', 'jit')`,
+      )
+    ).rows.map((row) => [row.name, row.unit === '8kB' ? `${(Number(row.setting) * 8) / 1024} MB` : `${row.setting}${row.unit ?? ''}`]),
+  );
 
-  // E4 at 100,000 prospects.
-  await gateway.db.sql.query(
-    `INSERT INTO "Prospect" ("organizationId", "firstName", "updatedAt") SELECT $1, 'P' || n, now() FROM generate_series(1, $2::int) AS n`,
-    [gateway.organizationId, PROSPECTS],
+  const cpus = os.cpus();
+  report.line(`# Benchmark run, ${new Date().toISOString()}`);
+  report.line('');
+  report.line('## Machine');
+  report.table(
+    ['', ''],
+    [
+      ['CPU', `${cpus[0]?.model ?? '?'}, ${os.availableParallelism()} cores (nproc)`],
+      ['memory', `${(os.totalmem() / 2 ** 30).toFixed(1)} GiB`],
+      ['PostgreSQL', `${database.serverVersion} (${Object.entries(pgSettings).map(([key, value]) => `${key} ${value}`).join(', ')})`],
+      ['Node.js', process.version],
+      ['gateway code', codeVersion()],
+      ['load average at the start (1, 5, 15 min)', loadAtStart.map((value) => value.toFixed(2)).join(', ')],
+      [
+        'packages',
+        `autocannon ${await versionOf('autocannon')}, postgraphile ${await versionOf('postgraphile')}, graphql-yoga ${await versionOf('graphql-yoga')}, fastify ${await versionOf('fastify')}, @prisma/client ${await versionOf('@prisma/client')}`,
+      ],
+    ],
   );
-  const ids = (await gateway.db.sql.query<{ id: string }>('SELECT id FROM "Prospect" WHERE "organizationId" = $1', [gateway.organizationId])).rows.map(
-    (row) => row.id,
+  report.line('');
+  report.line('## Dataset');
+  report.line(
+    `${seeded.counts.runs!.toLocaleString('en')} runs, ${seeded.counts.prospects!.toLocaleString('en')} prospects, ` +
+      `${seeded.counts.batches!.toLocaleString('en')} batches, ${seeded.counts.workflows} workflows in one organization, ` +
+      `seeded with INSERT … SELECT over generate_series in ${seeded.seconds.toFixed(0)} s, then VACUUM ANALYZE. ` +
+      `The big batch (workflow 10) has ${Math.min(SEED.prospects, SEED.runs).toLocaleString('en')} runs; the other batches about ${Math.round((SEED.runs - Math.min(SEED.prospects, SEED.runs)) / (SEED.batches - 1))} each.`,
   );
-  const workflow = await rest('POST', '/workflows', { name: 'Bench', definition: { steps: [{ id: 'dial', type: 'call' }] } });
-  const gatewayTimes: number[] = [];
-  for (let round = 0; round < 3; round++) {
-    const started = performance.now();
-    await rest('POST', `/workflows/${workflow.id}/batches`, { name: `Bench ${round}`, prospect_ids: ids });
-    gatewayTimes.push(performance.now() - started);
-  }
-  const rawTimes: number[] = [];
-  const version = (await gateway.db.sql.query<{ id: string }>('SELECT id FROM "WorkflowVersion" WHERE "workflowId" = $1', [workflow.id])).rows[0]!.id;
-  const anyBatch = (await gateway.db.sql.query<{ id: string }>('SELECT id FROM "Batch" LIMIT 1')).rows[0]!.id;
-  for (let round = 0; round < 3; round++) {
-    const started = performance.now();
-    await gateway.db.sql.transaction(async (tx) => {
-      await tx.query(
-        `INSERT INTO "Run" ("organizationId", "workflowId", "workflowVersionId", "batchId", "prospectId", "updatedAt")
-         SELECT $1, $2, $3, $4, id, now() FROM unnest($5::text[]) AS id`,
-        [gateway.organizationId, workflow.id, version, anyBatch, ids],
-      );
+  report.line(`Load: autocannon in its own process, ${WARMUP} s of warm-up then ${DURATION} s measured per row; every server has a pool of ${POOL_SIZE} PostgreSQL connections.`);
+
+  // --------------------------------------- what the gateway sends, from inside
+  const keyHeaders = { 'x-api-key': apiKey };
+  const jsonHeaders = { 'content-type': 'application/json', 'x-api-key': apiKey };
+  const dashboardBody = JSON.stringify({ query: GATEWAY_DASHBOARD, variables: { id: seeded.dashboardWorkflowId } });
+  const e6Path =
+    `/org/${organization.id}/workflows/${seeded.bigWorkflowId}/runs?status=${E6.status}&batch_id=${seeded.bigBatchId}` +
+    `&sort=started_desc&page=${E6.page}&limit=${E6.limit}`;
+  log(`${elapsed()}: the gateway's statements, counted in-process`);
+  const [dashboardStatements, e6Statements] = await captureStatements(db, [
+    { method: 'POST', url: '/graphql', headers: jsonHeaders, body: dashboardBody },
+    { method: 'GET', url: e6Path, headers: keyHeaders },
+  ]);
+  const rawParams = {
+    dashboard: [seeded.dashboardWorkflowId, organization.id],
+    runs: [seeded.bigWorkflowId, seeded.bigBatchId, E6.status, E6.page, E6.limit, organization.id],
+  };
+  const plans = async (captured: CapturedRequest) => {
+    const explained = [];
+    for (const statement of captured.statements) explained.push({ statement, plan: await explain(sql, statement.sql, statement.params) });
+    return explained;
+  };
+  const dashboardPlans = await plans(dashboardStatements!);
+  const e6Plans = await plans(e6Statements!);
+  const rawPlans = {
+    dashboard: await explain(sql, DASHBOARD_SQL, rawParams.dashboard),
+    runs: await explain(sql, RUNS_SQL, rawParams.runs),
+    runsCounting: await explain(sql, RUNS_COUNTING_SQL, rawParams.runs),
+  };
+  await db.close();
+
+  // ------------------------------------------------------------ the servers
+  const gatewayEnv = (port: number): Record<string, string> => ({
+    DATABASE_URL: database.url,
+    DATABASE_POOL_SIZE: String(POOL_SIZE),
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+    // An API-only instance: no run engine working through the seeded runs.
+    ENGINE: 'off',
+    INSIGHTS_INTERVAL_MS: '0',
+    RATE_LIMIT_PER_MINUTE: '1000000000',
+    AGENT_UPDATE_RATE_LIMIT_PER_MINUTE: '1000000000',
+    // No line per request: none of the servers compared logs requests.
+    LOG_LEVEL: 'warn',
+    REDIS_URL: '',
+  });
+  const startGateway = async (nodeArgs: string[] = []) => {
+    const port = await freePort();
+    return startServer({ name: 'gateway', script: 'src/main.ts', nodeArgs, env: gatewayEnv(port), port, readyPath: '/ready' });
+  };
+  const startBenchServer = async (name: string, file: string, env: Record<string, string> = {}) => {
+    const port = await freePort();
+    return startServer({
+      name,
+      script: path.join(BENCH_DIR, file),
+      args: [String(port)],
+      env: { DATABASE_URL: database.url, DATABASE_POOL_SIZE: String(POOL_SIZE), ...env },
+      port,
+      readyPath: '/health',
     });
-    rawTimes.push(performance.now() - started);
-  }
-  report('');
-  report(`## E4: a batch of ${PROSPECTS.toLocaleString('en')} prospects in one request`);
-  report('| | median | worst of 3 |');
-  report('|---|---|---|');
-  report(`| gateway (POST …/batches) | ${median(gatewayTimes).toFixed(0)} ms | ${Math.max(...gatewayTimes).toFixed(0)} ms |`);
-  report(`| raw INSERT … SELECT | ${median(rawTimes).toFixed(0)} ms | ${Math.max(...rawTimes).toFixed(0)} ms |`);
-  report(`| ratio | ${(median(gatewayTimes) / median(rawTimes)).toFixed(2)}x | |`);
+  };
 
-  // One change reaching many subscribers.
-  const small = await rest('POST', '/prospects', { first_name: 'Live' });
-  const live = await rest('POST', `/workflows/${workflow.id}/batches`, { name: 'Live', prospect_ids: [small.created[0].id] });
-  const child = spawn(
+  log(`${elapsed()}: starting the servers`);
+  servers.gateway = await startGateway();
+  await sleep(2000);
+  const gatewayIdleAtStart = rssMiB(servers.gateway.pid);
+  servers.raw = await startBenchServer('raw', 'baseline-raw.ts', { BENCH_ORGANIZATION_ID: organization.id });
+  servers.postgraphile = await startBenchServer('postgraphile', 'postgraphile.ts');
+  servers.yoga = await startBenchServer('plain-yoga', 'plain-yoga.ts');
+  const { gateway, raw, postgraphile, yoga } = servers as Required<Servers>;
+
+  const load = {
+    gatewayGraphql: (body: string): Omit<LoadOptions, 'connections'> => ({
+      url: `${gateway.url}/graphql`,
+      method: 'POST',
+      headers: jsonHeaders,
+      body,
+      duration: DURATION,
+      warmup: WARMUP,
+    }),
+    graphql: (server: ServerProcess, body: string): Omit<LoadOptions, 'connections'> => ({
+      url: `${server.url}/graphql`,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+      duration: DURATION,
+      warmup: WARMUP,
+    }),
+    get: (url: string, headers: Record<string, string> = {}): Omit<LoadOptions, 'connections'> => ({ url, headers, duration: DURATION, warmup: WARMUP }),
+  };
+  const fetchJson = async (options: Omit<LoadOptions, 'connections'>) => {
+    const response = await fetch(options.url, { method: options.method ?? 'GET', headers: options.headers, body: options.body });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${options.url}: ${response.status} ${text.slice(0, 500)}`);
+    const body = JSON.parse(text) as { errors?: unknown };
+    if (body.errors) throw new Error(`${options.url}: ${JSON.stringify(body.errors).slice(0, 500)}`);
+    return { body: body as any, bytes: Buffer.byteLength(text) };
+  };
+  const same = (what: string, a: unknown, b: unknown) => {
+    if (JSON.stringify(a) !== JSON.stringify(b)) throw new Error(`${what}: the servers disagree:\n${JSON.stringify(a)}\n${JSON.stringify(b)}`);
+  };
+
+  const targets = {
+    dashboard: {
+      gateway: load.gatewayGraphql(dashboardBody),
+      postgraphile: load.graphql(postgraphile, JSON.stringify({ query: POSTGRAPHILE_DASHBOARD, variables: { id: seeded.dashboardWorkflowId } })),
+      raw: load.get(`${raw.url}/dashboard?id=${seeded.dashboardWorkflowId}`),
+    },
+    runs: {
+      gateway: load.get(`${gateway.url}${e6Path}`, keyHeaders),
+      postgraphile: load.graphql(
+        postgraphile,
+        JSON.stringify({
+          query: POSTGRAPHILE_RUNS,
+          variables: { workflowId: seeded.bigWorkflowId, batchId: seeded.bigBatchId, status: E6.status, first: E6.limit, offset: (E6.page - 1) * E6.limit },
+        }),
+      ),
+      raw: load.get(`${raw.url}/runs?workflow_id=${seeded.bigWorkflowId}&batch_id=${seeded.bigBatchId}&status=${E6.status}&page=${E6.page}&limit=${E6.limit}`),
+      rawCounting: load.get(
+        `${raw.url}/runs?workflow_id=${seeded.bigWorkflowId}&batch_id=${seeded.bigBatchId}&status=${E6.status}&page=${E6.page}&limit=${E6.limit}&count=rows`,
+      ),
+    },
+    trivial: {
+      gateway: load.gatewayGraphql(JSON.stringify({ query: TRIVIAL })),
+      yoga: load.graphql(yoga, JSON.stringify({ query: TRIVIAL })),
+    },
+  };
+
+  // Every server answers the same rows before any is timed.
+  const answers = {
+    dashboard: {
+      gateway: await fetchJson(targets.dashboard.gateway),
+      postgraphile: await fetchJson(targets.dashboard.postgraphile),
+      raw: await fetchJson(targets.dashboard.raw),
+    },
+    runs: {
+      gateway: await fetchJson(targets.runs.gateway),
+      postgraphile: await fetchJson(targets.runs.postgraphile),
+      raw: await fetchJson(targets.runs.raw),
+      rawCounting: await fetchJson(targets.runs.rawCounting),
+    },
+  };
+  const dashboardDigest = digestGatewayDashboard(answers.dashboard.gateway.body);
+  same('dashboard, PostGraphile', dashboardDigest, digestPostGraphileDashboard(answers.dashboard.postgraphile.body));
+  same('dashboard, raw', dashboardDigest, digestGatewayDashboard(answers.dashboard.raw.body));
+  if (dashboardDigest.batches.length !== 20 || dashboardDigest.runsPerBatch.some((count) => count !== 50)) {
+    throw new Error(`the dashboard should hold 20 batches of 50 runs: ${JSON.stringify(dashboardDigest.runsPerBatch)}`);
+  }
+  const runsDigest = digestRestRuns(answers.runs.gateway.body);
+  same('E6, PostGraphile', runsDigest, digestPostGraphileRuns(answers.runs.postgraphile.body));
+  same('E6, raw', runsDigest, digestRestRuns(answers.runs.raw.body));
+  same('E6, raw counting', runsDigest, digestRestRuns(answers.runs.rawCounting.body));
+  if (runsDigest.ids.length !== E6.limit) throw new Error(`E6 should answer ${E6.limit} runs, not ${runsDigest.ids.length}`);
+
+  /** CPU time (ms) of each backend PostgreSQL runs for the bench database, by pid (parallel workers not included). */
+  const postgresCpu = async () => {
+    const { rows } = await sql.query<{ pid: number }>(
+      'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+    );
+    return new Map(rows.map(({ pid }) => [pid, cpuMs(pid)]));
+  };
+  const measure = async (label: string, options: Omit<LoadOptions, 'connections'>, connections: number, server: ServerProcess) => {
+    log(`${elapsed()}: ${label}, ${connections} connection(s)`);
+    let sampler: ReturnType<typeof sampleRss> | undefined;
+    let serverCpuAtStart = 0;
+    let postgresAtStart = new Map<number, number>();
+    const result = await runLoad({ ...options, connections }, async () => {
+      sampler = sampleRss(server.pid);
+      serverCpuAtStart = cpuMs(server.pid);
+      postgresAtStart = await postgresCpu();
+    });
+    const serverCpu = cpuMs(server.pid) - serverCpuAtStart;
+    let postgres = 0;
+    for (const [pid, used] of await postgresCpu()) postgres += used - (postgresAtStart.get(pid) ?? 0);
+    const memory = sampler?.stop();
+    const measured: Measured = {
+      ...result,
+      peakRss: memory?.peak ?? NaN,
+      serverCpuPerRequest: serverCpu / Math.max(1, result.requests),
+      postgresCpuPerRequest: postgres / Math.max(1, result.requests),
+    };
+    log(
+      `  ${rps(result.rps)} req/s, p50 ${ms(result.p50)}, p99 ${ms(result.p99)}; ` +
+        `CPU per request: server ${ms(measured.serverCpuPerRequest)}, PostgreSQL ${ms(measured.postgresCpuPerRequest)}`,
+    );
+    return measured;
+  };
+
+  // -------------------------------------------------------- (e) trivial query
+  const trivial = {
+    yoga1: await measure('(e) plain yoga', targets.trivial.yoga, 1, yoga),
+    gateway1: await measure('(e) gateway', targets.trivial.gateway, 1, gateway),
+    yoga32: await measure('(e) plain yoga', targets.trivial.yoga, CONNECTIONS, yoga),
+    gateway32: await measure('(e) gateway', targets.trivial.gateway, CONNECTIONS, gateway),
+  };
+  // ------------------------------------------------------------ (a) dashboard
+  const dashboard = {
+    gateway: await measure('(a) dashboard, gateway', targets.dashboard.gateway, CONNECTIONS, gateway),
+    postgraphile: await measure('(a) dashboard, PostGraphile', targets.dashboard.postgraphile, CONNECTIONS, postgraphile),
+    raw: await measure('(a) dashboard, raw', targets.dashboard.raw, CONNECTIONS, raw),
+  };
+  // ------------------------------------------------------------------ (b) E6
+  const runs: Record<string, Record<'c1' | 'c32', Measured>> = {};
+  for (const [name, target] of Object.entries(targets.runs)) {
+    const server = name === 'gateway' ? gateway : name === 'postgraphile' ? postgraphile : raw;
+    runs[name] = {
+      c1: await measure(`(b) E6, ${name}`, target, 1, server),
+      c32: await measure(`(b) E6, ${name}`, target, CONNECTIONS, server),
+    };
+  }
+  await sleep(5000);
+  const gatewayIdleAfterLoad = rssMiB(gateway.pid);
+  const otherRss = { raw: rssMiB(raw.pid), postgraphile: rssMiB(postgraphile.pid), yoga: rssMiB(yoga.pid) };
+  await gateway.stop();
+
+  // ------------------------------------------------------------- profiles
+  const profile = async (label: string, options: Omit<LoadOptions, 'connections'>): Promise<ProfileSummary> => {
+    const directory = await mkdtemp(path.join(os.tmpdir(), 'gateway-profile-'));
+    try {
+      const spawnedAt = performance.now();
+      const profiled = await startGateway(['--cpu-prof', `--cpu-prof-dir=${directory}`]);
+      servers.gateway = profiled;
+      const target = { ...options, url: options.url.replace(gateway.url, profiled.url) };
+      log(`${elapsed()}: profiling the gateway: ${label}`);
+      let measuringAfter = 0;
+      await runLoad({ ...target, connections: CONNECTIONS }, () => {
+        measuringAfter = performance.now() - spawnedAt;
+      });
+      await profiled.stop();
+      // CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile: thread 0 is the main thread.
+      const file = (await readdir(directory)).find((name) => name.split('.')[4] === '0' && name.endsWith('.cpuprofile'));
+      if (!file) throw new Error('the gateway wrote no CPU profile');
+      // The start and the warm-up are left out: only the measured seconds count.
+      return summarizeProfile(path.join(directory, file), 12, measuringAfter);
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  };
+  const profiles = {
+    dashboard: await profile('(a) dashboard', targets.dashboard.gateway),
+    runs: await profile('(b) E6', targets.runs.gateway),
+  };
+  await raw.stop();
+  await postgraphile.stop();
+  await yoga.stop();
+
+  // ------------------------------------------- (d) subscribers, (c) E4
+  const live = await startGateway();
+  servers.gateway = live;
+  const rest = async (method: string, route: string, body?: unknown) => {
+    const response = await fetch(`${live.url}/org/${organization.id}${route}`, {
+      method,
+      headers: body === undefined ? keyHeaders : jsonHeaders,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${await response.text()}`);
+    return response.json() as Promise<any>;
+  };
+
+  log(`${elapsed()}: (d) ${SUBSCRIBERS} subscribers`);
+  const liveProspect = await rest('POST', '/prospects', { first_name: 'Live' });
+  const liveBatch = await rest('POST', `/workflows/${seeded.e4WorkflowId}/batches`, { name: 'Live', prospect_ids: [liveProspect.created[0].id] });
+  const subscribers = spawn(
     process.execPath,
-    ['--import', 'tsx', path.join(import.meta.dirname, 'subscribers.ts'), `${gateway.url.replace('http', 'ws')}/graphql`, gateway.apiKey, live.id, String(SUBSCRIBERS)],
-    { stdio: ['pipe', 'pipe', 'inherit'] },
+    ['--import', 'tsx', path.join(BENCH_DIR, 'subscribers.ts'), `${live.url.replace('http', 'ws')}/graphql`, apiKey, liveBatch.id, String(SUBSCRIBERS)],
+    { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] },
   );
-  const output = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
-  const nextLine = async () => (await output.next()).value as string;
-  if ((await nextLine()) !== 'ready') throw new Error('subscribers did not start');
+  const subscriberLines = createInterface({ input: subscribers.stdout! })[Symbol.asyncIterator]();
+  const nextLine = async () => {
+    const next = await subscriberLines.next();
+    if (next.done) throw new Error('the subscribers process ended early');
+    return next.value as string;
+  };
+  if ((await nextLine()) !== 'ready') throw new Error('the subscribers did not start');
   const delays: number[] = [];
   for (let change = 0; change < CHANGES; change++) {
     const status = change % 2 === 0 ? 'PAUSED' : 'PENDING';
     const sentAt = performance.timeOrigin + performance.now();
-    child.stdin!.write(`change ${status} ${sentAt}\n`);
-    await rest('PATCH', `/batches/${live.id}`, { status });
+    subscribers.stdin!.write(`change ${status} ${sentAt}\n`);
+    await rest('PATCH', `/batches/${liveBatch.id}`, { status });
     delays.push(...(JSON.parse(await nextLine()) as number[]));
     // Apart by more than the coalescing interval, so each change is its own event.
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await sleep(150);
   }
-  child.stdin!.write('quit\n');
-  report('');
-  report(`## One batch change reaching ${SUBSCRIBERS.toLocaleString('en')} WebSocket subscribers (${CHANGES} changes)`);
-  report('| p50 | p99 | max |');
-  report('|---|---|---|');
-  report(`| ${percentile(delays, 50).toFixed(1)} ms | ${percentile(delays, 99).toFixed(1)} ms | ${Math.max(...delays).toFixed(1)} ms |`);
+  subscribers.stdin!.write('quit\n');
+  await new Promise((resolve) => subscribers.once('exit', resolve));
+
+  log(`${elapsed()}: (c) E4, ${E4_ROUNDS} rounds each`);
+  const prospectIds = (
+    await sql.query<{ id: string }>('SELECT id FROM "Prospect" WHERE "organizationId" = $1 AND "firstName" <> $2 ORDER BY id', [organization.id, 'Live'])
+  ).rows.map((row) => row.id);
+  const versionId = (await sql.query<{ id: string }>('SELECT id FROM "WorkflowVersion" WHERE "workflowId" = $1', [seeded.e4WorkflowId])).rows[0]!.id;
+  const e4 = { gateway: [] as number[], raw: [] as number[] };
+  // Interleaved, so both see the table grow alike.
+  for (let round = 0; round < E4_ROUNDS; round++) {
+    let started = performance.now();
+    const created = await rest('POST', `/workflows/${seeded.e4WorkflowId}/batches`, { name: `E4 gateway ${round}`, prospect_ids: prospectIds });
+    e4.gateway.push(performance.now() - started);
+    if (created.total_prospects !== prospectIds.length && created.stats?.pending_count !== prospectIds.length) {
+      throw new Error(`E4 created ${JSON.stringify(created.stats)}`);
+    }
+    log(`  gateway ${(e4.gateway.at(-1)! / 1000).toFixed(2)} s`);
+    started = performance.now();
+    await sql.query('BEGIN');
+    const batch = await sql.query<{ id: string }>(
+      `INSERT INTO "Batch" ("organizationId", "workflowId", "workflowVersionId", name, "sourceType", "createdBy", "updatedAt")
+       VALUES ($1, $2, $3, $4, 'prospect_ids', $5, now()) RETURNING id`,
+      [organization.id, seeded.e4WorkflowId, versionId, `E4 raw ${round}`, keyRow.id],
+    );
+    const inserted = await sql.query(
+      `INSERT INTO "Run" ("organizationId", "workflowId", "workflowVersionId", "batchId", "prospectId", "updatedAt")
+       SELECT $1, $2, $3, $4, id, now() FROM unnest($5::text[]) AS id`,
+      [organization.id, seeded.e4WorkflowId, versionId, batch.rows[0]!.id, prospectIds],
+    );
+    await sql.query(`UPDATE "Batch" SET "totalProspects" = $2, "pendingCount" = $2 WHERE id = $1`, [batch.rows[0]!.id, inserted.rowCount]);
+    await sql.query('COMMIT');
+    e4.raw.push(performance.now() - started);
+    log(`  raw ${(e4.raw.at(-1)! / 1000).toFixed(2)} s`);
+  }
+  await live.stop();
+  await sql.end();
+
+  // ----------------------------------------------------------------- report
+  const loadHeader = ['server', 'req/s', 'median', 'p99', 'gateway req/s ÷ this', 'server CPU / req', 'PostgreSQL CPU / req'];
+  const loadRow = (name: string, result: Measured, gatewayRps: number, isGateway = false) => [
+    name,
+    rps(result.rps),
+    ms(result.p50),
+    ms(result.p99),
+    isGateway ? '1.00×' : ratio(gatewayRps / result.rps),
+    ms(result.serverCpuPerRequest),
+    ms(result.postgresCpuPerRequest),
+  ];
+  report.line('');
+  report.line(`## (a) Dashboard query, ${CONNECTIONS} connections`);
+  report.line(
+    `Workflow, its 20 newest batches with stats, 50 runs of each with their prospect (1,000 runs). Answer sizes: gateway ${(answers.dashboard.gateway.bytes / 1024).toFixed(0)} KiB, ` +
+      `PostGraphile ${(answers.dashboard.postgraphile.bytes / 1024).toFixed(0)} KiB, raw ${(answers.dashboard.raw.bytes / 1024).toFixed(0)} KiB; the three answers hold the same batches and runs (checked).`,
+  );
+  report.table(
+    loadHeader,
+    [
+      loadRow('gateway (POST /graphql)', dashboard.gateway, dashboard.gateway.rps, true),
+      loadRow('PostGraphile 4', dashboard.postgraphile, dashboard.gateway.rps),
+      loadRow('raw SQL + node:http', dashboard.raw, dashboard.gateway.rps),
+    ],
+  );
+  report.line('');
+  report.line(`Gateway SQL statements for one dashboard request (counted by Database.onStatement, warm): **${dashboardStatements!.count}**.`);
+  report.table(
+    ['#', 'statement', 'Prisma ms', 'EXPLAIN ANALYZE ms'],
+    dashboardPlans.map(({ statement, plan }, index) => [
+      index + 1,
+      `\`${statement.sql.replace(/\s+/g, ' ').trim().slice(0, 110)}…\``,
+      statement.durationMs.toFixed(1),
+      executionTime(plan),
+    ]),
+  );
+
+  report.line('');
+  report.line(`## (b) E6: runs by status and batch, started_desc, page ${E6.page} of ${E6.limit} (offset ${(E6.page - 1) * E6.limit})`);
+  report.line(
+    `\`GET ${e6Path.replace(organization.id, '{org}').replace(seeded.bigWorkflowId, '{workflow 10}').replace(seeded.bigBatchId, '{big batch}')}\`: ` +
+      `${runsDigest.total.toLocaleString('en')} matching runs among ${seeded.counts.runs!.toLocaleString('en')}; all four answer the same 100 ids and total (checked).`,
+  );
+  for (const level of ['c1', 'c32'] as const) {
+    report.line('');
+    report.line(`${level === 'c1' ? 1 : CONNECTIONS} connection(s):`);
+    const base = runs.gateway![level].rps;
+    report.table(
+      loadHeader,
+      [
+        loadRow('gateway (REST E6)', runs.gateway![level], base, true),
+        loadRow('PostGraphile 4', runs.postgraphile![level], base),
+        loadRow('raw SQL, total from the batch counter', runs.raw![level], base),
+        loadRow('raw SQL, total by count(*)', runs.rawCounting![level], base),
+      ],
+    );
+  }
+  report.line('');
+  report.line(`Gateway SQL statements for one E6 request: **${e6Statements!.count}**.`);
+  report.table(
+    ['#', 'statement', 'Prisma ms', 'EXPLAIN ANALYZE ms'],
+    e6Plans.map(({ statement, plan }, index) => [
+      index + 1,
+      `\`${statement.sql.replace(/\s+/g, ' ').trim().slice(0, 110)}…\``,
+      statement.durationMs.toFixed(1),
+      executionTime(plan),
+    ]),
+  );
+
+  report.line('');
+  report.line(`## (c) E4: a batch of ${prospectIds.length.toLocaleString('en')} prospects (${E4_ROUNDS} rounds each, interleaved)`);
+  report.table(
+    ['', 'median', 'worst'],
+    [
+      ['gateway (POST …/batches, one request)', ms(median(e4.gateway)), ms(Math.max(...e4.gateway))],
+      ['raw: INSERT batch; INSERT … SELECT unnest(ids); UPDATE counters (one transaction)', ms(median(e4.raw)), ms(Math.max(...e4.raw))],
+      ['ratio gateway ÷ raw', ratio(median(e4.gateway) / median(e4.raw)), ''],
+    ],
+  );
+
+  report.line('');
+  report.line(`## (d) One batch change reaching ${SUBSCRIBERS.toLocaleString('en')} WebSocket subscribers (${CHANGES} changes)`);
+  report.line('From just before the PATCH (E9) is sent to each subscriber receiving the new status; the subscribers live in a second process.');
+  report.table(['p50', 'p99', 'max'], [[ms(percentile(delays, 50)), ms(percentile(delays, 99)), ms(Math.max(...delays))]]);
+
+  report.line('');
+  report.line('## (e) Trivial query `{ __typename }`: gateway beside plain graphql-yoga');
+  const trivialRow = (connections: number, name: string, result: Measured) => [
+    connections,
+    name,
+    rps(result.rps),
+    ms(result.p50),
+    ms(result.p99),
+    ms(result.mean),
+    ms(result.serverCpuPerRequest),
+  ];
+  report.table(
+    ['connections', 'server', 'req/s', 'median', 'p99', 'mean', 'server CPU / req'],
+    [
+      trivialRow(1, 'plain graphql-yoga (node:http)', trivial.yoga1),
+      trivialRow(1, 'gateway', trivial.gateway1),
+      trivialRow(CONNECTIONS, 'plain graphql-yoga (node:http)', trivial.yoga32),
+      trivialRow(CONNECTIONS, 'gateway', trivial.gateway32),
+    ],
+  );
+  const addedLatency = trivial.gateway1.p50 - trivial.yoga1.p50;
+  report.line('');
+  report.line(
+    `Added latency at 1 connection: ${ms(addedLatency)} at the median, ${ms(trivial.gateway1.mean - trivial.yoga1.mean)} on average ` +
+      `(throughput at ${CONNECTIONS} connections: ${ratio(trivial.gateway32.rps / trivial.yoga32.rps)} of plain yoga's).`,
+  );
+
+  report.line('');
+  report.line('## (f) Resident memory (VmRSS)');
+  report.line(
+    'The gateway runs as its own process (`node --import tsx src/main.ts`, as `npm start` does; the tsx loader is part of the figure). ' +
+      'Under load: the peak of samples every 200 ms during the measured load.',
+  );
+  const peakGateway = Math.max(dashboard.gateway.peakRss, trivial.gateway32.peakRss, runs.gateway!.c32.peakRss);
+  report.table(
+    ['process', 'idle', 'under load (peak)'],
+    [
+      ['gateway, idle after start', mib(gatewayIdleAtStart), ''],
+      ['gateway, dashboard at 32 connections', '', mib(dashboard.gateway.peakRss)],
+      ['gateway, E6 at 32 connections', '', mib(runs.gateway!.c32.peakRss)],
+      ['gateway, trivial query at 32 connections', '', mib(trivial.gateway32.peakRss)],
+      ['gateway, idle 5 s after the loads', mib(gatewayIdleAfterLoad), ''],
+      ['PostGraphile (after its loads)', mib(otherRss.postgraphile), mib(dashboard.postgraphile.peakRss)],
+      ['raw baseline (after its loads)', mib(otherRss.raw), mib(dashboard.raw.peakRss)],
+      ['plain yoga (after its loads)', mib(otherRss.yoga), ''],
+    ],
+  );
+
+  // ---------------------------------------------------------------- targets
+  const e6c32 = runs.gateway!.c32;
+  const e6c1 = runs.gateway!.c1;
+  report.line('');
+  report.line('## Targets');
+  report.table(
+    ['target', 'measured', 'verdict'],
+    [
+      [
+        '(a) ≥ PostGraphile req/s',
+        `${rps(dashboard.gateway.rps)} vs ${rps(dashboard.postgraphile.rps)} (${ratio(dashboard.gateway.rps / dashboard.postgraphile.rps)})`,
+        verdict(dashboard.gateway.rps >= dashboard.postgraphile.rps),
+      ],
+      [
+        '(a) ≥ ½ raw req/s',
+        `${rps(dashboard.gateway.rps)} vs ${rps(dashboard.raw.rps)} (${ratio(dashboard.gateway.rps / dashboard.raw.rps)})`,
+        verdict(dashboard.gateway.rps >= dashboard.raw.rps / 2),
+      ],
+      ['(a) ≤ 6 SQL statements', String(dashboardStatements!.count), verdict(dashboardStatements!.count <= 6)],
+      ['(b) p99 < 20 ms, 1 connection', ms(e6c1.p99), verdict(e6c1.p99 < 20)],
+      [`(b) p99 < 20 ms, ${CONNECTIONS} connections`, ms(e6c32.p99), verdict(e6c32.p99 < 20)],
+      [
+        `(b) ≥ 60% of raw req/s (${CONNECTIONS} connections)`,
+        `${rps(e6c32.rps)} vs ${rps(runs.raw!.c32.rps)} (${ratio(e6c32.rps / runs.raw!.c32.rps)})`,
+        verdict(e6c32.rps >= 0.6 * runs.raw!.c32.rps),
+      ],
+      [
+        '(c) ≤ 3× raw',
+        `${ms(median(e4.gateway))} vs ${ms(median(e4.raw))} (${ratio(median(e4.gateway) / median(e4.raw))})`,
+        verdict(median(e4.gateway) <= 3 * median(e4.raw)),
+      ],
+      ['(c) < 3 s', ms(median(e4.gateway)), verdict(median(e4.gateway) < 3000)],
+      ['(d) p99 < 250 ms', ms(percentile(delays, 99)), verdict(percentile(delays, 99) < 250)],
+      ['(e) ≤ 1 ms added (median, 1 connection)', ms(addedLatency), verdict(addedLatency <= 1)],
+      ['(f) idle < 200 MB', `${mib(gatewayIdleAtStart)} (after the loads ${mib(gatewayIdleAfterLoad)}; peak ${mib(peakGateway)})`, verdict(gatewayIdleAtStart * 1.048576 < 200)],
+    ],
+  );
+
+  // ------------------------------------------------------- profiles, plans
+  for (const [label, summary] of [
+    ['(a) dashboard', profiles.dashboard],
+    ['(b) E6', profiles.runs],
+  ] as const) {
+    report.line('');
+    report.line(`## CPU profile of the gateway process: ${label} at ${CONNECTIONS} connections`);
+    report.line(
+      `\`node --cpu-prof\` on the gateway process (a run of its own, after the measured ones), ${DURATION} s measured after ${WARMUP} s of warm-up: ` +
+        `${(summary.busyMs / 1000).toFixed(1)} s of the main thread busy (idle left out). Self time by package:`,
+    );
+    report.table(
+      ['share', 'package / area'],
+      summary.areas.map((area) => [`${(area.share * 100).toFixed(1)}%`, area.area]),
+    );
+    report.line('');
+    report.line('Top functions by self time:');
+    report.table(
+      ['share', 'function', 'where'],
+      summary.functions.map((fn) => [`${(fn.share * 100).toFixed(1)}%`, `\`${fn.name}\``, fn.where]),
+    );
+  }
+  report.line('');
+  report.line('## EXPLAIN ANALYZE');
+  const showPlan = (title: string, lines: string[]) => {
+    report.line('');
+    report.line(title);
+    // Long id lists (a 1,000-id filter) are cut, the plan's shape kept.
+    report.code(lines.filter((line) => !/^\s*(Buffers|Planning:)/.test(line)).map((line) => (line.length > 200 ? `${line.slice(0, 200)}…` : line)));
+  };
+  for (const { statement, plan } of e6Plans) {
+    if (/"Run"/.test(statement.sql)) showPlan(`Gateway, E6: \`${statement.sql.replace(/\s+/g, ' ').trim().slice(0, 90)}…\``, plan);
+  }
+  const prospectPlan = dashboardPlans.find(({ statement }) => /"Prospect"/.test(statement.sql));
+  if (prospectPlan) showPlan('Gateway, dashboard: the prospects of the 1,000 runs', prospectPlan.plan);
+  showPlan('Raw baseline, E6 (total from the counter)', rawPlans.runs);
+  showPlan('Raw baseline, E6 (total by count(*))', rawPlans.runsCounting);
+  showPlan('Raw baseline, dashboard', rawPlans.dashboard);
+
+  report.line('');
+  report.line(
+    `Whole run: ${elapsed()}. Load average at the end (1, 5, 15 min): ${os.loadavg().map((value) => value.toFixed(2)).join(', ')} ` +
+      '(the machine is shared: anything else running competes for its cores).',
+  );
+  report.save(REPORT_FILE);
+  log(`report saved to ${REPORT_FILE}`);
 } finally {
-  await gateway.close();
+  await cleanUp();
 }
 process.exit(0);
+
+function executionTime(plan: string[]): string {
+  const line = plan.find((text) => text.startsWith('Execution Time'));
+  return line ? line.replace(/Execution Time: ([\d.]+) ms/, '$1') : '';
+}

@@ -1,67 +1,229 @@
-// Shared pieces of the benchmarks: a gateway on the machine's PostgreSQL
-// (BENCH_DATABASE_URL, default the local server's `test` database, in a
-// database of its own) or, failing that, on the embedded database.
+// Shared pieces of the benchmarks: statistics, a database of their own on the
+// machine's PostgreSQL, child processes (servers under test, load
+// generators) and their resident memory.
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import pg from 'pg';
-import type { Storage } from '../src/config.ts';
-import { createOrganization } from '../src/domain/organizations.ts';
-import { SecretBox } from '../src/domain/secrets.ts';
-import { buildApp } from '../src/http/app.ts';
-import { prepareDatabase } from '../src/server.ts';
-import { createServices } from '../src/services.ts';
+
+export const ROOT = path.resolve(import.meta.dirname, '..');
+export const BENCH_DIR = import.meta.dirname;
 
 export const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+  return sorted[Math.max(0, Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1))]!;
 };
 export const median = (values: number[]) => percentile(values, 50);
 
-async function benchStorage(): Promise<{ storage: Storage; label: string; dispose(): Promise<void> }> {
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A database of the benchmark's own on BENCH_DATABASE_URL's server, dropped by `drop`. */
+export async function createBenchDatabase() {
   const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
   const admin = new pg.Client({ connectionString: adminUrl });
+  admin.on('error', () => {});
   try {
     await admin.connect();
-    const name = `gateway_bench_${randomBytes(4).toString('hex')}`;
-    await admin.query(`CREATE DATABASE "${name}"`);
-    const url = new URL(adminUrl);
-    url.pathname = `/${name}`;
-    return {
-      storage: { kind: 'postgres', url: url.toString(), poolSize: 20 },
-      label: 'PostgreSQL',
-      dispose: async () => {
-        await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-        await admin.end();
-      },
-    };
-  } catch {
-    await admin.end().catch(() => {});
-    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'gateway-bench-'));
-    return { storage: { kind: 'embedded', dataDir }, label: 'embedded PGlite', dispose: () => rm(dataDir, { recursive: true, force: true }) };
+  } catch (error) {
+    throw new Error(`the benchmarks need PostgreSQL at ${adminUrl} (set BENCH_DATABASE_URL): ${(error as Error).message}`);
   }
-}
-
-export async function startBenchGateway() {
-  const { storage, label, dispose } = await benchStorage();
-  const db = await prepareDatabase(storage);
-  const services = createServices(db, new SecretBox(randomBytes(32)));
-  const unlimited = { perKey: 1e9, agentUpdate: 1e9, windowMs: 60_000 };
-  const app = await buildApp({ services, rateLimits: unlimited });
-  const url = await app.listen({ port: 0, host: '127.0.0.1' });
-  const { organization, apiKey } = await createOrganization(db.prisma, 'Bench');
+  const name = `gateway_bench_${randomBytes(4).toString('hex')}`;
+  await admin.query(`CREATE DATABASE "${name}"`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const version = (await admin.query<{ server_version: string }>('SHOW server_version')).rows[0]!.server_version;
+  await admin.end();
+  let dropped = false;
   return {
-    url,
-    db,
-    label,
-    organizationId: organization.id,
-    apiKey,
-    async close() {
-      await app.close();
-      await services.close();
-      await db.close();
-      await dispose();
+    name,
+    url: url.toString(),
+    serverVersion: version,
+    async drop() {
+      if (dropped) return;
+      dropped = true;
+      const client = new pg.Client({ connectionString: adminUrl });
+      client.on('error', () => {});
+      await client.connect();
+      try {
+        await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
     },
   };
+}
+
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Resident memory of a process, in MiB (VmRSS from /proc). */
+export function rssMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const match = /VmRSS:\s+(\d+) kB/.exec(status);
+  return match ? Number(match[1]) / 1024 : NaN;
+}
+
+/** CPU time (user + system, all threads) a process has used, ms; from /proc/<pid>/stat. */
+export function cpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 (1-based), in clock ticks of 1/100 s.
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+}
+const CLOCK_TICKS = 100;
+
+/** Samples a process's RSS every `everyMs` until stopped; returns the peak and the samples. */
+export function sampleRss(pid: number, everyMs = 200) {
+  const samples: number[] = [];
+  const timer = setInterval(() => {
+    try {
+      samples.push(rssMiB(pid));
+    } catch {
+      // The process is gone; the caller notices elsewhere.
+    }
+  }, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      return { peak: samples.length ? Math.max(...samples) : NaN, median: samples.length ? median(samples) : NaN, samples };
+    },
+  };
+}
+
+export interface ServerProcess {
+  name: string;
+  url: string;
+  pid: number;
+  child: ChildProcess;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves when the process has exited. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+const running = new Set<ServerProcess>();
+
+/** Stops every server process still running (on the way out, whatever happened). */
+export async function stopAll() {
+  await Promise.all([...running].map((server) => server.stop()));
+}
+
+/**
+ * Starts a server as its own process (`node [nodeArgs] script`) and waits
+ * until `readyPath` answers 2xx. Its output goes to this process's stderr,
+ * prefixed by its name.
+ */
+export async function startServer(options: {
+  name: string;
+  script: string;
+  nodeArgs?: string[];
+  args?: string[];
+  env?: Record<string, string>;
+  port: number;
+  readyPath: string;
+  timeoutMs?: number;
+}): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', options.script, ...(options.args ?? [])], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_ENV: 'production', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const prefix = (chunk: Buffer) =>
+    chunk
+      .toString()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => `  [${options.name}] ${line}\n`)
+      .join('');
+  child.stdout!.on('data', (chunk: Buffer) => process.stderr.write(prefix(chunk)));
+  child.stderr!.on('data', (chunk: Buffer) => process.stderr.write(prefix(chunk)));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let exitedEarly = false;
+  child.once('exit', () => (exitedEarly = true));
+  const url = `http://127.0.0.1:${options.port}`;
+  const server: ServerProcess = {
+    name: options.name,
+    url,
+    pid: child.pid!,
+    child,
+    async stop(graceMs = 15_000) {
+      running.delete(server);
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+  running.add(server);
+  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+  while (Date.now() < deadline) {
+    if (exitedEarly) throw new Error(`${options.name} exited during start (code ${child.exitCode})`);
+    try {
+      const response = await fetch(url + options.readyPath);
+      if (response.ok) return server;
+    } catch {
+      // Not listening yet.
+    }
+    await sleep(100);
+  }
+  await server.stop();
+  throw new Error(`${options.name} did not answer ${options.readyPath} within ${(options.timeoutMs ?? 60_000) / 1000} s`);
+}
+
+export interface LoadOptions {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  connections: number;
+  /** Seconds measured. */
+  duration: number;
+  /** Seconds of load before measuring, not counted. */
+  warmup: number;
+}
+
+export interface LoadResult {
+  requests: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  mean: number;
+  max: number;
+  errors: number;
+  non2xx: number;
+}
+
+/**
+ * Runs autocannon in a second process (bench/load.ts) and returns what it
+ * measured; `onMeasuring` is called when the warm-up is over and measuring starts.
+ */
+export async function runLoad(options: LoadOptions, onMeasuring?: () => void | Promise<void>): Promise<LoadResult> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(BENCH_DIR, 'load.ts'), JSON.stringify(options)], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  for await (const line of createInterface({ input: child.stdout! })) {
+    if (line === 'measuring') await onMeasuring?.();
+    else output += `${line}\n`;
+  }
+  const code = await exited;
+  if (code !== 0) throw new Error(`the load generator failed (exit ${code})`);
+  const result = JSON.parse(output.trim().split('\n').pop()!) as LoadResult;
+  if (result.errors > 0 || result.non2xx > 0) {
+    throw new Error(`load on ${options.url}: ${result.errors} errors, ${result.non2xx} non-2xx answers`);
+  }
+  return result;
 }

@@ -1,0 +1,64 @@
+// The raw baseline: plain node:http and `pg`, one hand-written SQL statement
+// per request that builds the whole JSON answer inside PostgreSQL (the answer
+// is sent as the text PostgreSQL made, never parsed in Node). No GraphQL, no
+// authentication, no validation beyond what the SQL needs: the ceiling a
+// gateway over the same tables can approach.
+//
+//   GET /dashboard?id=<workflow>       the dashboard query's answer
+//   GET /runs?workflow_id=…&status=…&batch_id=…&page=…&limit=…   E6's answer,
+//       the total from the batch's counters (&count=rows: count(*) of the rows)
+//   GET /health
+//
+// Usage: node --import tsx bench/baseline-raw.ts <port>, with DATABASE_URL and
+// BENCH_ORGANIZATION_ID (the organization every query is confined to).
+import http from 'node:http';
+import pg from 'pg';
+import { DASHBOARD_SQL, RUNS_COUNTING_SQL, RUNS_SQL } from './sql.ts';
+
+const port = Number(process.argv[2]);
+const organizationId = process.env.BENCH_ORGANIZATION_ID!;
+const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DATABASE_POOL_SIZE ?? 10) });
+pool.on('error', () => {});
+
+async function answer(sql: string, params: unknown[], response: http.ServerResponse) {
+  const { rows } = await pool.query<{ body: string | null }>(sql, params);
+  const body = rows[0]?.body ?? '{"data":null}';
+  response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  response.end(body);
+}
+
+const server = http.createServer((request, response) => {
+  const url = new URL(request.url ?? '/', 'http://localhost');
+  const query = url.searchParams;
+  const failed = (error: Error) => {
+    response.writeHead(500, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({ error: error.message }));
+  };
+  if (url.pathname === '/dashboard') {
+    answer(DASHBOARD_SQL, [query.get('id'), organizationId], response).catch(failed);
+  } else if (url.pathname === '/runs') {
+    const params = [
+      query.get('workflow_id'),
+      query.get('batch_id'),
+      query.get('status'),
+      Number(query.get('page') ?? 1),
+      Number(query.get('limit') ?? 20),
+      organizationId,
+    ];
+    answer(query.get('count') === 'rows' ? RUNS_COUNTING_SQL : RUNS_SQL, params, response).catch(failed);
+  } else if (url.pathname === '/health') {
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end('{"status":"ok"}');
+  } else {
+    response.writeHead(404);
+    response.end();
+  }
+});
+server.keepAliveTimeout = 60_000;
+server.listen(port, '127.0.0.1');
+
+process.on('SIGTERM', () => {
+  server.close();
+  server.closeAllConnections();
+  void pool.end().then(() => process.exit(0));
+});

@@ -1,0 +1,97 @@
+// What each server is asked in each scenario: the same data, in each server's
+// own dialect.
+
+/** (a) The dashboard query of README.md, as the gateway serves it. */
+export const GATEWAY_DASHBOARD = `query Dashboard($id: ID!) {
+  workflow(id: $id) {
+    name version
+    batches(first: 20) {
+      totalCount
+      nodes {
+        name status
+        stats { pendingCount pausedCount finishedCount totalCount }
+        runs(first: 50) { nodes { status startedAt prospect { firstName lastName phone } } }
+      }
+    }
+  }
+}`;
+
+/**
+ * (a) The same data from PostGraphile: the same orders (batches newest first,
+ * runs by started_at descending, ids breaking ties). PostGraphile has no
+ * stats object: the six counters are read and the total is the client's sum.
+ */
+export const POSTGRAPHILE_DASHBOARD = `query Dashboard($id: String!) {
+  workflowById(id: $id) {
+    name version
+    batchesByWorkflowId(first: 20, orderBy: [CREATED_AT_DESC, ID_DESC]) {
+      totalCount
+      nodes {
+        name status pendingCount inProgressCount pausedCount finishedCount cancelledCount failedCount
+        runsByBatchId(first: 50, orderBy: [STARTED_AT_DESC, ID_DESC]) {
+          nodes { status startedAt prospectByProspectId { firstName lastName phone } }
+        }
+      }
+    }
+  }
+}`;
+
+/** (b) E6 through PostGraphile: the fields of the REST answer, the same page and total. */
+export const POSTGRAPHILE_RUNS = `query Runs($workflowId: String!, $batchId: String!, $status: RunStatus!, $first: Int!, $offset: Int!) {
+  allRuns(condition: { workflowId: $workflowId, batchId: $batchId, status: $status }, orderBy: [STARTED_AT_DESC, ID_DESC],
+          first: $first, offset: $offset) {
+    totalCount
+    nodes {
+      id workflowId workflowVersionId batchId currentStepId prospectId startedAt endedAt status
+      workflowByWorkflowId { name } batchByBatchId { name } prospectByProspectId { firstName lastName email phone }
+    }
+  }
+}`;
+
+/** (e) A trivial query every GraphQL server answers the same way. */
+export const TRIVIAL = '{ __typename }';
+
+/** The E6 request of scenario (b): a deep page of one status of the big batch. */
+export const E6 = { status: 'FINISHED', page: Number(process.env.BENCH_E6_PAGE ?? 100), limit: 100 } as const;
+
+// Reading each server's answer, to check they all return the same rows.
+type Json = any;
+
+export interface DashboardDigest {
+  batches: string[];
+  runsPerBatch: number[];
+  firstBatchProspects: string[];
+  totalBatches: number;
+}
+
+export function digestGatewayDashboard(body: Json): DashboardDigest {
+  const batches = body.data.workflow.batches;
+  return {
+    totalBatches: batches.totalCount,
+    batches: batches.nodes.map((batch: Json) => batch.name),
+    runsPerBatch: batches.nodes.map((batch: Json) => batch.runs.nodes.length),
+    firstBatchProspects: batches.nodes[0].runs.nodes.map((run: Json) => run.prospect.firstName),
+  };
+}
+
+export function digestPostGraphileDashboard(body: Json): DashboardDigest {
+  const batches = body.data.workflowById.batchesByWorkflowId;
+  return {
+    totalBatches: batches.totalCount,
+    batches: batches.nodes.map((batch: Json) => batch.name),
+    runsPerBatch: batches.nodes.map((batch: Json) => batch.runsByBatchId.nodes.length),
+    firstBatchProspects: batches.nodes[0].runsByBatchId.nodes.map((run: Json) => run.prospectByProspectId.firstName),
+  };
+}
+
+export interface RunsDigest {
+  total: number;
+  ids: string[];
+}
+
+export const digestRestRuns = (body: Json): RunsDigest => ({ total: body.pagination.total, ids: body.data.map((run: Json) => run.id) });
+
+export const digestPostGraphileRuns = (body: Json): RunsDigest => ({
+  total: body.data.allRuns.totalCount,
+  ids: body.data.allRuns.nodes.map((run: Json) => run.id),
+});

@@ -1,0 +1,168 @@
+// Seeds the benchmark database in bulk: a handful of INSERT … SELECT over
+// generate_series, never row by row. Ids follow the gateway's format (type
+// prefix and 32 hex digits) but are md5 of the row's number, so the seed can
+// refer to rows it made without reading them back.
+//
+//   100,000 prospects
+//   10 workflows, each at version 1
+//   1,000 batches, 100 per workflow, one an hour (batch 1,000 the newest)
+//   1,000,000 runs: batch 1,000 (workflow 10) has 100,000 (one per prospect,
+//     as E4 makes), the other 999 batches about 900 each
+//
+// Batch states: the 40 newest and batch 1,000 are in progress (60% finished,
+// 8% failed, 1% in progress, the rest pending), one in 25 of the others is
+// paused (40% finished, 5% failed, the rest paused), the rest are finished
+// (85% finished, 10% failed, 5% cancelled). Each batch's counters are set
+// from its runs, as the gateway keeps them.
+import type pg from 'pg';
+
+export const SEED = {
+  prospects: Number(process.env.BENCH_SEED_PROSPECTS ?? 100_000),
+  runs: Number(process.env.BENCH_SEED_RUNS ?? 1_000_000),
+  batches: 1000,
+  workflows: 10,
+};
+
+export const prospectId = (n: number) => `md5('bench-prospect-' || ${n})`;
+
+export interface Seeded {
+  /** Workflow 1: its 20 newest batches (about 900 runs each) make the dashboard. */
+  dashboardWorkflowId: string;
+  /** Workflow 10 and its big batch (100,000 runs): E6's filter. */
+  bigWorkflowId: string;
+  bigBatchId: string;
+  /** Workflow 2: E4 creates its batches there. */
+  e4WorkflowId: string;
+  counts: Record<string, number>;
+  seconds: number;
+}
+
+const idOf = (prefix: string, kind: string, n: string) => `'${prefix}_' || md5('bench-${kind}-' || ${n})`;
+
+export async function seed(client: pg.ClientBase, organizationId: string, apiKeyId: string, log: (line: string) => void): Promise<Seeded> {
+  const started = performance.now();
+  const { prospects, runs, batches, workflows } = SEED;
+  const bigBatch = batches;
+  const bigRuns = Math.min(prospects, runs);
+  const step = async (label: string, sql: string, params: unknown[] = []) => {
+    const at = performance.now();
+    const result = await client.query(sql, params);
+    log(`  ${label}: ${((performance.now() - at) / 1000).toFixed(1)} s${result.rowCount ? ` (${result.rowCount.toLocaleString('en')} rows)` : ''}`);
+  };
+  // The rows are consistent by construction: skip the foreign-key triggers
+  // while loading (the checks would cost more than the inserts).
+  await client.query(`SET session_replication_role = replica`);
+  await client.query(`SET maintenance_work_mem = '256MB'`);
+
+  await step(
+    'prospects',
+    `INSERT INTO "Prospect" (id, "organizationId", "firstName", "lastName", email, phone, "createdAt", "updatedAt")
+     SELECT 'prs_' || md5('bench-prospect-' || n), $1, 'First' || n, 'Last' || n, 'prospect' || n || '@example.com',
+            '+1415' || lpad(n::text, 7, '0'), now() - make_interval(secs => n), now() - make_interval(secs => n)
+     FROM generate_series(1, $2::int) AS n`,
+    [organizationId, prospects],
+  );
+  await step(
+    'workflows',
+    `INSERT INTO "Workflow" (id, "organizationId", name, version, "createdAt", "updatedAt", "publishedAt")
+     SELECT ${idOf('wf', 'workflow', 'w')}, $1, 'Workflow ' || w, 1, now() - interval '60 days', now(), now() - interval '60 days'
+     FROM generate_series(1, $2::int) AS w`,
+    [organizationId, workflows],
+  );
+  await step(
+    'workflow versions',
+    `INSERT INTO "WorkflowVersion" (id, "organizationId", "workflowId", version, definition, "createdBy", "createdAt")
+     SELECT ${idOf('wfv', 'version', 'w')}, $1, ${idOf('wf', 'workflow', 'w')}, 1,
+            '{"steps":[{"id":"dial","type":"call"}]}'::jsonb, $3, now() - interval '60 days'
+     FROM generate_series(1, $2::int) AS w`,
+    [organizationId, workflows, apiKeyId],
+  );
+  // A batch's kind: 'active' (in progress), 'paused' or 'done'.
+  const kind = (b: string) => `CASE WHEN ${b} = ${bigBatch} OR ${b} > ${batches - 40} THEN 'active' WHEN ${b} % 25 = 0 THEN 'paused' ELSE 'done' END`;
+  const workflowOf = (b: string) => `((${b} - 1) % ${workflows}) + 1`;
+  const batchCreatedAt = (b: string) => `(now() - make_interval(hours => ${batches} - ${b} + 2))`;
+  await step(
+    'batches',
+    `INSERT INTO "Batch" (id, "organizationId", "workflowId", "workflowVersionId", name, "sourceType", "createdBy", status, "createdAt", "updatedAt")
+     SELECT ${idOf('bat', 'batch', 'b')}, $1, ${idOf('wf', 'workflow', workflowOf('b'))}, ${idOf('wfv', 'version', workflowOf('b'))},
+            'Batch ' || b, 'prospect_ids', $3,
+            (CASE ${kind('b')} WHEN 'active' THEN 'IN_PROGRESS' WHEN 'paused' THEN 'PAUSED' ELSE 'FINISHED' END)::"BatchStatus",
+            ${batchCreatedAt('b')}, ${batchCreatedAt('b')}
+     FROM generate_series(1, $2::int) AS b`,
+    [organizationId, batches, apiKeyId],
+  );
+  // Runs: n < bigRuns belong to the big batch (prospect n + 1), the others
+  // are dealt round-robin to batches 1 … batches - 1.
+  await step(
+    'runs',
+    `INSERT INTO "Run" ("organizationId", "workflowId", "workflowVersionId", "batchId", "prospectId", status,
+                        "startedAt", "endedAt", attempts, "createdAt", "updatedAt")
+     SELECT $1, ${idOf('wf', 'workflow', workflowOf('b'))}, ${idOf('wfv', 'version', workflowOf('b'))}, ${idOf('bat', 'batch', 'b')},
+            'prs_' || md5('bench-prospect-' || p), status::"RunStatus",
+            started, CASE WHEN status IN ('FINISHED', 'FAILED') THEN started + make_interval(secs => 30 + 300 * r3)
+                          WHEN status = 'CANCELLED' THEN created + interval '1 hour' END,
+            CASE WHEN started IS NULL THEN 0 ELSE 1 END, created,
+            COALESCE(started + make_interval(secs => 30 + 300 * r3), created)
+     FROM (
+       SELECT b, p, r3, status, created,
+              CASE WHEN status IN ('FINISHED', 'FAILED', 'IN_PROGRESS') THEN created + make_interval(secs => 3600 * r2) END AS started
+       FROM (
+         SELECT b, p, r2, r3, ${batchCreatedAt('b')} AS created,
+                CASE ${kind('b')}
+                  WHEN 'active' THEN CASE WHEN r < 0.60 THEN 'FINISHED' WHEN r < 0.68 THEN 'FAILED' WHEN r < 0.69 THEN 'IN_PROGRESS' ELSE 'PENDING' END
+                  WHEN 'paused' THEN CASE WHEN r < 0.40 THEN 'FINISHED' WHEN r < 0.45 THEN 'FAILED' ELSE 'PAUSED' END
+                  ELSE CASE WHEN r < 0.85 THEN 'FINISHED' WHEN r < 0.95 THEN 'FAILED' ELSE 'CANCELLED' END
+                END AS status
+         FROM (
+           SELECT CASE WHEN n < $3 THEN $4 ELSE ((n - $3) % ($4 - 1)) + 1 END AS b,
+                  CASE WHEN n < $3 THEN n + 1 ELSE (n % $5) + 1 END AS p,
+                  random() AS r, random() AS r2, random() AS r3
+           FROM generate_series(0, $2::int - 1) AS n
+         ) AS numbered
+       ) AS with_status
+     ) AS with_times`,
+    [organizationId, runs, bigRuns, bigBatch, prospects],
+  );
+  await step(
+    'batch counters',
+    `UPDATE "Batch" AS b SET
+       "totalProspects" = s.total, "pendingCount" = s.pending, "inProgressCount" = s.in_progress, "pausedCount" = s.paused,
+       "finishedCount" = s.finished, "cancelledCount" = s.cancelled, "failedCount" = s.failed
+     FROM (
+       SELECT "batchId", count(*) AS total,
+              count(*) FILTER (WHERE status = 'PENDING') AS pending, count(*) FILTER (WHERE status = 'IN_PROGRESS') AS in_progress,
+              count(*) FILTER (WHERE status = 'PAUSED') AS paused, count(*) FILTER (WHERE status = 'FINISHED') AS finished,
+              count(*) FILTER (WHERE status = 'CANCELLED') AS cancelled, count(*) FILTER (WHERE status = 'FAILED') AS failed
+       FROM "Run" GROUP BY "batchId"
+     ) AS s
+     WHERE s."batchId" = b.id`,
+  );
+  await client.query(`RESET session_replication_role`);
+  // ANALYZE for the planner; VACUUM sets the visibility map, as autovacuum
+  // would on a table that has settled, so index-only scans are possible.
+  await step('VACUUM ANALYZE', 'VACUUM ANALYZE');
+  await client.query(`RESET maintenance_work_mem`);
+
+  const ids = (
+    await client.query<Record<string, string>>(
+      `SELECT ${idOf('wf', 'workflow', '1')} AS dashboard, ${idOf('wf', 'workflow', String(workflows))} AS big_workflow,
+              ${idOf('bat', 'batch', String(bigBatch))} AS big_batch, ${idOf('wf', 'workflow', '2')} AS e4_workflow`,
+    )
+  ).rows[0]!;
+  const counts = Object.fromEntries(
+    (
+      await client.query<{ table: string; count: string }>(
+        `SELECT 'runs' AS table, count(*) FROM "Run" UNION ALL SELECT 'prospects', count(*) FROM "Prospect"
+         UNION ALL SELECT 'batches', count(*) FROM "Batch" UNION ALL SELECT 'workflows', count(*) FROM "Workflow"`,
+      )
+    ).rows.map((row) => [row.table, Number(row.count)]),
+  );
+  return {
+    dashboardWorkflowId: ids.dashboard!,
+    bigWorkflowId: ids.big_workflow!,
+    bigBatchId: ids.big_batch!,
+    e4WorkflowId: ids.e4_workflow!,
+    counts,
+    seconds: (performance.now() - started) / 1000,
+  };
+}

@@ -1,10 +1,9 @@
 // The GraphQL server: yoga over the Pothos schema. Every operation needs an
 // API key (X-API-Key); the organization it belongs to scopes everything the
 // operation reads or writes.
+import { createRequire } from 'node:module';
 import { type DocumentNode, GraphQLError, Kind, type OperationDefinitionNode } from 'graphql';
-import type { Maybe } from 'graphql-yoga';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
-import { createYoga, maskError, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, type Maybe, maskError, type YogaServerInstance } from 'graphql-yoga';
 import { DomainError, httpStatusOf } from '../domain/errors.ts';
 import { unstorableMembers } from '../domain/validation.ts';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../http/json-depth.ts';
@@ -46,6 +45,10 @@ export interface GraphQLServerOptions {
   internalOperations: string[];
 }
 
+const require = createRequire(import.meta.url);
+let graphiql: typeof import('@graphql-yoga/render-graphiql') | undefined;
+const loadGraphiQL = () => (graphiql ??= require('@graphql-yoga/render-graphiql') as typeof import('@graphql-yoga/render-graphiql'));
+
 export function createGraphQLServer(services: Services, { limits, internalOperations }: GraphQLServerOptions): GraphQLServer {
   return createYoga<ServerContext, GraphQLContext>({
     schema,
@@ -53,7 +56,8 @@ export function createGraphQLServer(services: Services, { limits, internalOperat
     logging: false,
     graphiql: { title: 'Agent gateway', headers: JSON.stringify({ 'X-API-Key': '' }) },
     // Served from the npm package, not a CDN: GraphiQL works offline and under the CSP.
-    renderGraphiQL,
+    // The page inlines a 9 MB bundle: it is loaded the first time someone opens it, not at start.
+    renderGraphiQL: (options) => loadGraphiQL().renderGraphiQL(options),
     // CORS is the host's (Fastify's), one policy for REST and GraphQL.
     cors: false,
     maskedErrors: {

@@ -4,6 +4,7 @@ import { DomainError } from '../src/domain/errors.ts';
 import { camelCase } from '../src/domain/names.ts';
 import { parseOrThrow } from '../src/domain/validation.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
+import { llm, transcriber, voice } from './support/agent-configs.ts';
 
 // Members whose content is free-form JSON: their keys are not renamed and they have no sub-selection.
 const JSON_MEMBERS = new Set(['plugins', 'headers', 'body_template', 'config_override']);
@@ -42,79 +43,6 @@ function withoutNulls(value: unknown): unknown {
       .map(([key, member]) => [key, JSON_MEMBERS.has(key) ? member : withoutNulls(member)]),
   );
 }
-
-const llm = (provider: string, model: string, fallbacks?: object[]) => ({
-  provider,
-  model,
-  system_prompt: 'Be brief.',
-  temperature: 0.7,
-  top_p: 0.9,
-  top_k: 40,
-  max_tokens: 512,
-  frequency_penalty: -0.5,
-  presence_penalty: 0.5,
-  parallel_tool_calls: true,
-  ...(fallbacks ? { fallbacks } : {}),
-});
-
-const transcriber = (provider: string, fallbacks?: object[]) => ({
-  provider,
-  model: 'nova-3',
-  language: 'en-US',
-  preemptive_generation: true,
-  preemptive_min_confidence: 0.8,
-  eager_eot_threshold: 0.4,
-  eot_threshold: 0.7,
-  eot_timeout_ms: 3000,
-  commit_strategy: 'vad',
-  interim_results: true,
-  keyterms: ['Acme'],
-  keywords: ['refund', 'invoice'],
-  detect_language: false,
-  enable_logging: false,
-  endpointing: 25,
-  endpointing_ms: 300,
-  energy_filter: true,
-  filler_words: false,
-  include_language_detection: false,
-  include_timestamps: true,
-  min_speech_duration_ms: 100,
-  no_delay: true,
-  num_channels: 1,
-  profanity_filter: false,
-  punctuate: true,
-  sample_rate: 16000,
-  smart_format: true,
-  vad_events: true,
-  ...(fallbacks ? { fallbacks } : {}),
-});
-
-const voice = (provider: string, model: string, fallbacks?: object[]) => ({
-  provider,
-  model,
-  voice_id: 'rachel',
-  language: 'en',
-  emotion: ['calm', 'positive'],
-  encoding: 'pcm_s16le',
-  sample_rate: 24000,
-  speed: 1.1,
-  stability: 0.5,
-  similarity_boost: 0.75,
-  style: 0.2,
-  use_speaker_boost: true,
-  volume: 1.5,
-  pitch: -2,
-  intensity: 10,
-  timbre: -10,
-  enable_ssml_parsing: false,
-  enable_ssml_tags: false,
-  enhanced_named_entities: true,
-  preprocessing: true,
-  text_normalization: true,
-  instructions: 'Warm tone.',
-  user_instructions: 'Speak slowly.',
-  ...(fallbacks ? { fallbacks } : {}),
-});
 
 /** Every member of the update request, config fallbacks two levels deep (stored, snake_case shape). */
 const fullAgent = {

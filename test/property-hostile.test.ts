@@ -31,6 +31,7 @@ import { routes } from '../src/rest/routes/index.ts';
 import { schema } from '../src/schema/index.ts';
 import { restClient } from './support/rest.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
+import { memberNames } from './support/zod-members.ts';
 
 const SEED = 6_2026_1121;
 const RUNS_PER_PREFIX = Number(process.env.HOSTILE_RUNS ?? 40);
@@ -258,20 +259,6 @@ const MUTATION_VARIABLES: Record<string, Template> = {
 /** Mutations that destroy what they name: they get only made-up ids (never the org's own objects or keys). */
 const DESTRUCTIVE = /^(delete|revoke|rotate|disconnect|remove)/;
 
-/** Every member name a zod schema declares, at any depth. */
-function memberNames(schema: unknown, seen = new Set<unknown>()): string[] {
-  if (!schema || typeof schema !== 'object' || seen.has(schema)) return [];
-  seen.add(schema);
-  const node = schema as { shape?: Record<string, unknown>; _zod?: { def?: Record<string, unknown> } };
-  const def = node._zod?.def ?? {};
-  const names: string[] = [];
-  if (def.type === 'object' && node.shape) {
-    for (const [name, member] of Object.entries(node.shape)) names.push(name, ...memberNames(member, seen));
-  }
-  for (const key of ['innerType', 'in', 'out', 'element', 'valueType', 'left', 'right']) names.push(...memberNames(def[key], seen));
-  for (const option of (def.options as unknown[] | undefined) ?? []) names.push(...memberNames(option, seen));
-  return [...new Set(names)];
-}
 
 /** Every path (of keys and indexes) into a JSON value, the root included. */
 function pathsOf(value: unknown, prefix: (string | number)[] = []): (string | number)[][] {

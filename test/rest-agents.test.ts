@@ -6,6 +6,7 @@ import { agentSchema, evaluationSchema } from '../src/rest/resources/agents.ts';
 import { envelopeBSchema } from '../src/rest/route.ts';
 import { expectErrorBody, restClient, type RestResponse } from './support/rest.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
+import { llm, transcriber, voice } from './support/agent-configs.ts';
 
 const PREFIXES = ['/org/{org}', '/api/org/{org}'];
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -26,79 +27,6 @@ const CONFIG_MEMBERS = [
 
 /** A JSON value as SPEC.md's "array of integer": its UTF-8 bytes. */
 const bytes = (value: unknown) => [...Buffer.from(JSON.stringify(value), 'utf8')];
-
-const llm = (provider: string, model: string, fallbacks?: object[]) => ({
-  provider,
-  model,
-  system_prompt: 'Be brief.',
-  temperature: 0.7,
-  top_p: 0.9,
-  top_k: 40,
-  max_tokens: 512,
-  frequency_penalty: -0.5,
-  presence_penalty: 0.5,
-  parallel_tool_calls: true,
-  ...(fallbacks ? { fallbacks } : {}),
-});
-
-const transcriber = (provider: string, fallbacks?: object[]) => ({
-  provider,
-  model: 'nova-3',
-  language: 'en-US',
-  preemptive_generation: true,
-  preemptive_min_confidence: 0.8,
-  eager_eot_threshold: 0.4,
-  eot_threshold: 0.7,
-  eot_timeout_ms: 3000,
-  commit_strategy: 'vad',
-  interim_results: true,
-  keyterms: ['Acme'],
-  keywords: ['refund', 'invoice'],
-  detect_language: false,
-  enable_logging: false,
-  endpointing: 25,
-  endpointing_ms: 300,
-  energy_filter: true,
-  filler_words: false,
-  include_language_detection: false,
-  include_timestamps: true,
-  min_speech_duration_ms: 100,
-  no_delay: true,
-  num_channels: 1,
-  profanity_filter: false,
-  punctuate: true,
-  sample_rate: 16000,
-  smart_format: true,
-  vad_events: true,
-  ...(fallbacks ? { fallbacks } : {}),
-});
-
-const voice = (provider: string, model: string, fallbacks?: object[]) => ({
-  provider,
-  model,
-  voice_id: 'rachel',
-  language: 'en',
-  emotion: ['calm', 'positive'],
-  encoding: 'pcm_s16le',
-  sample_rate: 24000,
-  speed: 1.1,
-  stability: 0.5,
-  similarity_boost: 0.75,
-  style: 0.2,
-  use_speaker_boost: true,
-  volume: 1.5,
-  pitch: -2,
-  intensity: 10,
-  timbre: -10,
-  enable_ssml_parsing: false,
-  enable_ssml_tags: false,
-  enhanced_named_entities: true,
-  preprocessing: true,
-  text_normalization: true,
-  instructions: 'Warm tone.',
-  user_instructions: 'Speak slowly.',
-  ...(fallbacks ? { fallbacks } : {}),
-});
 
 /** A config whose fallbacks nest `depth` levels below the primary, each level a different vendor. */
 function chain<T extends object>(depth: number, level: (index: number, fallbacks?: object[]) => T): T {

@@ -35,6 +35,7 @@ import { routes } from '../src/rest/routes/index.ts';
 import { schema } from '../src/schema/index.ts';
 import { restClient, type RestResponse } from './support/rest.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
+import { memberNames } from './support/zod-members.ts';
 
 // ---------------------------------------------------------------------------
 // Kinds of objects, and how references name them
@@ -134,20 +135,6 @@ const routeOf = (method: string, path: string) =>
 
 const paramsOf = (route: Route) => [...route.path.matchAll(/:(\w+)/g)].map((match) => match[1]!);
 
-/** Every member name a zod schema declares, at any depth (through optional, default, pipe, array...). */
-function memberNames(schema: unknown, seen = new Set<unknown>()): string[] {
-  if (!schema || typeof schema !== 'object' || seen.has(schema)) return [];
-  seen.add(schema);
-  const node = schema as { shape?: Record<string, unknown>; _zod?: { def?: Record<string, unknown> } };
-  const def = node._zod?.def ?? {};
-  const names: string[] = [];
-  if (def.type === 'object' && node.shape) {
-    for (const [name, member] of Object.entries(node.shape)) names.push(name, ...memberNames(member, seen));
-  }
-  for (const key of ['innerType', 'in', 'out', 'element', 'valueType', 'left', 'right']) names.push(...memberNames(def[key], seen));
-  for (const option of (def.options as unknown[] | undefined) ?? []) names.push(...memberNames(option, seen));
-  return names;
-}
 
 const referenceMembers = (schema: unknown) => [...new Set(memberNames(schema))].filter((name) => referenceKind(name) !== null);
 

@@ -20,6 +20,9 @@ export const GATEWAY_DASHBOARD = `query Dashboard($id: ID!) {
  * (a) The same data from PostGraphile: the same orders (batches newest first,
  * runs by started_at descending, ids breaking ties). PostGraphile has no
  * stats object: the six counters are read and the total is the client's sum.
+ * Its relation names follow the foreign keys: a run refers to its batch by
+ * (batch, workflow, organization, version) and to its prospect by (prospect,
+ * organization), which keeps both in the same organization.
  */
 export const POSTGRAPHILE_DASHBOARD = `query Dashboard($id: String!) {
   workflowById(id: $id) {
@@ -28,8 +31,8 @@ export const POSTGRAPHILE_DASHBOARD = `query Dashboard($id: String!) {
       totalCount
       nodes {
         name status pendingCount inProgressCount pausedCount finishedCount cancelledCount failedCount
-        runsByBatchId(first: 50, orderBy: [STARTED_AT_DESC, ID_DESC]) {
-          nodes { status startedAt prospectByProspectId { firstName lastName phone } }
+        runsByBatchIdAndWorkflowIdAndOrganizationIdAndWorkflowVersionId(first: 50, orderBy: [STARTED_AT_DESC, ID_DESC]) {
+          nodes { status startedAt prospectByProspectIdAndOrganizationId { firstName lastName phone } }
         }
       }
     }
@@ -43,7 +46,8 @@ export const POSTGRAPHILE_RUNS = `query Runs($workflowId: String!, $batchId: Str
     totalCount
     nodes {
       id workflowId workflowVersionId batchId currentStepId prospectId startedAt endedAt status
-      workflowByWorkflowId { name } batchByBatchId { name } prospectByProspectId { firstName lastName email phone }
+      batchByBatchIdAndWorkflowIdAndOrganizationIdAndWorkflowVersionId { name workflowByWorkflowId { name } }
+      prospectByProspectIdAndOrganizationId { firstName lastName email phone }
     }
   }
 }`;
@@ -74,13 +78,15 @@ export function digestGatewayDashboard(body: Json): DashboardDigest {
   };
 }
 
+const runsOf = (batch: Json) => batch.runsByBatchIdAndWorkflowIdAndOrganizationIdAndWorkflowVersionId;
+
 export function digestPostGraphileDashboard(body: Json): DashboardDigest {
   const batches = body.data.workflowById.batchesByWorkflowId;
   return {
     totalBatches: batches.totalCount,
     batches: batches.nodes.map((batch: Json) => batch.name),
-    runsPerBatch: batches.nodes.map((batch: Json) => batch.runsByBatchId.nodes.length),
-    firstBatchProspects: batches.nodes[0].runsByBatchId.nodes.map((run: Json) => run.prospectByProspectId.firstName),
+    runsPerBatch: batches.nodes.map((batch: Json) => runsOf(batch).nodes.length),
+    firstBatchProspects: runsOf(batches.nodes[0]).nodes.map((run: Json) => run.prospectByProspectIdAndOrganizationId.firstName),
   };
 }
 

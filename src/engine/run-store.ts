@@ -58,6 +58,9 @@ export class RunStore {
    */
   claim(limit: number): Promise<ClaimedRun[]> {
     return this.prisma.$transaction(async (tx) => {
+      // An ordered walk of "Run_createdAt_id_idx", partial WHERE status = 'PENDING'
+      // (prisma/migrations/20261121074812_run_write_cost): the condition and the
+      // order below are the index's, so the walk stops at the limit, sorting nothing.
       const claimed = await tx.$queryRaw<ClaimedRun[]>`
         WITH claimable AS (
           SELECT r.id FROM "Run" r JOIN "Batch" b ON b.id = r."batchId"
@@ -121,6 +124,7 @@ export class RunStore {
    */
   release(select: { expiredBefore: 'now' } | { runIds: string[] }, maxAttempts: number): Promise<string[]> {
     return this.prisma.$transaction(async (tx) => {
+      // Expired leases: "Run_leaseExpiresAt_idx", partial WHERE status = 'IN_PROGRESS'.
       const condition =
         'runIds' in select
           ? Prisma.sql`r.id = ANY(${select.runIds}::text[]) AND r."leaseOwner" = ${this.owner}`
@@ -177,6 +181,7 @@ export class RunStore {
         SELECT "maxConcurrency" FROM "SipTrunk"
         WHERE id = ${trunkId} AND "organizationId" = ${run.organizationId} AND direction = 'outbound'`;
       if (!trunk) return null;
+      // Index-only on "Run_trunkId_status_idx", partial WHERE "trunkId" IS NOT NULL (implied by the =).
       const [busy] = await tx.$queryRaw<{ count: number }[]>`
         SELECT count(*)::int AS count FROM "Run" WHERE "trunkId" = ${trunkId} AND status = 'IN_PROGRESS'`;
       if (busy!.count >= trunk.maxConcurrency) return false;

@@ -1,7 +1,7 @@
 // Shared pieces of the benchmarks: statistics, a database of their own on the
 // machine's PostgreSQL, child processes (servers under test, load
 // generators) and their resident memory.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
@@ -119,9 +119,26 @@ export async function stopAll() {
 }
 
 /**
- * Starts a server as its own process (`node [nodeArgs] script`) and waits
- * until `readyPath` answers 2xx. Its output goes to this process's stderr,
- * prefixed by its name.
+ * The gateway as `npm start` runs it, read from package.json: its `prestart`
+ * (the build of dist/main.js) is run here, once, and its `start`
+ * (`node <flags> dist/main.js`) is returned as the node flags and the script.
+ */
+export function npmStart(): { nodeArgs: string[]; script: string } {
+  const { scripts } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const nodeCommand = (name: string) => {
+    const words = (scripts[name] ?? '').trim().split(/\s+/);
+    if (words[0] !== 'node' || words.length < 2) throw new Error(`package.json's ${name} script is not \`node …\`: ${scripts[name]}`);
+    return words.slice(1);
+  };
+  if (scripts.prestart) execFileSync(process.execPath, nodeCommand('prestart'), { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  const start = nodeCommand('start');
+  return { nodeArgs: start.slice(0, -1), script: start.at(-1)! };
+}
+
+/**
+ * Starts a server as its own process (`node [nodeArgs] script`, through tsx
+ * for a .ts script) and waits until `readyPath` answers 2xx. Its output goes
+ * to this process's stderr, prefixed by its name.
  */
 export async function startServer(options: {
   name: string;
@@ -133,7 +150,8 @@ export async function startServer(options: {
   readyPath: string;
   timeoutMs?: number;
 }): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', options.script, ...(options.args ?? [])], {
+  const loader = options.script.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...loader, options.script, ...(options.args ?? [])], {
     cwd: ROOT,
     env: { ...process.env, NODE_ENV: 'production', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],

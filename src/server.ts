@@ -1,7 +1,7 @@
 // Starting and stopping the gateway: storage, migrations, catalog, first
 // organization, HTTP. The entry point (src/main.ts) only calls these.
 import type { FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Config, Storage } from './config.ts';
 import { type Database, openDatabase } from './db/database.ts';
 import { migrate } from './db/migrator.ts';
@@ -60,7 +60,10 @@ export function createEngine(config: Config, services: Services): RunEngine | nu
 export async function startServer(config: Config): Promise<RunningServer> {
   const db = await prepareDatabase(config.storage);
   // Shared state between instances (rate-limit counters, events) lives in Redis when there is one.
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 3 }) : undefined;
+  // The client is loaded only then: without Redis it would hold memory for nothing (BENCHMARKS.md (f)).
+  const redis: Redis | undefined = config.redisUrl
+    ? new (await import('ioredis')).Redis(config.redisUrl, { maxRetriesPerRequest: 3 })
+    : undefined;
   const services = createServices(db, loadSecretBox(config.storage, config.encryptionKey), redis);
   let app: FastifyInstance | undefined;
   let engine: RunEngine | null = null;

@@ -49,10 +49,10 @@ describe('the operator CLI', () => {
 
     const db = await openDatabase(storage.storage);
     try {
-      expect(await authenticate(db.prisma, third)).toBeNull();
-      expect(await authenticate(db.prisma, replacement)).toMatchObject({ organizationId: org.organization_id });
-      expect(await authenticate(db.prisma, org.api_key)).toMatchObject({ organizationId: org.organization_id });
-      expect(await authenticate(db.prisma, second)).toBeNull();
+      expect(await authenticate(db, third)).toBeNull();
+      expect(await authenticate(db, replacement)).toMatchObject({ organizationId: org.organization_id });
+      expect(await authenticate(db, org.api_key)).toMatchObject({ organizationId: org.organization_id });
+      expect(await authenticate(db, second)).toBeNull();
       // Only hashes are stored.
       const stored = await db.prisma.apiKey.findMany();
       expect(JSON.stringify(stored)).not.toContain(org.api_key);

@@ -139,6 +139,9 @@ describe('GraphQL: insights from run outcomes', () => {
     for (const date of ['2026-02-30', '2026-3-1', '2026-03-01T00:00:00Z']) {
       const body = await gql(`mutation($s: Date!) { generateInsight(periodStart: $s, periodEnd: "2026-03-31") { id } }`, { s: date });
       expect(body.errors[0].message, date).toMatch(/YYYY-MM-DD/);
+      // Queries run compiled (graphql-jit), but a variable that does not coerce keeps the scalar's own message.
+      const read = await gql(`query($s: Date!) { insights(periodStart: $s, periodEnd: "2026-03-31") { totalCount } }`, { s: date });
+      expect(read.errors[0].message, date).toMatch(/YYYY-MM-DD/);
     }
   });
 

@@ -201,6 +201,74 @@ describe('GraphQL: workflows, versions, prospects, batches and runs', () => {
     expect(tooMany.errors[0].extensions.code).toBe('BAD_INPUT');
   });
 
+  it('reads only what a runs page selects, totals from the batch counters, and pages deep from the index', async () => {
+    const workflow = await newWorkflow();
+    const elsewhere = await newWorkflow('Elsewhere');
+    const prospects = await newProspects(5);
+    const first = await newBatch(workflow.id, { prospectIds: prospects.slice(0, 3) });
+    const second = await newBatch(workflow.id, { prospectIds: prospects.slice(3) });
+    const foreignBatch = await newBatch(elsewhere.id, { prospectIds: prospects.slice(0, 1) });
+    await ok(`mutation($id: ID!) { updateBatchStatus(id: $id, status: PAUSED) { status } }`, { id: second.id });
+
+    // Totals read from counters agree with the rows listed, for every filter they serve.
+    const listed = `query($w: ID!, $f: RunFilterInput) { runs(workflowId: $w, filter: $f, first: 100) { totalCount nodes { id status batchId } } }`;
+    for (const filter of [{}, { status: 'PENDING' }, { status: 'PAUSED' }, { batchId: first.id }, { batchId: first.id, status: 'PENDING' }, { batchId: second.id, status: 'PENDING' }]) {
+      const { runs } = await ok(listed, { w: workflow.id, f: filter });
+      expect(runs.totalCount, JSON.stringify(filter)).toBe(runs.nodes.length);
+    }
+    const ofBatch = await ok(`query($b: ID!) { batch(id: $b) { runs(filter: { status: "PAUSED" }) { totalCount nodes { id } } all: runs { totalCount } } }`, {
+      b: second.id,
+    });
+    expect(ofBatch.batch.runs.totalCount).toBe(2);
+    expect(ofBatch.batch.runs.nodes).toHaveLength(2);
+    expect(ofBatch.batch.all.totalCount).toBe(2);
+    // A batch of another workflow, or another batch than the one listed, names no run of this list.
+    expect((await ok(listed, { w: workflow.id, f: { batchId: foreignBatch.id } })).runs).toEqual({ totalCount: 0, nodes: [] });
+    const crossed = await ok(`query($b: ID!, $f: RunFilterInput) { batch(id: $b) { runs(filter: $f) { totalCount nodes { id } } } }`, {
+      b: first.id,
+      f: { batchId: second.id },
+    });
+    expect(crossed.batch.runs).toEqual({ totalCount: 0, nodes: [] });
+
+    // A page that read a few columns does not stand in for the whole row later in the same request.
+    const [run] = (await ok(listed, { w: workflow.id, f: { batchId: first.id } })).runs.nodes;
+    const whole = `... on Run { id status workflowId batchId prospectId createdAt batchName prospect { id firstName } }`;
+    const alone = await ok(`query($id: ID!) { node(id: $id) { ${whole} } }`, { id: run.id });
+    const together = await ok(`query($w: ID!, $id: ID!) { runs(workflowId: $w, first: 10) { nodes { id } } node(id: $id) { ${whole} } }`, {
+      w: workflow.id,
+      id: run.id,
+    });
+    expect(together.node).toEqual(alone.node);
+    expect(alone.node).toMatchObject({ batchId: first.id, batchName: expect.any(String), prospect: { firstName: expect.stringMatching(/^P/) } });
+
+    // Pages past the first (read by a walk of the index) hold the same runs, with their prospects.
+    const paged = `query($w: ID!, $after: String) { runs(workflowId: $w, first: 2, after: $after) {
+      pageInfo { endCursor } nodes { id prospectId startedAt prospect { id firstName } } } }`;
+    const everything = (await ok(listed, { w: workflow.id })).runs.nodes.map((node: { id: string }) => node.id);
+    const seen: string[] = [];
+    let after: string | null = null;
+    for (let page = 0; page < 3; page++) {
+      const { runs } = await ok(paged, { w: workflow.id, after });
+      for (const node of runs.nodes) expect(node.prospect.id).toBe(node.prospectId);
+      seen.push(...runs.nodes.map((node: { id: string }) => node.id));
+      after = runs.pageInfo.endCursor;
+    }
+    expect(seen).toEqual(everything);
+
+    // E6 filtered by batch, a page past the first: the key, the workflow, the batch, the page (with prospects); no count.
+    const e6 = `query($w: ID!, $f: RunFilterInput, $after: String) { runs(workflowId: $w, filter: $f, first: 1, after: $after) {
+      totalCount pageInfo { endCursor } nodes { id status workflowName batchName prospect { firstName } } } }`;
+    const f = { batchId: first.id, status: 'PENDING' };
+    const { endCursor } = (await ok(e6, { w: workflow.id, f })).runs.pageInfo;
+    const statements: string[] = [];
+    const stop = server.db.onStatement((sql) => statements.push(sql));
+    const next = await ok(e6, { w: workflow.id, f, after: endCursor });
+    stop();
+    expect(next.runs.totalCount).toBe(3);
+    expect(next.runs.nodes).toHaveLength(1);
+    expect(statements.length).toBeLessThanOrEqual(4);
+  });
+
   it('tags prospects idempotently and refuses unknown tags', async () => {
     const [prospect] = await newProspects(1);
     const vip = (await ok(`mutation { createTag(input: { name: "vip" }) { id name } }`)).createTag;

@@ -3,10 +3,8 @@
 // a Prisma client for the domain and a raw SQL runner for the few statements
 // Prisma cannot express (migrations, bulk inserts, SKIP LOCKED claims).
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
-import { PrismaPGlite } from 'pglite-prisma-adapter';
 import type { Storage } from '../config.ts';
 import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaClient } from '../generated/prisma/client.ts';
@@ -27,14 +25,16 @@ export interface Database {
   prisma: PrismaClient;
   sql: SqlRunner;
   storage: Storage;
-  /** Calls `listener` for every SQL statement Prisma sends (metrics, statement-count tests). */
-  onStatement(listener: (sql: string) => void): () => void;
+  /** Calls `listener` for every SQL statement sent, through Prisma or `sql` (metrics, statement-count tests). */
+  onStatement(listener: StatementListener): () => void;
   close(): Promise<void>;
 }
 
+/** Told of each statement sent; `params` reads its parameters (only a listener that needs them pays for it). */
+export type StatementListener = (sql: string, params: () => unknown[]) => void;
+
 /** A Prisma client that reports each statement it sends to the database's listeners. */
-function observedClient(adapter: SqlDriverAdapterFactory) {
-  const listeners = new Set<(sql: string) => void>();
+function observedClient(adapter: SqlDriverAdapterFactory, listeners: Set<StatementListener>) {
   const prisma = new PrismaClient({
     adapter,
     log: [{ emit: 'event', level: 'query' }],
@@ -43,11 +43,31 @@ function observedClient(adapter: SqlDriverAdapterFactory) {
     transactionOptions: { timeout: 60_000, maxWait: 10_000 },
   });
   prisma.$on('query', (event) => {
-    for (const listener of listeners) listener(event.query);
+    for (const listener of listeners) listener(event.query, () => JSON.parse(event.params) as unknown[]);
   });
+  return prisma as unknown as PrismaClient;
+}
+
+/** The same runner, reporting each statement it sends (in transactions too) to the listeners. */
+function observedRunner(runner: SqlRunner, listeners: Set<StatementListener>): SqlRunner {
+  const observe = (queryable: SqlQueryable): SqlQueryable => ({
+    query: (text, params) => {
+      for (const listener of listeners) listener(text, () => params ?? []);
+      return queryable.query(text, params);
+    },
+    exec: (text) => {
+      for (const listener of listeners) listener(text, () => []);
+      return queryable.exec(text);
+    },
+  });
+  return { ...observe(runner), transaction: (work) => runner.transaction((tx) => work(observe(tx))) };
+}
+
+function statementListeners() {
+  const listeners = new Set<StatementListener>();
   return {
-    prisma: prisma as unknown as PrismaClient,
-    onStatement(listener: (sql: string) => void) {
+    listeners,
+    onStatement(listener: StatementListener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
@@ -57,8 +77,12 @@ function observedClient(adapter: SqlDriverAdapterFactory) {
 async function openEmbedded(dataDir: string): Promise<Database> {
   const lock = await lockDataDir(dataDir);
   try {
+    // Loaded only for an embedded database: on PostgreSQL these modules would
+    // only take the server's memory (BENCHMARKS.md (f)).
+    const [{ PGlite }, { PrismaPGlite }] = await Promise.all([import('@electric-sql/pglite'), import('pglite-prisma-adapter')]);
     const pglite = await PGlite.create({ dataDir: path.join(dataDir, 'pgdata') });
-    const { prisma, onStatement } = observedClient(new PrismaPGlite(pglite));
+    const { listeners, onStatement } = statementListeners();
+    const prisma = observedClient(new PrismaPGlite(pglite), listeners);
     const sql: SqlRunner = {
       query: (text, params) => pglite.query(text, params),
       exec: async (text) => {
@@ -76,7 +100,7 @@ async function openEmbedded(dataDir: string): Promise<Database> {
     };
     return {
       prisma,
-      sql,
+      sql: observedRunner(sql, listeners),
       storage: { kind: 'embedded', dataDir },
       onStatement,
       async close() {
@@ -107,7 +131,8 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
   // An idle client that loses its server must not crash the process.
   pool.on('error', () => {});
-  const { prisma, onStatement } = observedClient(new PrismaPg(pool));
+  const { listeners, onStatement } = statementListeners();
+  const prisma = observedClient(new PrismaPg(pool), listeners);
   const sql: SqlRunner = {
     ...queryableClient(pool),
     async transaction(work) {
@@ -127,7 +152,7 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
   };
   return {
     prisma,
-    sql,
+    sql: observedRunner(sql, listeners),
     storage: { kind: 'postgres', url, poolSize },
     onStatement,
     async close() {

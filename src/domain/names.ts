@@ -3,7 +3,19 @@
 
 export const camelCase = (name: string) => name.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
 
-export const snakeCase = (name: string) => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+// Every key of every REST answer is renamed: the names are few, the renamings many.
+const snakeNames = new Map<string, string>();
+const SNAKE_NAMES_KEPT = 10_000;
+
+export const snakeCase = (name: string) => {
+  let snake = snakeNames.get(name);
+  if (snake === undefined) {
+    snake = name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+    // Bounded: a name that is not the schema's (an alias, say) cannot grow the map without end.
+    if (snakeNames.size < SNAKE_NAMES_KEPT) snakeNames.set(name, snake);
+  }
+  return snake;
+};
 
 export const pascalCase = (name: string) => {
   const camel = camelCase(name);

@@ -26,9 +26,10 @@ export const runFilter = z
 
 export type RunFilter = z.output<typeof runFilter>;
 
+export const parseRunFilter = (input: unknown): RunFilter => parseOrThrow(runFilter, input ?? {}, ['filter']);
+
 /** The filter's conditions on a run aliased `c`, AND-ed after the caller's own. */
-export function runFilterSql(input: unknown): SqlPart {
-  const filter = parseOrThrow(runFilter, input ?? {}, ['filter']);
+export function runFilterSql(filter: RunFilter): SqlPart {
   const conditions: Prisma.Sql[] = [];
   if (filter.status) conditions.push(Prisma.sql`c.status = ${filter.status}::"RunStatus"`);
   if (filter.prospect_id) conditions.push(Prisma.sql`c."prospectId" = ${filter.prospect_id}`);

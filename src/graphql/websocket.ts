@@ -16,7 +16,7 @@ export function graphqlWebSocketHandler(graphql: GraphQLServer, services: Servic
   return makeHandler<Record<string, unknown>, { viewer: Viewer }>({
     onConnect: async (context) => {
       const key = context.connectionParams?.['x-api-key'];
-      const viewer = await authenticate(services.db.prisma, typeof key === 'string' ? key : null);
+      const viewer = await authenticate(services.db, typeof key === 'string' ? key : null);
       if (!viewer) return false;
       context.extra.viewer = viewer;
       return true;

@@ -11,6 +11,7 @@ import { authenticate, type Viewer } from '../domain/organizations.ts';
 import { createContext, type GraphQLContext } from '../schema/context.ts';
 import type { RequestAudit } from '../observability/request-log.ts';
 import type { Services } from '../services.ts';
+import { useCompiledQueries } from './compiled-execution.ts';
 import { type GraphQLLimits, protectionPlugins } from './protections.ts';
 import { schema } from '../schema/index.ts';
 
@@ -92,6 +93,7 @@ export function createGraphQLServer(services: Services, { limits, internalOperat
         },
       },
       ...protectionPlugins(limits, internalOperations),
+      useCompiledQueries(),
       {
         // graphql-js's own refusals of variables (missing, null, of the wrong type) carry no code; they are bad input.
         onResultProcess({ result, setResult }) {
@@ -130,7 +132,7 @@ export function createGraphQLServer(services: Services, { limits, internalOperat
       },
     ],
     context: async ({ request, viewer: authenticated, audit }): Promise<GraphQLContext> => {
-      const viewer = authenticated ?? (await authenticate(services.db.prisma, request.headers.get('x-api-key')));
+      const viewer = authenticated ?? (await authenticate(services.db, request.headers.get('x-api-key')));
       if (!viewer) throw unauthenticated();
       if (audit) audit.organizationId = viewer.organizationId;
       return createContext(services, viewer);

@@ -5,7 +5,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
-import { getAbsoluteFSPath } from 'swagger-ui-dist';
+// Only the package's directory is needed: its main module would load the whole Swagger UI bundle into the server.
+import getAbsoluteFSPath from 'swagger-ui-dist/absolute-path.js';
 import { unlimited } from './rate-limits.ts';
 
 const pagesDir = path.join(import.meta.dirname, 'pages');

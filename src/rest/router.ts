@@ -73,7 +73,7 @@ async function runOperation(graphql: GraphQLServer, request: FastifyRequest, rou
 function handlerFor(route: Route, db: Database, graphql: GraphQLServer) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     try {
-      const viewer = await authenticate(db.prisma, request.headers['x-api-key'] as string | undefined);
+      const viewer = await authenticate(db, request.headers['x-api-key'] as string | undefined);
       if (!viewer) {
         return reply.code(401).send(errorBody('a valid API key is required in the X-API-Key header'));
       }

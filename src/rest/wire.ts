@@ -10,13 +10,17 @@ type Plain = Record<string, unknown>;
  * GraphQL name) are converted the same way, one level down (objects or lists).
  */
 export function wire(value: Plain, nested: string[] = []): Plain {
-  return Object.fromEntries(
-    Object.entries(value).map(([key, member]) => {
-      if (!nested.includes(key) || member === null || typeof member !== 'object') return [snakeCase(key), member];
-      const converted = Array.isArray(member) ? member.map((item) => wire(item as Plain)) : wire(member as Plain);
-      return [snakeCase(key), converted];
-    }),
-  );
+  const converted: Plain = {};
+  for (const key in value) {
+    const member = value[key];
+    converted[snakeCase(key)] =
+      !nested.includes(key) || member === null || typeof member !== 'object'
+        ? member
+        : Array.isArray(member)
+          ? member.map((item) => wire(item as Plain))
+          : wire(member as Plain);
+  }
+  return converted;
 }
 
 /** Replaces `{ json: value }` selections (typed config objects) by their JSON value. */

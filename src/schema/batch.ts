@@ -2,7 +2,6 @@ import { batchCreate, createBatch, updateBatchStatus } from '../domain/batches.t
 import { notFound } from '../domain/errors.ts';
 import type { Batch as BatchRow } from '../generated/prisma/client.ts';
 import { builder, type NodeRef } from './builder.ts';
-import { createLoaders } from './loaders.ts';
 import { BatchStatusEnum, RunOrderEnum } from './enums.ts';
 import { typesFromSchema } from './json-schema-types.ts';
 import { Run, RunFilterTypes, runsConnection } from './run.ts';
@@ -63,7 +62,7 @@ export const Batch: NodeRef<'Batch'> = builder.prismaNode('Batch', {
         filter: t.arg({ type: RunFilterTypes.input(), required: false }),
         orderBy: t.arg({ type: RunOrderEnum, required: false }),
       },
-      resolve: (batch, args, context) => runsConnection('runsOfBatch', batch.id, args, context),
+      resolve: (batch, args, context, info) => runsConnection({ batch }, args, context, info),
     }),
   }),
 });
@@ -141,7 +140,7 @@ builder.subscriptionField('batchProgress', (t) =>
           if (key === seen) continue;
           seen = key;
           // Each event is resolved afresh: what the previous one cached (its runs page) is stale now.
-          context.loaders = createLoaders(context.prisma, context.viewer.organizationId);
+          for (const loader of Object.values(context.loaders)) loader.clearAll();
           yield batch;
         }
       } finally {

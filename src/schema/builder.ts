@@ -14,7 +14,8 @@ export const builder = new SchemaBuilder<{
   PrismaTypes: PrismaTypes;
   DefaultFieldNullability: false;
   Scalars: {
-    DateTime: { Input: Date; Output: Date };
+    // Rows read as JSON (pages, loaders.ts) carry PostgreSQL's ISO 8601 text.
+    DateTime: { Input: Date; Output: Date | string };
     JSON: { Input: unknown; Output: unknown };
   };
 }>({
@@ -50,7 +51,7 @@ builder.subscriptionType({});
 
 builder.scalarType('DateTime', {
   description: 'An instant, as an RFC 3339 UTC timestamp with milliseconds: 2026-11-21T04:09:00.000Z',
-  serialize: (value) => value.toISOString(),
+  serialize: (value) => (typeof value === 'string' ? new Date(value) : value).toISOString(),
   parseValue: (value) => {
     const date = typeof value === 'string' ? new Date(value) : new Date(Number.NaN);
     if (Number.isNaN(date.getTime())) throw new GraphQLError('DateTime must be an RFC 3339 timestamp');

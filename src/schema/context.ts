@@ -6,7 +6,7 @@ import { createLoaders, type Loaders } from './loaders.ts';
 /**
  * What every resolver sees: the services, the organization the API key
  * belongs to, a Prisma client confined to it, and this request's dataloaders
- * (built on that client).
+ * (confined to it too).
  */
 export interface GraphQLContext extends Services {
   viewer: Viewer;
@@ -16,5 +16,5 @@ export interface GraphQLContext extends Services {
 
 export function createContext(services: Services, viewer: Viewer): GraphQLContext {
   const prisma = tenantClient(services.db.prisma, viewer.organizationId);
-  return { ...services, viewer, prisma, loaders: createLoaders(prisma, viewer.organizationId) };
+  return { ...services, viewer, prisma, loaders: createLoaders(prisma, services.db.sql, viewer.organizationId) };
 }

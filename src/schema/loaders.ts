@@ -1,18 +1,22 @@
 // Per-request dataloaders: every nested lookup (run -> prospect, batch ->
 // runs, agent -> tools, …) is batched into one statement per kind and level,
 // so a query's statement count does not grow with the number of rows.
+//
+// The hot lookups (rows by id, pages, counts) are hand-written SQL sent to the
+// database driver directly, not through Prisma's query pipeline: each names the
+// organization itself. A page comes back as one JSON array per parent, built
+// by PostgreSQL, so Node.js parses one string per parent instead of a row of
+// typed columns per child. Timestamps in it stay PostgreSQL's ISO 8601 text
+// until the DateTime scalar serializes the few a query asks for.
 import DataLoader from 'dataloader';
+import type { SqlQueryable } from '../db/database.ts';
 import type { SqlPart } from '../db/sql-part.ts';
 import type { TenantClient } from '../db/tenant.ts';
 import { Prisma } from '../generated/prisma/client.ts';
-import type { AgentTool, PhoneNumber, Prospect, Tag } from '../generated/prisma/client.ts';
+import type * as Rows from '../generated/prisma/client.ts';
 
-/** Loads rows by id through the tenant client; ids of other organizations load as null. */
-function byId<Row extends { id: string }>(findMany: (ids: string[]) => Promise<Row[]>) {
-  return new DataLoader<string, Row | null>(async (ids) => {
-    const rows = new Map((await findMany([...ids])).map((row) => [row.id, row]));
-    return ids.map((id) => rows.get(id) ?? null);
-  });
+async function select<Row>(sql: SqlQueryable, statement: Prisma.Sql): Promise<Row[]> {
+  return (await sql.query<Row>(statement.text, statement.values)).rows;
 }
 
 function groupBy<Row, Key extends keyof Row>(rows: Row[], key: Key, keys: readonly Row[Key][]): Row[][] {
@@ -33,6 +37,13 @@ export const childLists = {
 
 export type ChildList = keyof typeof childLists;
 
+/** Rows a page can carry inside each of its rows (a run's prospect), read in the same statement. */
+export const embeddable = {
+  prospect: { table: 'Prospect', column: 'prospectId' },
+} as const;
+
+export type Embed = keyof typeof embeddable;
+
 export interface PageRequest {
   list: ChildList;
   parentId: string;
@@ -41,6 +52,10 @@ export interface PageRequest {
   orderBy: SqlPart;
   offset: number;
   limit: number;
+  /** The columns to read (with those the order uses), or every column when absent or null. */
+  columns?: readonly string[] | null;
+  /** Related rows to embed in each row under their name, with the columns to read (null: all). */
+  embeds?: Partial<Record<Embed, readonly string[] | null>>;
 }
 
 export interface CountRequest {
@@ -49,36 +64,62 @@ export interface CountRequest {
   where: SqlPart;
 }
 
-const table = (list: ChildList) => Prisma.raw(`"${childLists[list].table}"`);
-const parentColumn = (list: ChildList) => Prisma.raw(`"${childLists[list].parent}"`);
+/** How many runs of a workflow are in each status, from its batches' counters. */
+export interface RunCounters {
+  pendingCount: number;
+  inProgressCount: number;
+  pausedCount: number;
+  finishedCount: number;
+  cancelledCount: number;
+  failedCount: number;
+}
 
-function groupRequests<R extends { list: ChildList; parentId: string; where: SqlPart }>(requests: readonly R[], extraKey: (r: R) => string) {
+const quoted = (name: string) => Prisma.raw(`"${name}"`);
+/** A column list of a row aliased `alias`; every column when null. Names come from the schema, never from input. */
+const columnList = (alias: string, columns: readonly string[] | null | undefined) =>
+  Prisma.raw(columns ? columns.map((column) => `${alias}."${column}"`).join(', ') : `${alias}.*`);
+const pageKey = (r: PageRequest) =>
+  `${r.list}|${r.where.key}|${r.orderBy.key}|${r.offset}|${r.limit}|${r.columns?.join() ?? '*'}|${JSON.stringify(r.embeds ?? {})}`;
+const countKey = (r: CountRequest) => `${r.list}|${r.where.key}`;
+
+function groupRequests<R extends { parentId: string }>(requests: readonly R[], key: (r: R) => string) {
   const groups = new Map<string, { sample: R; parentIds: Set<string> }>();
   for (const request of requests) {
-    const key = `${request.list}|${request.where.key}|${extraKey(request)}`;
-    const group = groups.get(key) ?? { sample: request, parentIds: new Set() };
+    const group = groups.get(key(request)) ?? { sample: request, parentIds: new Set() };
     group.parentIds.add(request.parentId);
-    groups.set(key, group);
+    groups.set(key(request), group);
   }
   return groups;
 }
 
-export function createLoaders(prisma: TenantClient, organizationId: string) {
+export function createLoaders(prisma: TenantClient, sql: SqlQueryable, organizationId: string) {
+  /** Rows of an organization's table by id; other organizations' ids load as null. */
+  const byId = <Row extends { id: string }>(table: string) =>
+    new DataLoader<string, Row | null>(async (ids) => {
+      // One array joined on the primary key: an index probe per id, where
+      // `IN (…1,000 parameters)` makes PostgreSQL scan the whole table.
+      const rows = await select<Row>(
+        sql,
+        Prisma.sql`SELECT t.* FROM unnest(${[...ids]}::text[]) AS given(id) JOIN ${quoted(table)} AS t ON t.id = given.id
+                   WHERE t."organizationId" = ${organizationId}`,
+      );
+      const found = new Map(rows.map((row) => [row.id, row]));
+      return ids.map((id) => found.get(id) ?? null);
+    });
+
   const rows = {
-    agent: byId((ids) => prisma.agent.findMany({ where: { id: { in: ids } } })),
-    workflow: byId((ids) => prisma.workflow.findMany({ where: { id: { in: ids } } })),
-    workflowVersion: byId((ids) => prisma.workflowVersion.findMany({ where: { id: { in: ids } } })),
-    batch: byId((ids) => prisma.batch.findMany({ where: { id: { in: ids } } })),
-    run: byId((ids) => prisma.run.findMany({ where: { id: { in: ids } } })),
-    // A page of runs asks for up to 5,000 prospects at once: given as one array joined on
-    // the primary key, not `IN (…5,000 parameters)`, for which PostgreSQL scans the table.
-    prospect: byId((ids) =>
-      prisma.$queryRaw<Prospect[]>(Prisma.sql`
-        SELECT p.* FROM unnest(${ids}::text[]) AS given(id) JOIN "Prospect" AS p ON p.id = given.id
-        WHERE p."organizationId" = ${organizationId}`),
-    ),
-    sipTrunk: byId((ids) => prisma.sipTrunk.findMany({ where: { id: { in: ids } } })),
-    integration: byId((ids) => prisma.integration.findMany({ where: { id: { in: ids } } })),
+    agent: byId<Rows.Agent>('Agent'),
+    workflow: byId<Rows.Workflow>('Workflow'),
+    workflowVersion: byId<Rows.WorkflowVersion>('WorkflowVersion'),
+    batch: byId<Rows.Batch>('Batch'),
+    run: byId<Rows.Run>('Run'),
+    prospect: byId<Rows.Prospect>('Prospect'),
+    sipTrunk: byId<Rows.SipTrunk>('SipTrunk'),
+    // The integration catalog is shared by every organization.
+    integration: new DataLoader<string, Rows.Integration | null>(async (ids) => {
+      const found = new Map((await prisma.integration.findMany({ where: { id: { in: [...ids] } } })).map((row) => [row.id, row]));
+      return ids.map((id) => found.get(id) ?? null);
+    }),
   };
   // Rows a page brought in are primed into their by-id loader, so a later
   // lookup of the same row (run -> batch name) costs no statement.
@@ -86,100 +127,160 @@ export function createLoaders(prisma: TenantClient, organizationId: string) {
     Run: rows.run,
     Batch: rows.batch,
     WorkflowVersion: rows.workflowVersion,
+    Prospect: rows.prospect,
   };
 
   // One LATERAL subquery per parent: each uses the (parent, order) index and
   // stops at its LIMIT, all in a single statement for every parent at once.
+  // Embedded rows are looked up after the LIMIT, for the rows returned only.
   const pages = new DataLoader<PageRequest, Record<string, unknown>[], string>(
     async (requests) => {
-      const groups = groupRequests(requests, (r) => `${r.orderBy.key}|${r.offset}|${r.limit}`);
       const results = new Map<string, Record<string, unknown>[]>();
       await Promise.all(
-        [...groups.entries()].map(async ([groupKey, { sample, parentIds }]) => {
-          const rows = await prisma.$queryRaw<Record<string, unknown>[]>(Prisma.sql`
-            SELECT child.* FROM unnest(${[...parentIds]}::text[]) AS parent(id)
-            CROSS JOIN LATERAL (
-              SELECT * FROM ${table(sample.list)} AS c
-              WHERE c.${parentColumn(sample.list)} = parent.id AND c."organizationId" = ${organizationId}
-                ${sample.where.sql}
-              ORDER BY ${sample.orderBy.sql}
-              LIMIT ${sample.limit} OFFSET ${sample.offset}
-            ) AS child`);
-          const column = childLists[sample.list].parent;
-          const byId = primeByTable[childLists[sample.list].table];
-          for (const parentId of parentIds) results.set(`${groupKey}|${parentId}`, []);
-          for (const row of rows) {
-            results.get(`${groupKey}|${row[column]}`)!.push(row);
-            byId?.prime(row.id as string, row);
+        [...groupRequests(requests, pageKey).entries()].map(async ([groupKey, { sample, parentIds }]) => {
+          const list = childLists[sample.list];
+          const embeds = Object.entries(sample.embeds ?? {}) as [Embed, readonly string[] | null][];
+          const embedded = embeds.map(([name, columns]) => {
+            const { table, column } = embeddable[name];
+            return Prisma.sql`, (SELECT to_json(e) FROM (
+                SELECT ${columnList('e', columns)} FROM ${quoted(table)} AS e WHERE e.id = c.${quoted(column)} AND e."organizationId" = ${organizationId}
+              ) AS e) AS ${quoted(name)}`;
+          });
+          const pagesByParent = await select<{ parent: string; rows: Record<string, unknown>[] | null }>(
+            sql,
+            Prisma.sql`
+              SELECT parent.id AS parent, page.rows FROM unnest(${[...parentIds]}::text[]) AS parent(id)
+              CROSS JOIN LATERAL (
+                SELECT json_agg(to_json(c) ORDER BY ${sample.orderBy.sql}) AS rows FROM (
+                  SELECT c.* ${embedded.length ? Prisma.join(embedded, ' ') : Prisma.empty} FROM (${
+                    sample.offset === 0
+                      ? Prisma.sql`
+                    SELECT ${columnList('c', sample.columns)} FROM ${quoted(list.table)} AS c
+                    WHERE c.${quoted(list.parent)} = parent.id AND c."organizationId" = ${organizationId}
+                      ${sample.where.sql}
+                    ORDER BY ${sample.orderBy.sql}
+                    LIMIT ${sample.limit}`
+                      : // A deep page walks the (parent, order) index alone to its offset, reading
+                        // no row it skips, then reads the rows shown. Children share their
+                        // parent's organization; it is checked on every row returned all the same.
+                        Prisma.sql`
+                    SELECT ${columnList('c', sample.columns)} FROM (
+                      SELECT c.id FROM ${quoted(list.table)} AS c
+                      WHERE c.${quoted(list.parent)} = parent.id ${sample.where.sql}
+                      ORDER BY ${sample.orderBy.sql}
+                      LIMIT ${sample.limit} OFFSET ${sample.offset}
+                    ) AS shown JOIN ${quoted(list.table)} AS c ON c.id = shown.id
+                    WHERE c."organizationId" = ${organizationId}`
+                  }
+                  ) AS c
+                ) AS c
+              ) AS page`,
+          );
+          // Only whole rows are primed: a later lookup by id must see every column.
+          const prime = sample.columns ? undefined : primeByTable[list.table];
+          const primeEmbedded = embeds.flatMap(([name, columns]) => {
+            const loader = columns ? undefined : primeByTable[embeddable[name].table];
+            return loader ? [{ name, loader }] : [];
+          });
+          for (const { parent, rows: page } of pagesByParent) {
+            results.set(`${groupKey}|${parent}`, page ?? []);
+            for (const row of page ?? []) {
+              prime?.prime(row.id as string, row);
+              for (const { name, loader } of primeEmbedded) {
+                const embeddedRow = row[name] as { id: string } | null;
+                if (embeddedRow) loader.prime(embeddedRow.id, embeddedRow);
+              }
+            }
           }
         }),
       );
-      return requests.map(
-        (r) => results.get(`${r.list}|${r.where.key}|${r.orderBy.key}|${r.offset}|${r.limit}|${r.parentId}`) ?? [],
-      );
+      return requests.map((r) => results.get(`${pageKey(r)}|${r.parentId}`) ?? []);
     },
-    { cacheKeyFn: (r) => `${r.list}|${r.where.key}|${r.orderBy.key}|${r.offset}|${r.limit}|${r.parentId}` },
+    { cacheKeyFn: (r) => `${pageKey(r)}|${r.parentId}` },
   );
 
   const counts = new DataLoader<CountRequest, number, string>(
     async (requests) => {
-      const groups = groupRequests(requests, () => '');
       const results = new Map<string, number>();
       await Promise.all(
-        [...groups.entries()].map(async ([groupKey, { sample, parentIds }]) => {
-          const rows = await prisma.$queryRaw<{ parent: string; count: bigint | number }[]>(Prisma.sql`
-            SELECT c.${parentColumn(sample.list)} AS parent, count(*) AS count FROM ${table(sample.list)} AS c
-            WHERE c.${parentColumn(sample.list)} = ANY(${[...parentIds]}::text[]) AND c."organizationId" = ${organizationId}
-              ${sample.where.sql}
-            GROUP BY 1`);
-          for (const parentId of parentIds) results.set(`${groupKey}|${parentId}`, 0);
-          for (const row of rows) results.set(`${groupKey}|${row.parent}`, Number(row.count));
+        [...groupRequests(requests, countKey).entries()].map(async ([groupKey, { sample, parentIds }]) => {
+          const list = childLists[sample.list];
+          const counted = await select<{ parent: string; count: string | number | bigint }>(
+            sql,
+            Prisma.sql`
+              SELECT c.${quoted(list.parent)} AS parent, count(*) AS count FROM ${quoted(list.table)} AS c
+              WHERE c.${quoted(list.parent)} = ANY(${[...parentIds]}::text[]) AND c."organizationId" = ${organizationId}
+                ${sample.where.sql}
+              GROUP BY 1`,
+          );
+          for (const row of counted) results.set(`${groupKey}|${row.parent}`, Number(row.count));
         }),
       );
-      return requests.map((r) => results.get(`${r.list}|${r.where.key}||${r.parentId}`) ?? 0);
+      return requests.map((r) => results.get(`${countKey(r)}|${r.parentId}`) ?? 0);
     },
-    { cacheKeyFn: (r) => `${r.list}|${r.where.key}||${r.parentId}` },
+    { cacheKeyFn: (r) => `${countKey(r)}|${r.parentId}` },
   );
 
   return {
     ...rows,
+    pages,
+    counts,
+    /** The run counters of each workflow's batches, summed: every run belongs to a batch of its workflow. */
+    runCountersOfWorkflow: new DataLoader<string, RunCounters>(async (workflowIds) => {
+      const sums = await select<{ workflowId: string } & Record<keyof RunCounters, string | number | bigint>>(
+        sql,
+        Prisma.sql`
+          SELECT b."workflowId", sum(b."pendingCount") AS "pendingCount", sum(b."inProgressCount") AS "inProgressCount",
+                 sum(b."pausedCount") AS "pausedCount", sum(b."finishedCount") AS "finishedCount",
+                 sum(b."cancelledCount") AS "cancelledCount", sum(b."failedCount") AS "failedCount"
+          FROM "Batch" AS b WHERE b."workflowId" = ANY(${[...workflowIds]}::text[]) AND b."organizationId" = ${organizationId}
+          GROUP BY 1`,
+      );
+      const found = new Map(
+        sums.map(({ workflowId, ...sum }) => [
+          workflowId,
+          Object.fromEntries(Object.entries(sum).map(([name, value]) => [name, Number(value)])) as unknown as RunCounters,
+        ]),
+      );
+      const none: RunCounters = { pendingCount: 0, inProgressCount: 0, pausedCount: 0, finishedCount: 0, cancelledCount: 0, failedCount: 0 };
+      return workflowIds.map((id) => found.get(id) ?? none);
+    }),
     /** A workflow's version by number, keyed `workflowId:version`. */
-    workflowVersionByNumber: new DataLoader<string, Awaited<ReturnType<typeof prisma.workflowVersion.findFirst>>>(
-      async (keys) => {
-        const pairs = keys.map((key) => {
-          const [workflowId, version] = key.split(':');
-          return { workflowId: workflowId!, version: Number(version) };
-        });
-        const rows = await prisma.workflowVersion.findMany({ where: { OR: pairs } });
-        const found = new Map(rows.map((row) => [`${row.workflowId}:${row.version}`, row]));
-        return keys.map((key) => found.get(key) ?? null);
-      },
-    ),
-    toolsOfAgent: new DataLoader<string, AgentTool[]>(async (agentIds) =>
+    workflowVersionByNumber: new DataLoader<string, Rows.WorkflowVersion | null>(async (keys) => {
+      const pairs = keys.map((key) => {
+        const [workflowId, version] = key.split(':');
+        return { workflowId: workflowId!, version: Number(version) };
+      });
+      const rows = await prisma.workflowVersion.findMany({ where: { OR: pairs } });
+      const found = new Map(rows.map((row) => [`${row.workflowId}:${row.version}`, row]));
+      return keys.map((key) => found.get(key) ?? null);
+    }),
+    toolsOfAgent: new DataLoader<string, Rows.AgentTool[]>(async (agentIds) =>
       groupBy(
         await prisma.agentTool.findMany({ where: { agentId: { in: [...agentIds] } }, orderBy: { position: 'asc' } }),
         'agentId',
         agentIds,
       ),
     ),
-    phoneNumbersOfTrunk: new DataLoader<string, PhoneNumber[]>(async (trunkIds) =>
+    phoneNumbersOfTrunk: new DataLoader<string, Rows.PhoneNumber[]>(async (trunkIds) =>
       groupBy(
         await prisma.phoneNumber.findMany({ where: { sipTrunkId: { in: [...trunkIds] } }, orderBy: { createdAt: 'asc' } }),
         'sipTrunkId',
         trunkIds,
       ),
     ),
-    tagsOfProspect: new DataLoader<string, Tag[]>(async (prospectIds) => {
-      const tagged = await prisma.$queryRaw<(Tag & { prospectId: string })[]>(Prisma.sql`
-        SELECT link."prospectId", tag.* FROM "ProspectTag" AS link JOIN "Tag" AS tag ON tag.id = link."tagId"
-        WHERE link."prospectId" = ANY(${[...prospectIds]}::text[]) AND tag."organizationId" = ${organizationId}
-        ORDER BY link."createdAt", tag.name`);
+    tagsOfProspect: new DataLoader<string, Rows.Tag[]>(async (prospectIds) => {
+      const tagged = await select<Rows.Tag & { prospectId: string }>(
+        sql,
+        Prisma.sql`
+          SELECT link."prospectId", tag.* FROM "ProspectTag" AS link JOIN "Tag" AS tag ON tag.id = link."tagId"
+          WHERE link."prospectId" = ANY(${[...prospectIds]}::text[]) AND tag."organizationId" = ${organizationId}
+          ORDER BY link."createdAt", tag.name`,
+      );
       return groupBy(tagged, 'prospectId', prospectIds).map((group) =>
         group.map(({ prospectId: _prospectId, ...tag }) => tag),
       );
     }),
-    pages,
-    counts,
   };
 }
 

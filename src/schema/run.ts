@@ -1,12 +1,16 @@
 import type { DefaultConnectionArguments } from '@pothos/plugin-relay';
-import { type RunSort, runFilter, runFilterSql, runOrderSql } from '../domain/runs.ts';
+import type { GraphQLResolveInfo } from 'graphql';
+import { parseRunFilter, runFilter, type RunFilter, type RunSort, type RunStatusName, runFilterSql, runOrderSql } from '../domain/runs.ts';
+import { Prisma, type Prospect as ProspectRow } from '../generated/prisma/client.ts';
 import type { GraphQLContext } from './context.ts';
 import { Batch } from './batch.ts';
 import { builder, type NodeRef } from './builder.ts';
 import { RunOrderEnum, RunStatusEnum } from './enums.ts';
 import { typesFromSchema } from './json-schema-types.ts';
+import type { RunCounters } from './loaders.ts';
 import { offsetConnection } from './pagination.ts';
 import { Prospect } from './prospect.ts';
+import { connectionNodes, selectedColumns, selectedField } from './selection.ts';
 import { Workflow, WorkflowVersion } from './workflow.ts';
 
 export const RunFilterTypes = typesFromSchema(runFilter);
@@ -16,15 +20,68 @@ interface RunListArgs extends DefaultConnectionArguments {
   orderBy?: RunSort | null;
 }
 
-/** A page of the runs under a workflow or a batch, filtered and sorted as E6 lists them. */
-export function runsConnection(list: 'runsOfWorkflow' | 'runsOfBatch', parentId: string, args: RunListArgs, context: GraphQLContext) {
-  const where = runFilterSql(RunFilterTypes.toStored(args.filter));
+/** Where runs are listed from: a workflow, or one batch (its row, with its counters). */
+export type RunsParent = { workflowId: string } | { batch: RunCounters & { id: string; workflowId: string } };
+
+/** What each Run and Prospect field reads besides a column of its own name (selection.ts). */
+const runFieldReads = {
+  workflowName: ['workflowId'],
+  batchName: ['batchId'],
+  workflow: ['workflowId'],
+  workflowVersion: ['workflowVersionId'],
+  batch: ['batchId'],
+  prospect: ['prospectId'],
+};
+const prospectFieldReads = { tags: [], runs: [] };
+/** The columns every runs order uses (domain/runs.ts). */
+const runOrderColumns = ['startedAt', 'id', 'status'];
+
+const counterOf: Record<RunStatusName, keyof RunCounters> = {
+  PENDING: 'pendingCount',
+  IN_PROGRESS: 'inProgressCount',
+  PAUSED: 'pausedCount',
+  FINISHED: 'finishedCount',
+  CANCELLED: 'cancelledCount',
+  FAILED: 'failedCount',
+};
+
+/** How many runs have `status` (or any status), from counters kept in the same transactions as the runs. */
+const counted = (counters: RunCounters, status?: RunStatusName) =>
+  status ? counters[counterOf[status]] : Object.values(counterOf).reduce((sum, name) => sum + counters[name], 0);
+
+/**
+ * A page of the runs under a workflow or a batch, filtered and sorted as E6
+ * lists them. A batch's runs share its workflow and organization, so a filter
+ * naming a batch of the workflow is served from the batch's own index, and a
+ * total by status or batch alone is read from the batch counters instead of
+ * counting rows.
+ */
+export async function runsConnection(parent: RunsParent, args: RunListArgs, context: GraphQLContext, info: GraphQLResolveInfo) {
+  const filter: RunFilter = parseRunFilter(RunFilterTypes.toStored(args.filter));
+  let batch = 'batch' in parent ? parent.batch : null;
+  if (filter.batch_id && filter.batch_id !== batch?.id) {
+    const named = batch ? null : await context.loaders.batch.load(filter.batch_id);
+    const workflowId = 'workflowId' in parent ? parent.workflowId : null;
+    if (!named || named.workflowId !== workflowId) return offsetConnection(args, async () => [], async () => 0);
+    batch = named;
+  }
+  const where = runFilterSql(filter);
   const orderBy = runOrderSql(args.orderBy ?? undefined);
-  return offsetConnection(
-    args,
-    (page) => context.loaders.pages.load({ list, parentId, where, orderBy, ...page }) as never,
-    () => context.loaders.counts.load({ list, parentId, where }),
-  );
+  const list = batch ? 'runsOfBatch' : 'runsOfWorkflow';
+  const parentId = batch ? batch.id : (parent as { workflowId: string }).workflowId;
+  // The page reads the columns the query selects, and each run's prospect in the same statement if it is selected.
+  const nodes = connectionNodes(info);
+  const runColumns = selectedColumns(nodes, Prisma.RunScalarFieldEnum, runFieldReads);
+  const columns = runColumns && [...new Set([...runColumns, ...runOrderColumns])];
+  const prospect = selectedField(nodes, 'prospect');
+  const embeds = prospect ? { prospect: selectedColumns(prospect, Prisma.ProspectScalarFieldEnum, prospectFieldReads) } : {};
+  const byCounters = Object.entries(filter).every(([name, value]) => value === undefined || name === 'status' || name === 'batch_id');
+  const count = !byCounters
+    ? () => context.loaders.counts.load({ list, parentId, where })
+    : batch
+      ? async () => counted(batch, filter.status)
+      : async () => counted(await context.loaders.runCountersOfWorkflow.load(parentId), filter.status);
+  return offsetConnection(args, (page) => context.loaders.pages.load({ list, parentId, where, orderBy, columns, embeds, ...page }) as never, count);
 }
 
 export const Run: NodeRef<'Run'> = builder.prismaNode('Run', {
@@ -61,7 +118,10 @@ export const Run: NodeRef<'Run'> = builder.prismaNode('Run', {
     }),
     prospect: t.field({
       type: Prospect,
-      resolve: async (run, _args, context) => (await context.loaders.prospect.load(run.prospectId))!,
+      // A page of runs may carry each run's prospect (loaders.ts, `embeds`).
+      // Answered without a promise when embedded: a page holds up to 100 runs, a dashboard 1,000.
+      resolve: (run, _args, context) =>
+        (run as { prospect?: ProspectRow }).prospect ?? (context.loaders.prospect.load(run.prospectId) as Promise<ProspectRow>),
     }),
   }),
 });
@@ -76,12 +136,12 @@ builder.queryFields((t) => ({
       filter: t.arg({ type: RunFilterTypes.input(), required: false }),
       orderBy: t.arg({ type: RunOrderEnum, required: false }),
     },
-    resolve: async (_root, args, context) => {
+    resolve: async (_root, args, context, info) => {
       const workflowId = String(args.workflowId);
       // Checked first: a malformed filter is refused even for a workflow that is not the caller's.
-      runFilterSql(RunFilterTypes.toStored(args.filter));
+      parseRunFilter(RunFilterTypes.toStored(args.filter));
       if (!(await context.loaders.workflow.load(workflowId))) return null;
-      return runsConnection('runsOfWorkflow', workflowId, args, context);
+      return runsConnection({ workflowId }, args, context, info);
     },
   }),
 }));

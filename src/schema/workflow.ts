@@ -71,7 +71,7 @@ export const Workflow: NodeRef<'Workflow'> = builder.prismaNode('Workflow', {
         filter: t.arg({ type: RunFilterTypes.input(), required: false }),
         orderBy: t.arg({ type: RunOrderEnum, required: false }),
       },
-      resolve: (workflow, args, context) => runsConnection('runsOfWorkflow', workflow.id, args, context),
+      resolve: (workflow, args, context, info) => runsConnection({ workflowId: workflow.id }, args, context, info),
     }),
   }),
 });

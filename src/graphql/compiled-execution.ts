@@ -1,0 +1,47 @@
+// Queries run compiled: graphql-jit turns each query into a function once,
+// the first time its document is seen, and every later request calls it. On
+// the dashboard query (1,000 runs with their prospects) this halves the
+// gateway's CPU per request against graphql-js's interpreter (BENCHMARKS.md).
+//
+// What stays on graphql-js's executor, where it behaves differently or gains
+// nothing:
+// - operations graphql-jit cannot compile, e.g. with variables of a recursive
+//   input type (zalando-incubator/graphql-jit#81; the generated config inputs
+//   are recursive): compiling is an optimization, never a failure;
+// - variables that do not coerce: graphql-jit replaces a scalar's own message
+//   ("Date must be YYYY-MM-DD") by "Expected type Date", so graphql-js, which
+//   keeps it, answers those;
+// - mutations (their cost is the write) and subscriptions (graphql-jit's
+//   subscribe does not deliver our event streams).
+import { type DocumentNode, type ExecutionArgs, getOperationAST, getVariableValues, type GraphQLSchema } from 'graphql';
+import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
+import type { Plugin } from 'graphql-yoga';
+
+export function useCompiledQueries(): Plugin {
+  // Keyed by the parsed document, which yoga's parser cache hands out again for the same query text.
+  const compiled = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, Map<string, CompiledQuery | null>>>();
+
+  function compiledFor(args: ExecutionArgs): CompiledQuery | null {
+    let bySchema = compiled.get(args.schema);
+    if (!bySchema) compiled.set(args.schema, (bySchema = new WeakMap()));
+    let byOperation = bySchema.get(args.document);
+    if (!byOperation) bySchema.set(args.document, (byOperation = new Map()));
+    const operationName = args.operationName ?? '';
+    if (!byOperation.has(operationName)) {
+      const result = compileQuery(args.schema, args.document, args.operationName ?? undefined);
+      byOperation.set(operationName, isCompiledQuery(result) ? result : null);
+    }
+    return byOperation.get(operationName)!;
+  }
+
+  return {
+    onExecute({ args, setExecuteFn }) {
+      const operation = getOperationAST(args.document, args.operationName);
+      if (operation?.operation !== 'query') return;
+      const definitions = operation.variableDefinitions ?? [];
+      if (definitions.length > 0 && getVariableValues(args.schema, definitions, args.variableValues ?? {}).errors) return;
+      const query = compiledFor(args);
+      if (query) setExecuteFn((execution) => query.query(execution.rootValue, execution.contextValue, execution.variableValues));
+    },
+  };
+}

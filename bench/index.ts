@@ -610,7 +610,7 @@ try {
   report.line('');
   report.line('## (f) Resident memory (VmRSS)');
   report.line(
-    'The gateway runs as its own process (`node --import tsx src/main.ts`, as `npm start` does; the tsx loader is part of the figure). ' +
+    'The gateway runs as its own process, started as `npm start` starts it (the compiled build, `dist/main.js`, with its node flags). ' +
       'Under load: the peak of samples every 200 ms during the measured load.',
   );
   const peakGateway = Math.max(dashboard.gateway.peakRss, trivial.gateway32.peakRss, runs.gateway!.c32.peakRss);
@@ -699,8 +699,8 @@ try {
   for (const { statement, plan } of e6Plans) {
     if (/"Run"/.test(statement.sql)) showPlan(`Gateway, E6: \`${statement.sql.replace(/\s+/g, ' ').trim().slice(0, 90)}…\``, plan);
   }
-  const prospectPlan = dashboardPlans.find(({ statement }) => /"Prospect"/.test(statement.sql));
-  if (prospectPlan) showPlan('Gateway, dashboard: the prospects of the 1,000 runs', prospectPlan.plan);
+  const runsPlan = dashboardPlans.find(({ statement }) => /"Run"/.test(statement.sql));
+  if (runsPlan) showPlan('Gateway, dashboard: the 50 runs of each of the 20 batches, with their prospects', runsPlan.plan);
   showPlan('Raw baseline, E6 (total from the counter)', rawPlans.runs);
   showPlan('Raw baseline, E6 (total by count(*))', rawPlans.runsCounting);
   showPlan('Raw baseline, dashboard', rawPlans.dashboard);

@@ -35,7 +35,7 @@ export interface StartedServer {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `src/main.ts` the way `npm start` does and waits until /health answers. */
+/** Starts `src/main.ts` through tsx (the code `npm start` bundles and runs) and waits until /health answers. */
 export async function startServerProcess(env: Record<string, string>, port: number): Promise<StartedServer> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src', 'main.ts')], {
     cwd: projectRoot,

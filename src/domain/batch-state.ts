@@ -47,11 +47,11 @@ export function clientMove(current: BatchStatusName, requested: ClientBatchStatu
 }
 
 /** The batch counter column for each run status. */
-export const counterColumn: Record<RunStatusName, string> = {
+export const counterColumn = {
   PENDING: 'pendingCount',
   IN_PROGRESS: 'inProgressCount',
   PAUSED: 'pausedCount',
   FINISHED: 'finishedCount',
   CANCELLED: 'cancelledCount',
   FAILED: 'failedCount',
-};
+} as const satisfies Record<RunStatusName, string>;

@@ -1,5 +1,6 @@
 import type { DefaultConnectionArguments } from '@pothos/plugin-relay';
 import type { GraphQLResolveInfo } from 'graphql';
+import { counterColumn } from '../domain/batch-state.ts';
 import { parseRunFilter, runFilter, type RunFilter, type RunSort, type RunStatusName, runFilterSql, runOrderSql } from '../domain/runs.ts';
 import { Prisma, type Prospect as ProspectRow } from '../generated/prisma/client.ts';
 import type { GraphQLContext } from './context.ts';
@@ -36,18 +37,9 @@ const prospectFieldReads = { tags: [], runs: [] };
 /** The columns every runs order uses (domain/runs.ts). */
 const runOrderColumns = ['startedAt', 'id', 'status'];
 
-const counterOf: Record<RunStatusName, keyof RunCounters> = {
-  PENDING: 'pendingCount',
-  IN_PROGRESS: 'inProgressCount',
-  PAUSED: 'pausedCount',
-  FINISHED: 'finishedCount',
-  CANCELLED: 'cancelledCount',
-  FAILED: 'failedCount',
-};
-
 /** How many runs have `status` (or any status), from counters kept in the same transactions as the runs. */
 const counted = (counters: RunCounters, status?: RunStatusName) =>
-  status ? counters[counterOf[status]] : Object.values(counterOf).reduce((sum, name) => sum + counters[name], 0);
+  status ? counters[counterColumn[status]] : Object.values(counterColumn).reduce((sum, name) => sum + counters[name], 0);
 
 /**
  * A page of the runs under a workflow or a batch, filtered and sorted as E6

@@ -146,32 +146,31 @@ export function createLoaders(prisma: TenantClient, sql: SqlQueryable, organizat
                 SELECT ${columnList('e', columns)} FROM ${quoted(table)} AS e WHERE e.id = c.${quoted(column)} AND e."organizationId" = ${organizationId}
               ) AS e) AS ${quoted(name)}`;
           });
+          const rowsShown =
+            sample.offset === 0
+              ? Prisma.sql`
+                  SELECT ${columnList('c', sample.columns)} FROM ${quoted(list.table)} AS c
+                  WHERE c.${quoted(list.parent)} = parent.id AND c."organizationId" = ${organizationId} ${sample.where.sql}
+                  ORDER BY ${sample.orderBy.sql}
+                  LIMIT ${sample.limit}`
+              : // A deep page walks the (parent, order) index alone to its offset, reading
+                // no row it skips, then reads the rows shown. Children share their
+                // parent's organization; it is checked on every row returned all the same.
+                Prisma.sql`
+                  SELECT ${columnList('c', sample.columns)} FROM (
+                    SELECT c.id FROM ${quoted(list.table)} AS c
+                    WHERE c.${quoted(list.parent)} = parent.id ${sample.where.sql}
+                    ORDER BY ${sample.orderBy.sql}
+                    LIMIT ${sample.limit} OFFSET ${sample.offset}
+                  ) AS shown JOIN ${quoted(list.table)} AS c ON c.id = shown.id
+                  WHERE c."organizationId" = ${organizationId}`;
           const pagesByParent = await select<{ parent: string; rows: Record<string, unknown>[] | null }>(
             sql,
             Prisma.sql`
               SELECT parent.id AS parent, page.rows FROM unnest(${[...parentIds]}::text[]) AS parent(id)
               CROSS JOIN LATERAL (
                 SELECT json_agg(to_json(c) ORDER BY ${sample.orderBy.sql}) AS rows FROM (
-                  SELECT c.* ${embedded.length ? Prisma.join(embedded, ' ') : Prisma.empty} FROM (${
-                    sample.offset === 0
-                      ? Prisma.sql`
-                    SELECT ${columnList('c', sample.columns)} FROM ${quoted(list.table)} AS c
-                    WHERE c.${quoted(list.parent)} = parent.id AND c."organizationId" = ${organizationId}
-                      ${sample.where.sql}
-                    ORDER BY ${sample.orderBy.sql}
-                    LIMIT ${sample.limit}`
-                      : // A deep page walks the (parent, order) index alone to its offset, reading
-                        // no row it skips, then reads the rows shown. Children share their
-                        // parent's organization; it is checked on every row returned all the same.
-                        Prisma.sql`
-                    SELECT ${columnList('c', sample.columns)} FROM (
-                      SELECT c.id FROM ${quoted(list.table)} AS c
-                      WHERE c.${quoted(list.parent)} = parent.id ${sample.where.sql}
-                      ORDER BY ${sample.orderBy.sql}
-                      LIMIT ${sample.limit} OFFSET ${sample.offset}
-                    ) AS shown JOIN ${quoted(list.table)} AS c ON c.id = shown.id
-                    WHERE c."organizationId" = ${organizationId}`
-                  }
+                  SELECT c.* ${embedded.length ? Prisma.join(embedded, ' ') : Prisma.empty} FROM (${rowsShown}
                   ) AS c
                 ) AS c
               ) AS page`,

@@ -524,14 +524,7 @@ try {
   );
   report.line('');
   report.line(`Gateway SQL statements for one dashboard request (counted by Database.onStatement, warm): **${dashboardStatements!.count}**.`);
-  report.table(
-    ['#', 'statement', 'EXPLAIN ANALYZE ms'],
-    dashboardPlans.map(({ statement, plan }, index) => [
-      index + 1,
-      `\`${statement.sql.replace(/\s+/g, ' ').trim().slice(0, 110)}…\``,
-      executionTime(plan),
-    ]),
-  );
+  statementTable(dashboardPlans);
 
   report.line('');
   report.line(`## (b) E6: runs by status and batch, started_desc, page ${E6.page} of ${E6.limit} (offset ${(E6.page - 1) * E6.limit})`);
@@ -555,14 +548,7 @@ try {
   }
   report.line('');
   report.line(`Gateway SQL statements for one E6 request: **${e6Statements!.count}**.`);
-  report.table(
-    ['#', 'statement', 'EXPLAIN ANALYZE ms'],
-    e6Plans.map(({ statement, plan }, index) => [
-      index + 1,
-      `\`${statement.sql.replace(/\s+/g, ' ').trim().slice(0, 110)}…\``,
-      executionTime(plan),
-    ]),
-  );
+  statementTable(e6Plans);
 
   report.line('');
   report.line(`## (c) E4: a batch of ${prospectIds.length.toLocaleString('en')} prospects (${E4_ROUNDS} rounds each, interleaved)`);
@@ -720,4 +706,16 @@ process.exit(0);
 function executionTime(plan: string[]): string {
   const line = plan.find((text) => text.startsWith('Execution Time'));
   return line ? line.replace(/Execution Time: ([\d.]+) ms/, '$1') : '';
+}
+
+/** A request's statements in the report, each with its EXPLAIN ANALYZE time. */
+function statementTable(plans: { statement: { sql: string }; plan: string[] }[]) {
+  report.table(
+    ['#', 'statement', 'EXPLAIN ANALYZE ms'],
+    plans.map(({ statement, plan }, index) => [
+      index + 1,
+      `\`${statement.sql.replace(/\s+/g, ' ').trim().slice(0, 110)}…\``,
+      executionTime(plan),
+    ]),
+  );
 }

@@ -47,9 +47,9 @@ export async function revokeApiKey(prisma: PrismaClient, key: string): Promise<n
 // into a write, so it is refreshed at most once a minute per key.
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-/** The organization a key belongs to, or null when the key is unknown or revoked. */
 /**
- * The viewer an API key authenticates, or null. Every request asks this, so
+ * The viewer an API key authenticates, or null when the key is unknown or
+ * revoked. Every request asks this, so
  * the key is read with one plain statement rather than through Prisma's query
  * pipeline; the rare write (last use) goes through Prisma.
  */

@@ -54,6 +54,9 @@ const runOrders: Record<RunSort, string> = {
   status_desc: 'c.status DESC, c."startedAt" DESC, c.id DESC',
 };
 
+/** The columns the orders above read: a list that reads only some columns reads these too. */
+export const RUN_ORDER_COLUMNS = ['startedAt', 'id', 'status'] as const;
+
 export const DEFAULT_RUN_SORT: RunSort = 'started_desc';
 
 export function runOrderSql(sort: RunSort = DEFAULT_RUN_SORT): SqlPart {

@@ -10,6 +10,7 @@
 // until the DateTime scalar serializes the few a query asks for.
 import DataLoader from 'dataloader';
 import type { SqlQueryable } from '../db/database.ts';
+import { counterColumn } from '../domain/batch-state.ts';
 import type { SqlPart } from '../db/sql-part.ts';
 import type { TenantClient } from '../db/tenant.ts';
 import { Prisma } from '../generated/prisma/client.ts';
@@ -64,15 +65,10 @@ export interface CountRequest {
   where: SqlPart;
 }
 
-/** How many runs of a workflow are in each status, from its batches' counters. */
-export interface RunCounters {
-  pendingCount: number;
-  inProgressCount: number;
-  pausedCount: number;
-  finishedCount: number;
-  cancelledCount: number;
-  failedCount: number;
-}
+const counterColumns = Object.values(counterColumn);
+
+/** How many runs are in each status: a batch's counters, or their sums over a workflow's batches. */
+export type RunCounters = Record<(typeof counterColumns)[number], number>;
 
 const quoted = (name: string) => Prisma.raw(`"${name}"`);
 /** A column list of a row aliased `alias`; every column when null. Names come from the schema, never from input. */
@@ -229,20 +225,14 @@ export function createLoaders(prisma: TenantClient, sql: SqlQueryable, organizat
       const sums = await select<{ workflowId: string } & Record<keyof RunCounters, string | number | bigint>>(
         sql,
         Prisma.sql`
-          SELECT b."workflowId", sum(b."pendingCount") AS "pendingCount", sum(b."inProgressCount") AS "inProgressCount",
-                 sum(b."pausedCount") AS "pausedCount", sum(b."finishedCount") AS "finishedCount",
-                 sum(b."cancelledCount") AS "cancelledCount", sum(b."failedCount") AS "failedCount"
+          SELECT b."workflowId", ${Prisma.raw(counterColumns.map((column) => `sum(b."${column}") AS "${column}"`).join(', '))}
           FROM "Batch" AS b WHERE b."workflowId" = ANY(${[...workflowIds]}::text[]) AND b."organizationId" = ${organizationId}
           GROUP BY 1`,
       );
-      const found = new Map(
-        sums.map(({ workflowId, ...sum }) => [
-          workflowId,
-          Object.fromEntries(Object.entries(sum).map(([name, value]) => [name, Number(value)])) as unknown as RunCounters,
-        ]),
-      );
-      const none: RunCounters = { pendingCount: 0, inProgressCount: 0, pausedCount: 0, finishedCount: 0, cancelledCount: 0, failedCount: 0 };
-      return workflowIds.map((id) => found.get(id) ?? none);
+      const counters = (of: (column: keyof RunCounters) => unknown) =>
+        Object.fromEntries(counterColumns.map((column) => [column, Number(of(column))])) as RunCounters;
+      const found = new Map(sums.map((sum) => [sum.workflowId, counters((column) => sum[column])]));
+      return workflowIds.map((id) => found.get(id) ?? counters(() => 0));
     }),
     /** A workflow's version by number, keyed `workflowId:version`. */
     workflowVersionByNumber: new DataLoader<string, Rows.WorkflowVersion | null>(async (keys) => {

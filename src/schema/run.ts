@@ -1,7 +1,16 @@
 import type { DefaultConnectionArguments } from '@pothos/plugin-relay';
 import type { GraphQLResolveInfo } from 'graphql';
 import { counterColumn } from '../domain/batch-state.ts';
-import { parseRunFilter, runFilter, type RunFilter, type RunSort, type RunStatusName, runFilterSql, runOrderSql } from '../domain/runs.ts';
+import {
+  parseRunFilter,
+  RUN_ORDER_COLUMNS,
+  runFilter,
+  type RunFilter,
+  type RunSort,
+  type RunStatusName,
+  runFilterSql,
+  runOrderSql,
+} from '../domain/runs.ts';
 import { Prisma, type Prospect as ProspectRow } from '../generated/prisma/client.ts';
 import type { GraphQLContext } from './context.ts';
 import { Batch } from './batch.ts';
@@ -21,8 +30,11 @@ interface RunListArgs extends DefaultConnectionArguments {
   orderBy?: RunSort | null;
 }
 
+/** A batch row as runs are listed under it: its id, its workflow, its counters. */
+type ListedBatch = RunCounters & { id: string; workflowId: string };
+
 /** Where runs are listed from: a workflow, or one batch (its row, with its counters). */
-export type RunsParent = { workflowId: string } | { batch: RunCounters & { id: string; workflowId: string } };
+export type RunsParent = { workflowId: string } | { batch: ListedBatch };
 
 /** What each Run and Prospect field reads besides a column of its own name (selection.ts). */
 const runFieldReads = {
@@ -34,12 +46,23 @@ const runFieldReads = {
   prospect: ['prospectId'],
 };
 const prospectFieldReads = { tags: [], runs: [] };
-/** The columns every runs order uses (domain/runs.ts). */
-const runOrderColumns = ['startedAt', 'id', 'status'];
 
 /** How many runs have `status` (or any status), from counters kept in the same transactions as the runs. */
 const counted = (counters: RunCounters, status?: RunStatusName) =>
   status ? counters[counterColumn[status]] : Object.values(counterColumn).reduce((sum, name) => sum + counters[name], 0);
+
+/**
+ * The batch whose runs are listed: the parent batch, or the batch the filter
+ * names when it is one of the parent workflow's (its runs share the workflow
+ * and the organization); null to list the workflow's runs; undefined when the
+ * filter names a batch that holds none of these runs.
+ */
+async function listedBatch(parent: RunsParent, batchId: string | undefined, context: GraphQLContext): Promise<ListedBatch | null | undefined> {
+  if ('batch' in parent) return !batchId || batchId === parent.batch.id ? parent.batch : undefined;
+  if (!batchId) return null;
+  const named = await context.loaders.batch.load(batchId);
+  return named?.workflowId === parent.workflowId ? named : undefined;
+}
 
 /**
  * A page of the runs under a workflow or a batch, filtered and sorted as E6
@@ -50,13 +73,8 @@ const counted = (counters: RunCounters, status?: RunStatusName) =>
  */
 export async function runsConnection(parent: RunsParent, args: RunListArgs, context: GraphQLContext, info: GraphQLResolveInfo) {
   const filter: RunFilter = parseRunFilter(RunFilterTypes.toStored(args.filter));
-  let batch = 'batch' in parent ? parent.batch : null;
-  if (filter.batch_id && filter.batch_id !== batch?.id) {
-    const named = batch ? null : await context.loaders.batch.load(filter.batch_id);
-    const workflowId = 'workflowId' in parent ? parent.workflowId : null;
-    if (!named || named.workflowId !== workflowId) return offsetConnection(args, async () => [], async () => 0);
-    batch = named;
-  }
+  const batch = await listedBatch(parent, filter.batch_id, context);
+  if (batch === undefined) return offsetConnection(args, async () => [], async () => 0);
   const where = runFilterSql(filter);
   const orderBy = runOrderSql(args.orderBy ?? undefined);
   const list = batch ? 'runsOfBatch' : 'runsOfWorkflow';
@@ -64,7 +82,7 @@ export async function runsConnection(parent: RunsParent, args: RunListArgs, cont
   // The page reads the columns the query selects, and each run's prospect in the same statement if it is selected.
   const nodes = connectionNodes(info);
   const runColumns = selectedColumns(nodes, Prisma.RunScalarFieldEnum, runFieldReads);
-  const columns = runColumns && [...new Set([...runColumns, ...runOrderColumns])];
+  const columns = runColumns && [...new Set([...runColumns, ...RUN_ORDER_COLUMNS])];
   const prospect = selectedField(nodes, 'prospect');
   const embeds = prospect ? { prospect: selectedColumns(prospect, Prisma.ProspectScalarFieldEnum, prospectFieldReads) } : {};
   const byCounters = Object.entries(filter).every(([name, value]) => value === undefined || name === 'status' || name === 'batch_id');

@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import type { Database } from './db/database.ts';
 import type { SecretBox } from './domain/secrets.ts';
 import { BatchProgressHub } from './events/batch-progress.ts';
+import { RedisHealth } from './events/redis-health.ts';
 import { createMetrics, type Metrics } from './observability/metrics.ts';
 
 export interface Services {
@@ -11,28 +12,37 @@ export interface Services {
   secrets: SecretBox;
   events: BatchProgressHub;
   metrics: Metrics;
-  /** Shares rate-limit counters and events between instances; absent on a single instance. */
+  /**
+   * Shares rate-limit counters and events between instances; absent on a single instance.
+   * Made with `redisClientOptions` (src/events/redis-health.ts): requests must not wait for it.
+   */
   redis?: Redis;
+  /** Whether Redis answers (with `redis` only). */
+  redisHealth?: RedisHealth;
   close(): Promise<void>;
 }
 
 export function createServices(db: Database, secrets: SecretBox, redis?: Redis): Services {
   // Redis delivers a subscriber's messages only on a connection of its own.
   const subscriber = redis?.duplicate();
+  const redisHealth = redis && subscriber ? new RedisHealth([redis, subscriber]) : undefined;
   const events = new BatchProgressHub(
     (batchId) => db.prisma.batch.findUnique({ where: { id: batchId } }),
-    redis && subscriber ? { publish: redis, subscribe: subscriber } : undefined,
+    redis && subscriber && redisHealth ? { publish: redis, subscribe: subscriber, health: redisHealth } : undefined,
   );
   return {
     db,
     secrets,
     events,
-    metrics: createMetrics(db, events),
+    metrics: createMetrics(db, events, redisHealth),
     redis,
+    redisHealth,
     async close() {
       events.close();
-      // quit, not disconnect: the unsubscribe commands queued by events.close() are sent first.
-      await subscriber?.quit();
+      redisHealth?.stop();
+      // quit, not disconnect: the unsubscribe commands events.close() sent are answered first.
+      // With Redis away there is nothing to wait for.
+      await subscriber?.quit().catch(() => subscriber.disconnect());
     },
   };
 }

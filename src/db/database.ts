@@ -131,6 +131,10 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
   // An idle client that loses its server must not crash the process.
   pool.on('error', () => {});
+  // Nor one that loses it as it changes hands: pg-pool gives a released client to the next waiter
+  // at once, and the rest of its socket's data (a FATAL "terminating connection") may be read before
+  // that waiter (a Prisma transaction) listens. Its queries fail with the error all the same.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const { listeners, onStatement } = statementListeners();
   const prisma = observedClient(new PrismaPg(pool), listeners);
   const sql: SqlRunner = {

@@ -8,7 +8,8 @@ export type ErrorKind =
   | 'CONFLICT'
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
-  | 'RATE_LIMITED';
+  | 'RATE_LIMITED'
+  | 'SERVICE_UNAVAILABLE';
 
 export const httpStatusOf: Record<ErrorKind, number> = {
   BAD_INPUT: 400,
@@ -18,7 +19,11 @@ export const httpStatusOf: Record<ErrorKind, number> = {
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,
+  SERVICE_UNAVAILABLE: 503,
 };
+
+/** How long a client is told to wait (`Retry-After`, seconds) before trying a request the database could not serve. */
+export const RETRY_AFTER_SECONDS = 1;
 
 /** One offending input member: its path (`llm_config.fallbacks.0.temperature`) and the rule it broke. */
 export interface FieldProblem {
@@ -46,5 +51,9 @@ export const badInput = (problems: FieldProblem[]) =>
     `invalid input: ${problems.map((problem) => `${problem.path || '(body)'} ${problem.message}`).join('; ')}`,
     problems,
   );
+
+/** The database failed transiently (src/db/transient.ts) on every try: the same request may succeed shortly. */
+export const unavailable = () =>
+  new DomainError('SERVICE_UNAVAILABLE', 'the database is unavailable for a moment: retry the request shortly');
 
 export const conflict = (message: string, detail: unknown = null) => new DomainError('CONFLICT', message, detail);

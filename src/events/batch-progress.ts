@@ -1,44 +1,54 @@
 // Live batch progress. Whoever changes a batch (a mutation, the run engine)
-// announces it on the `batchChanged` topic: in process, or through Redis
-// pub/sub so that every instance hears every other. Each instance keeps one
-// watcher per batch its clients follow: an announcement makes the watcher
-// read the batch once (at most once per interval) and hand the fresh state
-// to every local subscriber. Reading after the last announcement means the
-// last state is always delivered, however many changes were coalesced.
-import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
-import { createPubSub } from 'graphql-yoga';
+// announces it: to this instance's watchers, and through Redis pub/sub to
+// every other instance. Each instance keeps one watcher per batch its clients
+// follow: an announcement makes the watcher read the batch once (at most once
+// per interval) and hand the fresh state to every local subscriber. Reading
+// after the last announcement means the last state is always delivered,
+// however many changes were coalesced.
+//
+// Redis is an accelerator, not a dependency: while it does not answer
+// (src/events/redis-health.ts) other instances' announcements cannot arrive,
+// so every watcher reads its batch once per poll interval instead. When Redis
+// returns, the watchers' channels are subscribed again and each reads once, to
+// catch up; then announcements take over again.
 import type { Redis } from 'ioredis';
 import type { Batch } from '../generated/prisma/client.ts';
-
-type Topics = { batchChanged: [batchId: string, changed: true] };
-
-/**
- * The Redis event target fires its publish, subscribe and unsubscribe commands
- * without awaiting them; while Redis is away they would reject unhandled and
- * end the process. Here they are caught: an announcement lost then costs a
- * subscriber one update, and the next change brings it up to date.
- */
-function redisEventTarget(publish: Redis, subscribe: Redis) {
-  const settle = (command: Promise<unknown>) => command.catch(() => undefined);
-  const publishClient = { publish: (channel: string, message: string) => settle(publish.publish(channel, message)) };
-  const subscribeClient = {
-    on: (event: string, listener: (...args: any[]) => void) => subscribe.on(event, listener),
-    subscribe: (channel: string) => settle(subscribe.subscribe(channel)),
-    unsubscribe: (channel: string) => settle(subscribe.unsubscribe(channel)),
-  };
-  return createRedisEventTarget({ publishClient: publishClient as unknown as Redis, subscribeClient: subscribeClient as unknown as Redis });
-}
+import type { RedisHealth } from './redis-health.ts';
 
 export const PROGRESS_INTERVAL_MS = 100;
+/** How often a followed batch is read while Redis is away. */
+export const POLL_INTERVAL_MS = 1_000;
+
+/**
+ * One channel per batch: an instance hears only of the batches its clients
+ * follow. Channel and message are those of the version before (yoga's Redis
+ * event target), so old and new instances hear each other during a rolling deploy.
+ */
+const CHANNEL_PREFIX = 'batchChanged:';
+const MESSAGE = 'true';
+
+export interface RedisChannels {
+  publish: Redis;
+  /** A connection of its own: Redis delivers a subscriber's messages only there. */
+  subscribe: Redis;
+  health: RedisHealth;
+}
+
+export interface HubTimings {
+  /** At most one read per batch per this (default PROGRESS_INTERVAL_MS). */
+  intervalMs?: number;
+  /** Reads per batch while Redis is away (default POLL_INTERVAL_MS). */
+  pollMs?: number;
+}
 
 interface Watcher {
+  batchId: string;
   listeners: Set<(batch: Batch) => void>;
   timer: NodeJS.Timeout | null;
   lastReadAt: number;
   /** An announcement came while a read was under way: read again after it. */
   dirty: boolean;
   reading: boolean;
-  stop(): void;
 }
 
 /** The subscriber's own queue: only the newest state waits, older ones are dropped. */
@@ -86,21 +96,49 @@ class LatestValue<T> implements AsyncIterableIterator<T> {
 }
 
 export class BatchProgressHub {
-  private readonly pubSub;
   private readonly watchers = new Map<string, Watcher>();
+  private readonly intervalMs: number;
+  private readonly stopRedis: () => void = () => {};
 
   constructor(
     /** Reads a batch by id, whatever its organization (subscribers were checked when they subscribed). */
     private readonly readBatch: (batchId: string) => Promise<Batch | null>,
-    redis?: { publish: Redis; subscribe: Redis },
-    private readonly intervalMs = PROGRESS_INTERVAL_MS,
+    private readonly redis?: RedisChannels,
+    { intervalMs = PROGRESS_INTERVAL_MS, pollMs = POLL_INTERVAL_MS }: HubTimings = {},
   ) {
-    this.pubSub = createPubSub<Topics>(redis ? { eventTarget: redisEventTarget(redis.publish, redis.subscribe) } : {});
+    this.intervalMs = intervalMs;
+    if (!redis) return;
+    const onMessage = (channel: string) => {
+      const watcher = channel.startsWith(CHANNEL_PREFIX) ? this.watchers.get(channel.slice(CHANNEL_PREFIX.length)) : undefined;
+      if (watcher) this.schedule(watcher);
+    };
+    // Back (or connected for the first time): subscribe every watcher's channel, then catch up on what passed meanwhile.
+    const onReady = () => this.subscribe([...this.watchers.values()]);
+    redis.subscribe.on('message', onMessage).on('ready', onReady);
+    const poller = setInterval(() => {
+      if (redis.health.degraded) for (const watcher of this.watchers.values()) this.schedule(watcher);
+    }, pollMs);
+    poller.unref();
+    this.stopRedis = () => {
+      clearInterval(poller);
+      redis.subscribe.off('message', onMessage).off('ready', onReady);
+    };
   }
 
   /** Announces that a batch's status or stats may have changed. */
   batchChanged(batchId: string): void {
-    this.pubSub.publish('batchChanged', batchId, true);
+    // Through Redis this instance hears its own announcement too; without it, it tells its watcher directly.
+    if (!this.redis || this.redis.health.degraded) {
+      const watcher = this.watchers.get(batchId);
+      if (watcher) this.schedule(watcher);
+    }
+    if (this.redis?.health.tryRedis()) {
+      const { health } = this.redis;
+      this.redis.publish.publish(CHANNEL_PREFIX + batchId, MESSAGE).then(
+        () => health.commandSucceeded(),
+        () => health.commandFailed(),
+      );
+    }
   }
 
   /** The batch's states from now on (the caller sends the current one first). */
@@ -108,10 +146,7 @@ export class BatchProgressHub {
     const watcher = this.watchers.get(batchId) ?? this.startWatcher(batchId);
     const queue = new LatestValue<Batch>(() => {
       watcher.listeners.delete(listener);
-      if (watcher.listeners.size === 0) {
-        watcher.stop();
-        this.watchers.delete(batchId);
-      }
+      if (watcher.listeners.size === 0) this.stopWatcher(watcher);
     });
     const listener = (batch: Batch) => queue.push(batch);
     watcher.listeners.add(listener);
@@ -126,54 +161,66 @@ export class BatchProgressHub {
   }
 
   close(): void {
-    for (const watcher of this.watchers.values()) watcher.stop();
-    this.watchers.clear();
+    this.stopRedis();
+    for (const watcher of [...this.watchers.values()]) this.stopWatcher(watcher);
   }
 
   private startWatcher(batchId: string): Watcher {
-    const announcements = this.pubSub.subscribe('batchChanged', batchId);
-    const watcher: Watcher = {
-      listeners: new Set(),
-      timer: null,
-      lastReadAt: 0,
-      dirty: false,
-      reading: false,
-      stop: () => {
-        if (watcher.timer) clearTimeout(watcher.timer);
-        void announcements.return?.();
-      },
-    };
+    const watcher: Watcher = { batchId, listeners: new Set(), timer: null, lastReadAt: 0, dirty: false, reading: false };
     this.watchers.set(batchId, watcher);
-    void (async () => {
-      for await (const _ of announcements) this.schedule(batchId, watcher);
-    })();
+    this.subscribe([watcher]);
     return watcher;
   }
 
-  private schedule(batchId: string, watcher: Watcher) {
+  private stopWatcher(watcher: Watcher) {
+    if (watcher.timer) clearTimeout(watcher.timer);
+    this.watchers.delete(watcher.batchId);
+    // Failing while Redis is away is harmless: its subscriptions went with the connection.
+    this.redis?.subscribe.unsubscribe(CHANNEL_PREFIX + watcher.batchId).catch(() => {});
+  }
+
+  /**
+   * Subscribes the watchers' channels, then has each read its batch once: a
+   * change announced before the subscription took effect is not missed. When
+   * Redis is away the subscription fails and polling stands in until it returns.
+   */
+  private subscribe(watchers: Watcher[]) {
+    if (!this.redis || watchers.length === 0) return;
+    const channels = watchers.map((watcher) => CHANNEL_PREFIX + watcher.batchId);
+    void this.redis.subscribe
+      .subscribe(...channels)
+      .catch(() => {})
+      .then(() => {
+        for (const watcher of watchers) this.schedule(watcher);
+      });
+  }
+
+  private schedule(watcher: Watcher) {
+    // Stopped meanwhile (its last subscriber left).
+    if (this.watchers.get(watcher.batchId) !== watcher) return;
     if (watcher.reading) {
       watcher.dirty = true;
       return;
     }
     if (watcher.timer) return;
     const delay = Math.max(0, watcher.lastReadAt + this.intervalMs - Date.now());
-    watcher.timer = setTimeout(() => void this.read(batchId, watcher), delay);
+    watcher.timer = setTimeout(() => void this.read(watcher), delay);
   }
 
-  private async read(batchId: string, watcher: Watcher) {
+  private async read(watcher: Watcher) {
     watcher.timer = null;
     watcher.reading = true;
     watcher.lastReadAt = Date.now();
     try {
-      const batch = await this.readBatch(batchId);
+      const batch = await this.readBatch(watcher.batchId);
       if (batch) for (const listener of watcher.listeners) listener(batch);
     } catch {
-      // A failed read is retried on the next announcement; subscribers keep their last state.
+      // A failed read is retried on the next announcement or poll; subscribers keep their last state.
     } finally {
       watcher.reading = false;
       if (watcher.dirty) {
         watcher.dirty = false;
-        this.schedule(batchId, watcher);
+        this.schedule(watcher);
       }
     }
   }

@@ -4,9 +4,11 @@
 import { createRequire } from 'node:module';
 import { type DocumentNode, GraphQLError, Kind, type OperationDefinitionNode } from 'graphql';
 import { createYoga, type Maybe, maskError, type YogaServerInstance } from 'graphql-yoga';
-import { DomainError, httpStatusOf } from '../domain/errors.ts';
+import { isTransientDatabaseError } from '../db/transient.ts';
+import { DomainError, httpStatusOf, RETRY_AFTER_SECONDS, unavailable } from '../domain/errors.ts';
 import { unstorableMembers } from '../domain/validation.ts';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../http/json-depth.ts';
+import { INVALID_UTF8, utf8Text } from '../http/utf8.ts';
 import { authenticate, type Viewer } from '../domain/organizations.ts';
 import { createContext, type GraphQLContext } from '../schema/context.ts';
 import type { RequestAudit } from '../observability/request-log.ts';
@@ -35,10 +37,16 @@ export function unauthenticated(): GraphQLError {
 
 /** Domain failures become GraphQL errors with a stable code; anything else is masked by yoga. */
 function toGraphQLError(error: DomainError): GraphQLError {
+  // A request worth retrying says so in HTTP too (status, Retry-After), for clients and proxies that read only that.
+  const http =
+    error.kind === 'SERVICE_UNAVAILABLE' ? { http: { status: 503, headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } } } : {};
   return new GraphQLError(error.message, {
-    extensions: { code: error.kind, status: httpStatusOf[error.kind], detail: error.detail },
+    extensions: { code: error.kind, status: httpStatusOf[error.kind], detail: error.detail, ...http },
   });
 }
+
+const badInputError = (message: string, detail: unknown = null) =>
+  new GraphQLError(message, { extensions: { code: 'BAD_INPUT', status: 400, http: { status: 400 }, detail } });
 
 export interface GraphQLServerOptions {
   limits: GraphQLLimits;
@@ -65,10 +73,24 @@ export function createGraphQLServer(services: Services, { limits, internalOperat
       maskError(error, message, isDev) {
         const original = error instanceof GraphQLError ? error.originalError : error;
         if (original instanceof DomainError) return toGraphQLError(original);
+        // Still failing after its retries (src/db/retrying.ts): a 503, not an internal error.
+        if (isTransientDatabaseError(original)) return toGraphQLError(unavailable());
         return maskError(error, message, isDev);
       },
     },
     plugins: [
+      {
+        // A body that is not UTF-8 is refused before it is parsed (src/http/utf8.ts). The REST
+        // router's own requests (they come with a viewer) carry the JSON it checked and made.
+        onRequestParse({ request, requestParser, setRequestParser, serverContext, fetchAPI }) {
+          if (!requestParser || request.method === 'GET' || (serverContext as ServerContext).viewer) return;
+          setRequestParser(async (raw) => {
+            const text = utf8Text(new Uint8Array(await raw.arrayBuffer()));
+            if (text === null) throw badInputError(INVALID_UTF8);
+            return requestParser(new fetchAPI.Request(raw.url, { method: raw.method, headers: raw.headers, body: text }));
+          });
+        },
+      },
       {
         // Input no database could store (NUL in strings, non-finite numbers) is bad input, named where it is.
         onParams({ params }) {
@@ -80,15 +102,11 @@ export function createGraphQLServer(services: Services, { limits, internalOperat
               : [];
           // Variables hold a body one level down (`input`), so they may nest one level more than a REST body.
           if (nestsDeeperThan(params.variables, MAX_JSON_DEPTH + 1)) {
-            throw new GraphQLError(`invalid input: variables nest deeper than ${MAX_JSON_DEPTH} levels`, {
-              extensions: { code: 'BAD_INPUT', status: 400, http: { status: 400 }, detail: null },
-            });
+            throw badInputError(`invalid input: variables nest deeper than ${MAX_JSON_DEPTH} levels`);
           }
           const problems = [...inQuery, ...unstorableMembers(params.variables ?? {}, ['variables'])];
           if (problems.length > 0) {
-            throw new GraphQLError(`invalid input: ${problems.map((problem) => `${problem.path} ${problem.message}`).join('; ')}`, {
-              extensions: { code: 'BAD_INPUT', status: 400, http: { status: 400 }, detail: problems },
-            });
+            throw badInputError(`invalid input: ${problems.map((problem) => `${problem.path} ${problem.message}`).join('; ')}`, problems);
           }
         },
       },

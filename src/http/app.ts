@@ -9,9 +9,12 @@ import { defaultGraphQLLimits, type GraphQLLimits } from '../graphql/protections
 import { createGraphQLServer } from '../graphql/yoga.ts';
 import { routes } from '../rest/routes/index.ts';
 import { registerRestRoutes } from '../rest/router.ts';
+import { retryingDatabase } from '../db/retrying.ts';
+import { isTransientDatabaseError } from '../db/transient.ts';
+import { unavailable } from '../domain/errors.ts';
 import type { Services } from '../services.ts';
 import { registerRequestLog, requestIdOf } from '../observability/request-log.ts';
-import { errorBody } from './errors.ts';
+import { errorBody, sendError } from './errors.ts';
 import { registerPages } from './pages.ts';
 import { type RateLimits, registerRateLimits, unlimited } from './rate-limits.ts';
 
@@ -43,7 +46,10 @@ export async function buildApp({
   logLevel = 'silent',
   logStream,
 }: AppOptions): Promise<FastifyInstance> {
-  const { db, redis } = services;
+  const { db, redis, redisHealth } = services;
+  // Requests ride out a lost connection, a deadlock or a serialization failure: their database
+  // work is tried again (src/db/retrying.ts). The run engine keeps the plain database.
+  const requestServices: Services = { ...services, db: retryingDatabase(db) };
   const app = Fastify({
     logger: { level: logLevel, redact: { paths: REDACTED_LOG_PATHS, censor: '[redacted]' }, ...(logStream ? { stream: logStream } : {}) },
     // One line per request, written when it ends (src/observability/request-log.ts).
@@ -57,7 +63,7 @@ export async function buildApp({
     },
   });
   registerRequestLog(app, services.metrics);
-  const graphql = createGraphQLServer(services, {
+  const graphql = createGraphQLServer(requestServices, {
     limits: graphqlLimits,
     internalOperations: routes.map((route) => route.operation),
   });
@@ -68,13 +74,22 @@ export async function buildApp({
   );
 
   app.setErrorHandler((error: Error & { statusCode?: number }, _request, reply) => {
+    // Still failing after its retries: the request may succeed shortly, and is told so.
+    if (isTransientDatabaseError(error)) return sendError(reply, 503, unavailable().message);
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     if (status === 500) reply.log.error(error);
-    return reply.code(status).send(errorBody(status === 500 ? 'internal error' : error.message));
+    return sendError(reply, status, status === 500 ? 'internal error' : error.message);
   });
 
+  // Said once per outage, when it starts and when it ends.
+  const stopReportingRedis = redisHealth?.onChange((degraded) =>
+    degraded
+      ? app.log.warn('Redis does not answer: rate limits count on this instance only, and progress events are polled, until it returns')
+      : app.log.info('Redis answers again: rate limits and progress events are shared again'),
+  );
+  app.addHook('onClose', async () => stopReportingRedis?.());
 
-  await registerRateLimits(app, rateLimits, redis);
+  await registerRateLimits(app, rateLimits, redis && redisHealth ? { redis, health: redisHealth } : undefined);
 
   await app.register(helmet, {
     contentSecurityPolicy: {
@@ -107,10 +122,10 @@ export async function buildApp({
     const handler = (request: FastifyRequest, reply: FastifyReply) =>
       graphql.handleNodeRequestAndResponse(request, reply, { audit: request.audit });
     // GET /graphql: GraphiQL, queries, SSE subscriptions, and graphql-ws upgrades.
-    scope.route({ url: graphql.graphqlEndpoint, method: 'GET', handler, wsHandler: graphqlWebSocketHandler(graphql, services) });
+    scope.route({ url: graphql.graphqlEndpoint, method: 'GET', handler, wsHandler: graphqlWebSocketHandler(graphql, requestServices) });
     scope.route({ url: graphql.graphqlEndpoint, method: ['POST', 'OPTIONS'], handler });
   });
-  await registerRestRoutes(app, { db, graphql, rateLimits });
+  await registerRestRoutes(app, { db: requestServices.db, graphql, rateLimits });
   await registerPages(app);
 
 
@@ -120,13 +135,15 @@ export async function buildApp({
 
   app.get('/health', { config: unlimited }, async () => ({ status: 'ok' }));
 
+  // Ready when the database answers. Redis is not needed to serve (src/events/redis-health.ts):
+  // without it the instance is ready, and says that it runs degraded.
   app.get('/ready', { config: unlimited }, async (_request, reply) => {
     try {
       await db.sql.query('SELECT 1');
-      return { status: 'ready' };
     } catch {
-      return reply.code(503).send(errorBody('the database is not reachable'));
+      return sendError(reply, 503, 'the database is not reachable');
     }
+    return redisHealth ? { status: 'ready', redis: redisHealth.degraded ? 'degraded' : 'ok' } : { status: 'ready' };
   });
 
   return app;

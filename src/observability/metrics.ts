@@ -1,20 +1,23 @@
 // Prometheus metrics (GET /metrics): request latency by route and GraphQL
-// operation, database statements, live subscriptions, and the run engine's
-// throughput and queue depth. One registry per process (per app in tests).
+// operation, database statements, live subscriptions, whether Redis answers,
+// and the run engine's throughput, claim latency and queue depth. One
+// registry per process (per app in tests).
 import client from 'prom-client';
 import type { Database } from '../db/database.ts';
 import type { BatchProgressHub } from '../events/batch-progress.ts';
+import type { RedisHealth } from '../events/redis-health.ts';
 
 /** What the run engine exposes to the metrics (set once the engine starts). */
 export interface EngineGauges {
   readonly activeRuns: number;
   readonly completed: number;
+  onClaim(listener: (seconds: number) => void): void;
 }
 
 // The queue depth is counted up to this many: beyond it the exact number does not matter.
 const QUEUE_DEPTH_CAP = 100_000;
 
-export function createMetrics(db: Database, events: BatchProgressHub) {
+export function createMetrics(db: Database, events: BatchProgressHub, redisHealth?: RedisHealth) {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry });
   let engine: EngineGauges | null = null;
@@ -48,6 +51,14 @@ export function createMetrics(db: Database, events: BatchProgressHub) {
     },
   });
   new client.Gauge({
+    name: 'gateway_redis_degraded',
+    help: '1 while Redis is configured but does not answer: rate limits count per instance, progress events are polled.',
+    registers: [registry],
+    collect() {
+      this.set(redisHealth?.degraded ? 1 : 0);
+    },
+  });
+  new client.Gauge({
     name: 'gateway_engine_runs_active',
     help: 'Runs this instance is executing now.',
     registers: [registry],
@@ -78,12 +89,20 @@ export function createMetrics(db: Database, events: BatchProgressHub) {
     },
   });
 
+  const claimDuration = new client.Histogram({
+    name: 'gateway_engine_claim_duration_seconds',
+    help: 'Run engine claim transactions (take due runs, move them to IN_PROGRESS), empty ones included.',
+    buckets: [0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+
   return {
     registry,
     httpDuration,
     operationDuration,
     attachEngine(gauges: EngineGauges) {
       engine = gauges;
+      gauges.onClaim((seconds) => claimDuration.observe(seconds));
     },
   };
 }

@@ -7,7 +7,7 @@ type JsonSchema = Record<string, unknown> & { $defs?: Record<string, unknown> };
 
 const errorBodySchema = {
   type: 'object',
-  description: 'Every failure: 400 bad input (error lists each field path and rule), 401, 404, 409, 413, 415, 429, 500.',
+  description: 'Every failure: 400 bad input (error lists each field path and rule), 401, 404, 409, 413, 415, 429, 503, 500.',
   properties: {
     status: { const: false },
     message: { type: 'string' },
@@ -25,6 +25,7 @@ const errorCodes: Record<string, string> = {
   '413': 'Body too large',
   '415': 'Body is not JSON',
   '429': 'Rate limit exceeded; see Retry-After',
+  '503': 'The database stayed unavailable through the retries; see Retry-After',
 };
 
 /** Converts a zod schema, moving its named definitions into components.schemas. */

@@ -10,9 +10,10 @@ import { authenticate, type Viewer } from '../domain/organizations.ts';
 import { parseOrThrow, refuseUnstorable } from '../domain/validation.ts';
 import { operationHash } from '../graphql/protections.ts';
 import type { GraphQLServer } from '../graphql/yoga.ts';
-import { errorBody } from '../http/errors.ts';
+import { sendError } from '../http/errors.ts';
 import { MAX_JSON_DEPTH, jsonTextDepth } from '../http/json-depth.ts';
 import { agentUpdateLimiter, type RateLimits, unlimited } from '../http/rate-limits.ts';
+import { INVALID_UTF8, utf8Text } from '../http/utf8.ts';
 import { claimIdempotencyKey, requestHashOf, validKey } from './idempotency.ts';
 import { decodeJsonMembers } from './json-bytes.ts';
 import { openApiDocument } from './openapi.ts';
@@ -75,7 +76,7 @@ function handlerFor(route: Route, db: Database, graphql: GraphQLServer) {
     try {
       const viewer = await authenticate(db, request.headers['x-api-key'] as string | undefined);
       if (!viewer) {
-        return reply.code(401).send(errorBody('a valid API key is required in the X-API-Key header'));
+        return sendError(reply, 401, 'a valid API key is required in the X-API-Key header');
       }
       request.audit.organizationId = viewer.organizationId;
       const params = request.params as Record<string, string>;
@@ -116,10 +117,9 @@ function handlerFor(route: Route, db: Database, graphql: GraphQLServer) {
         throw error;
       }
     } catch (error) {
-      if (error instanceof DomainError) {
-        return reply.code(httpStatusOf[error.kind]).send(errorBody(error.message, error.detail));
-      }
-      if (error instanceof OperationFailed) return reply.code(error.status).send(errorBody(error.message, error.detail));
+      if (error instanceof DomainError) return sendError(reply, httpStatusOf[error.kind], error.message, error.detail);
+      if (error instanceof OperationFailed) return sendError(reply, error.status, error.message, error.detail);
+      // Anything else is the app's error handler's (src/http/app.ts): a transient database error is a 503 there.
       throw error;
     }
   };
@@ -137,15 +137,15 @@ export async function registerRestRoutes(app: FastifyInstance, { db, graphql, ra
   const agentUpdateQuota = agentUpdateLimiter(app, rateLimits);
   await app.register(async (scope) => {
     // SPEC.md's interface is JSON only: any other body is a 415. JSON is
-    // parsed as Fastify does (prototype keys refused), after a nesting check.
+    // parsed as Fastify does (prototype keys refused), after a UTF-8 and a nesting check.
     scope.removeContentTypeParser(['text/plain', 'application/json']);
     const parseJson = scope.getDefaultJsonParser('error', 'error');
-    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (request, text, done) => {
-      if (jsonTextDepth(text as string) > MAX_JSON_DEPTH) {
-        const error = Object.assign(new Error(`the body nests deeper than ${MAX_JSON_DEPTH} levels`), { statusCode: 400 });
-        return done(error, undefined);
-      }
-      parseJson(request, text as string, done);
+    const refuse = (message: string) => Object.assign(new Error(message), { statusCode: 400 });
+    scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, bytes, done) => {
+      const text = utf8Text(bytes as Buffer);
+      if (text === null) return done(refuse(INVALID_UTF8), undefined);
+      if (jsonTextDepth(text) > MAX_JSON_DEPTH) return done(refuse(`the body nests deeper than ${MAX_JSON_DEPTH} levels`), undefined);
+      parseJson(request, text, done);
     });
     for (const route of routes) {
       for (const prefix of REST_PREFIXES) {

@@ -8,6 +8,7 @@ import { type Database, openDatabase } from './db/database.ts';
 import { migrate } from './db/migrator.ts';
 import { createOrganization, issueApiKey, revokeApiKey, rotateApiKey } from './domain/organizations.ts';
 import { seedDemo, type Progress } from './demo/seed-demo.ts';
+import { importManifest } from './graphql/persisted-manifest.ts';
 import { loadSecretBox } from './domain/secrets.ts';
 import { prepareDatabase } from './server.ts';
 
@@ -95,6 +96,21 @@ const commands: Record<string, Command> = {
         if (!issued) throw new Error('no such key, or it was revoked already');
         return { api_key: issued.apiKey };
       }),
+  },
+  'persisted-operations import': {
+    usage: 'gateway persisted-operations import --manifest FILE [--out FILE]',
+    summary: "Add a Relay or Apollo persisted-queries manifest's operations to the allow-list.",
+    options: {
+      manifest: { type: 'string', description: "relay-compiler's persisted_queries.json or Apollo's persisted-query-manifest.json", required: true },
+      out: { type: 'string', description: 'the allow-list to write (default: PERSISTED_OPERATIONS_FILE)', required: false },
+    },
+    run: async ({ manifest, out }) => {
+      const allowList = out ?? loadConfig().graphqlLimits.persistedOperationsFile;
+      if (!allowList) throw new UsageError('--out is required when PERSISTED_OPERATIONS_FILE is unset');
+      // Checked against the schema this gateway serves: an operation it would refuse is not registered.
+      const { schema } = await import('./schema/index.ts');
+      return importManifest(manifest!, allowList, schema);
+    },
   },
   'keys revoke': {
     usage: 'gateway keys revoke --key KEY',

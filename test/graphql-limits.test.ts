@@ -28,6 +28,48 @@ describe('GraphQL limits (defaults)', () => {
     refusedWith(await gql(deep), /depth/i);
   });
 
+  it('counts depth in fields: fragments nested five deep add no level, and cannot hide one', async () => {
+    // 10 levels of fields, spread over five nested fragments (Relay composes queries this way).
+    const nested = `query Nested { workflows(first: 1) { ...W } }
+      fragment W on QueryWorkflowsConnection { nodes { batches(first: 1) { ...B } } }
+      fragment B on WorkflowBatchesConnection { nodes { ... on Batch { runs(last: 2) { ...R } } } }
+      fragment R on BatchRunsConnection { edges { node { ...Run } } }
+      fragment Run on Run { prospect { ...P } }
+      fragment P on Prospect { tags { name } }`;
+    expect((await gql(nested)).errors).toBeUndefined();
+    // One level more than the limit, inside the fragments, is still refused.
+    const deeper = nested.replace('tags { name }', 'runs { nodes { batch { workflow { id } } } }');
+    refusedWith(await gql(deeper), /^Query depth limit of 12 exceeded, found 13\.$/);
+  });
+
+  it('refuses a document over a limit as an invalid document: one code, its status, no "Syntax Error"', async () => {
+    const overLimits = {
+      'depth limit': `{ workflows { nodes { batches { nodes { runs { nodes { batch { workflow { runs { nodes { prospect { runs { nodes { id } } } } } } } } } } } } } }`,
+      'aliases limit': `{ ${Array.from({ length: defaultGraphQLLimits.maxAliases + 1 }, (_, index) => `a${index}: organization { id }`).join(' ')} }`,
+      'token limit': `{ ${Array.from({ length: 1100 }, () => 'organization { id }').join(' ')} }`,
+      'directives limit': `{ ${'__typename @skip(if: false) '.repeat(defaultGraphQLLimits.maxDirectives + 1)}}`,
+      'cost limit': `{ workflows(first: 100) { nodes { batches(first: 100) { nodes { runs(first: 100) { nodes { id } } } } } } }`,
+    };
+    for (const [limit, query] of Object.entries(overLimits)) {
+      for (const [accept, status] of [
+        ['application/graphql-response+json', 400],
+        ['application/json', 200],
+      ] as const) {
+        const response = await fetch(`${server.url}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept, 'x-api-key': apiKey },
+          body: JSON.stringify({ query }),
+        });
+        const body = await response.json();
+        expect({ limit, accept, status: response.status }).toEqual({ limit, accept, status });
+        expect(body.data, limit).toBeUndefined();
+        expect(body.errors, limit).toEqual([
+          { message: expect.stringMatching(new RegExp(`^(?!Syntax Error).*${limit}`, 'i')), extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } },
+        ]);
+      }
+    }
+  });
+
   it('refuses too many aliases, tokens and too high a cost', async () => {
     const aliases = Array.from({ length: defaultGraphQLLimits.maxAliases + 1 }, (_, index) => `a${index}: organization { id }`).join(' ');
     refusedWith(await gql(`{ ${aliases} }`), /alias/i);

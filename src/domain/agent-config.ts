@@ -14,50 +14,50 @@ const sampleRate = () => int(8000, 48000);
 
 export const thinkingSound = z
   .strictObject({
-    sound: z.string(),
-    probability: fraction().optional(),
-    volume: fraction().optional(),
+    sound: z.string().meta({ description: 'The sound: a file or a preset name' }),
+    probability: fraction().optional().meta({ description: 'The chance it plays at each wait' }),
+    volume: fraction().optional().meta({ description: 'Its volume, a fraction of full volume' }),
   })
-  .meta({ id: 'ThinkingSound' });
+  .meta({ id: 'ThinkingSound', description: 'A sound played while the agent waits for its model.' });
 
 export const backgroundSound = z
   .strictObject({
-    enabled: z.boolean().optional(),
-    file: z.string(),
-    initial_volume: fraction().optional(),
-    volume: fraction().optional(),
-    thinking_sound: z.array(thinkingSound).optional(),
+    enabled: z.boolean().optional().meta({ description: 'Whether it plays' }),
+    file: z.string().meta({ description: 'The sound: a file or a preset name' }),
+    initial_volume: fraction().optional().meta({ description: 'Its volume as the call starts, a fraction of full volume' }),
+    volume: fraction().optional().meta({ description: 'Its volume during the call, a fraction of full volume' }),
+    thinking_sound: z.array(thinkingSound).optional().meta({ description: 'Sounds played while the agent waits for its model' }),
   })
   .meta({ id: 'BackgroundSound', description: 'Ambient sound played during the call.' });
 
 export const extraConfig = z
   .strictObject({
-    allow_interruptions: z.boolean().optional(),
-    interruption_sensitivity: fraction().optional(),
-    min_words: int(0).optional(),
-    turn_detector_enabled: z.boolean().optional(),
-    turn_detector_is_multilingual: z.boolean().optional(),
-    turn_detector_model_type: z.string().optional(),
-    use_gender_plugin: z.enum(['none', 'pitch', 'enhanced', 'enhanced-multi']).optional(),
+    allow_interruptions: z.boolean().optional().meta({ description: 'Whether the caller may interrupt the agent' }),
+    interruption_sensitivity: fraction().optional().meta({ description: 'How readily speech interrupts the agent' }),
+    min_words: int(0).optional().meta({ description: 'Words the caller must say to interrupt' }),
+    turn_detector_enabled: z.boolean().optional().meta({ description: "Whether a model detects the end of the caller's turn" }),
+    turn_detector_is_multilingual: z.boolean().optional().meta({ description: 'Whether the turn detector takes several languages' }),
+    turn_detector_model_type: z.string().optional().meta({ description: 'The turn detector model' }),
+    use_gender_plugin: z.enum(['none', 'pitch', 'enhanced', 'enhanced-multi']).optional().meta({ description: "How the caller's voice gender is detected" }),
   })
-  .meta({ id: 'ExtraConfig' });
+  .meta({ id: 'ExtraConfig', description: 'Turn taking and interruptions.' });
 
 export const goodbyeConfig = z
   .strictObject({
-    enabled: z.boolean().optional(),
-    message: z.string().max(500).optional(),
+    enabled: z.boolean().optional().meta({ description: 'Whether the agent says goodbye' }),
+    message: z.string().max(500).optional().meta({ description: 'What it says' }),
   })
-  .meta({ id: 'GoodbyeConfig' });
+  .meta({ id: 'GoodbyeConfig', description: 'What the agent says as it ends the call.' });
 
 export const greetingConfig = z
   .strictObject({
-    agent_speaks_first: z.boolean().optional(),
-    greeting: z.string().optional(),
-    pause_before_first_message: int(0).optional(),
-    voice_mail_message: z.string().optional(),
-    welcome_message_is_generated: z.boolean().optional(),
+    agent_speaks_first: z.boolean().optional().meta({ description: 'Whether the agent speaks before the caller' }),
+    greeting: z.string().optional().meta({ description: 'The first thing the agent says' }),
+    pause_before_first_message: int(0).optional().meta({ description: 'A pause before the first message, in the voice provider’s unit' }),
+    voice_mail_message: z.string().optional().meta({ description: 'What the agent leaves on a voice mail' }),
+    welcome_message_is_generated: z.boolean().optional().meta({ description: 'Whether the model writes the greeting' }),
   })
-  .meta({ id: 'GreetingConfig' });
+  .meta({ id: 'GreetingConfig', description: 'How the call opens.' });
 
 export interface LlmConfig {
   provider: (typeof llmProviders)[number];
@@ -75,18 +75,18 @@ export interface LlmConfig {
 
 export const llmConfig: z.ZodType<LlmConfig> = z
   .strictObject({
-    provider: z.enum(llmProviders),
-    model: z.string(),
-    system_prompt: z.string().optional(),
-    temperature: z.number().min(0).max(2).optional(),
-    top_p: fraction().optional(),
-    top_k: int(1).optional(),
-    max_tokens: int(1).optional(),
-    frequency_penalty: z.number().min(-2).max(2).optional(),
-    presence_penalty: z.number().min(-2).max(2).optional(),
-    parallel_tool_calls: z.boolean().optional(),
+    provider: z.enum(llmProviders).meta({ description: 'The model vendor' }),
+    model: z.string().meta({ description: "The model, as the vendor names it" }),
+    system_prompt: z.string().optional().meta({ description: 'The system prompt' }),
+    temperature: z.number().min(0).max(2).optional().meta({ description: 'Sampling temperature' }),
+    top_p: fraction().optional().meta({ description: 'Nucleus sampling: the probability mass sampled from' }),
+    top_k: int(1).optional().meta({ description: 'Sampling from the K likeliest tokens (one vendor only)' }),
+    max_tokens: int(1).optional().meta({ description: 'Tokens one answer may hold at most' }),
+    frequency_penalty: z.number().min(-2).max(2).optional().meta({ description: 'Penalty on tokens by how often they appeared' }),
+    presence_penalty: z.number().min(-2).max(2).optional().meta({ description: 'Penalty on tokens that appeared (one vendor only)' }),
+    parallel_tool_calls: z.boolean().optional().meta({ description: 'Whether the model may call several tools at once' }),
     get fallbacks() {
-      return z.array(llmConfig).optional();
+      return z.array(llmConfig).optional().meta({ description: 'Models tried in order when the primary provider fails' });
     },
   })
   .meta({
@@ -96,24 +96,24 @@ export const llmConfig: z.ZodType<LlmConfig> = z
 
 export const precallWebhook = z
   .strictObject({
-    method: z.enum(['GET', 'POST', 'PUT', 'PATCH']),
-    url: z.string(),
-    headers: z.record(z.string(), z.string()).optional(),
-    body_template: z.record(z.string(), z.unknown()).optional(),
-    timeout_seconds: int(1, 60).optional(),
+    method: z.enum(['GET', 'POST', 'PUT', 'PATCH']).meta({ description: 'The HTTP method' }),
+    url: z.string().meta({ description: 'The URL requested' }),
+    headers: z.record(z.string(), z.string()).optional().meta({ description: 'Request headers, a JSON object of strings' }),
+    body_template: z.record(z.string(), z.unknown()).optional().meta({ description: 'The request body, a JSON object' }),
+    timeout_seconds: int(1, 60).optional().meta({ description: 'Seconds to wait for the answer' }),
   })
   .meta({ id: 'PrecallWebhook', description: 'A request the service makes before each call.' });
 
 export const roomDurationConfig = z
   .strictObject({
-    close_room_message: z.string().optional(),
-    duration_warning_message: z.string().optional(),
-    max_duration_min: int(1).optional(),
-    max_silence_sec: int(0).optional(),
-    silence_message: z.string().optional(),
-    wait_for_message_sec: int(0).optional(),
+    close_room_message: z.string().optional().meta({ description: 'What the agent says as the call reaches its maximum duration' }),
+    duration_warning_message: z.string().optional().meta({ description: 'What the agent says as the call nears its maximum duration' }),
+    max_duration_min: int(1).optional().meta({ description: 'Minutes a call may last' }),
+    max_silence_sec: int(0).optional().meta({ description: 'Seconds of silence before the call ends' }),
+    silence_message: z.string().optional().meta({ description: 'What the agent says after a silence' }),
+    wait_for_message_sec: int(0).optional().meta({ description: 'Seconds the agent waits for the caller to speak' }),
   })
-  .meta({ id: 'RoomDurationConfig' });
+  .meta({ id: 'RoomDurationConfig', description: 'How long a call may last, and what is said as it ends.' });
 
 export interface TranscriberConfig {
   provider: (typeof transcriberProviders)[number];
@@ -123,37 +123,37 @@ export interface TranscriberConfig {
 
 export const transcriberConfig: z.ZodType<TranscriberConfig> = z
   .strictObject({
-    provider: z.enum(transcriberProviders),
-    model: z.string().optional(),
-    language: z.string().optional(),
+    provider: z.enum(transcriberProviders).meta({ description: 'The speech-to-text vendor' }),
+    model: z.string().optional().meta({ description: 'The model, as the vendor names it' }),
+    language: z.string().optional().meta({ description: 'The language spoken, e.g. `en`' }),
     get fallbacks() {
-      return z.array(transcriberConfig).optional();
+      return z.array(transcriberConfig).optional().meta({ description: 'Transcribers tried in order when the primary provider fails' });
     },
-    preemptive_generation: z.boolean().optional(),
-    preemptive_min_confidence: fraction().optional(),
-    eager_eot_threshold: fraction().optional(),
-    eot_threshold: fraction().optional(),
-    eot_timeout_ms: int(0).optional(),
-    commit_strategy: z.enum(['manual', 'vad']).optional(),
-    interim_results: z.boolean().optional(),
-    keyterms: z.array(z.string()).optional(),
-    keywords: z.array(z.string()).optional(),
-    detect_language: z.boolean().optional(),
-    enable_logging: z.boolean().optional(),
-    endpointing: int(0).optional(),
-    endpointing_ms: int(0).optional(),
-    energy_filter: z.boolean().optional(),
-    filler_words: z.boolean().optional(),
-    include_language_detection: z.boolean().optional(),
-    include_timestamps: z.boolean().optional(),
-    min_speech_duration_ms: int(0).optional(),
-    no_delay: z.boolean().optional(),
-    num_channels: int(1).optional(),
-    profanity_filter: z.boolean().optional(),
-    punctuate: z.boolean().optional(),
-    sample_rate: sampleRate().optional(),
-    smart_format: z.boolean().optional(),
-    vad_events: z.boolean().optional(),
+    preemptive_generation: z.boolean().optional().meta({ description: 'Whether the answer is prepared before the turn surely ended' }),
+    preemptive_min_confidence: fraction().optional().meta({ description: 'The confidence preemptive generation needs' }),
+    eager_eot_threshold: fraction().optional().meta({ description: 'End-of-turn confidence at which an answer is prepared' }),
+    eot_threshold: fraction().optional().meta({ description: 'End-of-turn confidence at which the turn ends' }),
+    eot_timeout_ms: int(0).optional().meta({ description: 'Milliseconds after which a turn ends whatever the confidence' }),
+    commit_strategy: z.enum(['manual', 'vad']).optional().meta({ description: 'What commits a transcript (one vendor only)' }),
+    interim_results: z.boolean().optional().meta({ description: 'Whether partial transcripts are sent (one vendor only)' }),
+    keyterms: z.array(z.string()).optional().meta({ description: 'Terms to recognize better (one model family only)' }),
+    keywords: z.array(z.string()).optional().meta({ description: 'Words to recognize better' }),
+    detect_language: z.boolean().optional().meta({ description: 'Whether the language is detected (kept for backward compatibility)' }),
+    enable_logging: z.boolean().optional().meta({ description: 'Whether the vendor may log the audio' }),
+    endpointing: int(0).optional().meta({ description: 'Silence that ends an utterance, in the vendor’s unit' }),
+    endpointing_ms: int(0).optional().meta({ description: 'Milliseconds of silence that end an utterance' }),
+    energy_filter: z.boolean().optional().meta({ description: 'Whether quiet background audio is filtered out' }),
+    filler_words: z.boolean().optional().meta({ description: 'Whether "um" and "uh" are transcribed' }),
+    include_language_detection: z.boolean().optional().meta({ description: 'Whether transcripts say the language detected' }),
+    include_timestamps: z.boolean().optional().meta({ description: 'Whether transcripts carry word timestamps' }),
+    min_speech_duration_ms: int(0).optional().meta({ description: 'Milliseconds of speech that count as speech' }),
+    no_delay: z.boolean().optional().meta({ description: 'Whether transcripts are sent without buffering' }),
+    num_channels: int(1).optional().meta({ description: 'Audio channels' }),
+    profanity_filter: z.boolean().optional().meta({ description: 'Whether profanity is masked' }),
+    punctuate: z.boolean().optional().meta({ description: 'Whether transcripts are punctuated' }),
+    sample_rate: sampleRate().optional().meta({ description: 'Audio sample rate, in Hz' }),
+    smart_format: z.boolean().optional().meta({ description: 'Whether numbers, dates and the like are formatted' }),
+    vad_events: z.boolean().optional().meta({ description: 'Whether voice activity events are sent' }),
   })
   .meta({
     id: 'TranscriberConfig',
@@ -162,12 +162,12 @@ export const transcriberConfig: z.ZodType<TranscriberConfig> = z
 
 export const vadConfig = z
   .strictObject({
-    activation_threshold: fraction().optional(),
-    max_buffered_speech: int(1).optional(),
-    min_silence_duration: z.number().min(0).optional(),
-    min_speech_duration: z.number().min(0).optional(),
-    prefix_padding_duration: z.number().min(0).optional(),
-    sample_rate: sampleRate().optional(),
+    activation_threshold: fraction().optional().meta({ description: 'The speech probability that counts as speech' }),
+    max_buffered_speech: int(1).optional().meta({ description: 'Speech kept in the buffer at most, in the detector’s unit' }),
+    min_silence_duration: z.number().min(0).optional().meta({ description: 'Silence that ends speech, in seconds' }),
+    min_speech_duration: z.number().min(0).optional().meta({ description: 'Speech that starts speech, in seconds' }),
+    prefix_padding_duration: z.number().min(0).optional().meta({ description: 'Audio kept before speech starts, in seconds' }),
+    sample_rate: sampleRate().optional().meta({ description: 'Audio sample rate, in Hz' }),
   })
   .meta({ id: 'VadConfig', description: 'Voice activity detection.' });
 
@@ -180,31 +180,31 @@ export interface VoiceConfig {
 
 export const voiceConfig: z.ZodType<VoiceConfig> = z
   .strictObject({
-    provider: z.string(),
-    model: z.string(),
-    voice_id: z.string().optional(),
-    language: z.string().optional(),
-    emotion: z.array(z.string()).optional(),
-    encoding: z.string().optional(),
-    sample_rate: sampleRate().optional(),
-    speed: z.number().min(0.1).max(5).optional(),
-    stability: fraction().optional(),
-    similarity_boost: fraction().optional(),
-    style: fraction().optional(),
-    use_speaker_boost: z.boolean().optional(),
-    volume: z.number().min(0.5).max(10).optional(),
-    pitch: z.number().min(-12).max(12).optional(),
-    intensity: z.number().min(-100).max(100).optional(),
-    timbre: z.number().min(-100).max(100).optional(),
-    enable_ssml_parsing: z.boolean().optional(),
-    enable_ssml_tags: z.boolean().optional(),
-    enhanced_named_entities: z.boolean().optional(),
-    preprocessing: z.boolean().optional(),
-    text_normalization: z.boolean().optional(),
-    instructions: z.string().optional(),
-    user_instructions: z.string().min(3).max(1000).optional(),
+    provider: z.string().meta({ description: 'The text-to-speech vendor' }),
+    model: z.string().meta({ description: 'The model, as the vendor names it' }),
+    voice_id: z.string().optional().meta({ description: 'The voice, as the vendor names it' }),
+    language: z.string().optional().meta({ description: 'The language spoken, e.g. `en`' }),
+    emotion: z.array(z.string()).optional().meta({ description: 'Emotions the voice conveys' }),
+    encoding: z.string().optional().meta({ description: 'The audio output encoding' }),
+    sample_rate: sampleRate().optional().meta({ description: 'Audio sample rate, in Hz' }),
+    speed: z.number().min(0.1).max(5).optional().meta({ description: 'Speaking speed, 1 being normal' }),
+    stability: fraction().optional().meta({ description: 'How steady the voice stays' }),
+    similarity_boost: fraction().optional().meta({ description: 'How closely the voice keeps to the original' }),
+    style: fraction().optional().meta({ description: 'How much style the voice adds' }),
+    use_speaker_boost: z.boolean().optional().meta({ description: 'Whether the likeness to the speaker is boosted' }),
+    volume: z.number().min(0.5).max(10).optional().meta({ description: 'Loudness, 1 being normal' }),
+    pitch: z.number().min(-12).max(12).optional().meta({ description: 'Pitch shift in semitones (one vendor only)' }),
+    intensity: z.number().min(-100).max(100).optional().meta({ description: 'Intensity (one vendor only)' }),
+    timbre: z.number().min(-100).max(100).optional().meta({ description: 'Timbre (one vendor only)' }),
+    enable_ssml_parsing: z.boolean().optional().meta({ description: 'Whether SSML in the text is read as markup (one vendor only)' }),
+    enable_ssml_tags: z.boolean().optional().meta({ description: 'Whether SSML tags are read as markup (another vendor; kept for backward compatibility)' }),
+    enhanced_named_entities: z.boolean().optional().meta({ description: 'Whether names are pronounced with more care (one vendor only)' }),
+    preprocessing: z.boolean().optional().meta({ description: 'Whether the text is cleaned before it is spoken (one vendor only)' }),
+    text_normalization: z.boolean().optional().meta({ description: 'Whether numbers and abbreviations are spelled out (two vendors only)' }),
+    instructions: z.string().optional().meta({ description: 'How to speak: tone, accent, pace' }),
+    user_instructions: z.string().min(3).max(1000).optional().meta({ description: 'How to speak, in the words of one vendor’s API' }),
     get fallbacks() {
-      return z.array(voiceConfig).optional();
+      return z.array(voiceConfig).optional().meta({ description: 'Voices tried in order when the primary provider fails' });
     },
   })
   .meta({
@@ -233,16 +233,19 @@ export const agentConfigMembers = {
  */
 export const agentUpdate = z
   .strictObject({
-    name: z.string().min(1).optional(),
-    type: z.enum(agentTypes).optional(),
-    prompt_template: z.string().optional(),
-    default_functions: z.array(z.string()).optional(),
-    plugins: z.array(z.unknown()).optional(),
+    name: z.string().min(1).optional().meta({ description: 'Its name' }),
+    type: z.enum(agentTypes).optional().meta({ description: 'What kind of agent it is (created as `voice` unless given)' }),
+    prompt_template: z.string().optional().meta({ description: 'The prompt template' }),
+    default_functions: z.array(z.string()).optional().meta({ description: 'Names of the functions it has by default' }),
+    plugins: z.array(z.unknown()).optional().meta({ description: 'Free-form plugin entries' }),
     ...Object.fromEntries(
       Object.entries(agentConfigMembers).map(([name, schema]) => [name, schema.nullable().optional()]),
     ),
   })
-  .meta({ id: 'AgentUpdate' }) as z.ZodType<AgentUpdate>;
+  .meta({
+    id: 'AgentUpdate',
+    description: 'Members to change: those absent stay, a configuration object given replaces it whole, null clears it.',
+  }) as z.ZodType<AgentUpdate>;
 
 export type AgentConfigMember = keyof typeof agentConfigMembers;
 
@@ -256,4 +259,5 @@ export type AgentUpdate = {
 
 export const agentCreate = (agentUpdate as unknown as z.ZodObject).extend({ name: z.string().min(1) }).meta({
   id: 'AgentCreate',
+  description: 'A new agent: the members of an update, `name` required.',
 }) as unknown as z.ZodType<AgentUpdate & { name: string }>;

@@ -13,23 +13,23 @@ export const MAX_TOOLS = 100;
 
 export const toolParameter = z
   .strictObject({
-    name: z.string().min(1),
-    description: z.string().default(''),
+    name: z.string().min(1).meta({ description: 'Its name' }),
+    description: z.string().default('').meta({ description: 'What it is, for the model' }),
     type: z.string().min(1).default('string').meta({ description: 'The JSON type of the value, e.g. `string`' }),
-    required: z.boolean().default(false),
+    required: z.boolean().default(false).meta({ description: 'Whether a call must give it' }),
   })
-  .meta({ id: 'ToolParameter' });
+  .meta({ id: 'ToolParameter', description: 'A parameter of a tool.' });
 
 // Its GraphQL input is `AgentToolInput`; the output type is the AgentTool node.
 export const agentTool = z
   .strictObject({
-    name: z.string().min(1),
-    description: z.string().default(''),
-    url: z.string().default(''),
-    method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).default('POST'),
-    is_enabled: z.boolean().default(true),
-    config_override: z.record(z.string(), z.unknown()).default({}),
-    parameters: z.array(toolParameter).max(MAX_TOOLS).default([]),
+    name: z.string().min(1).meta({ description: 'Its name' }),
+    description: z.string().default('').meta({ description: 'What it does, for the model' }),
+    url: z.string().default('').meta({ description: 'The URL it requests' }),
+    method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).default('POST').meta({ description: 'The HTTP method' }),
+    is_enabled: z.boolean().default(true).meta({ description: 'Whether the agent may call it' }),
+    config_override: z.record(z.string(), z.unknown()).default({}).meta({ description: "Settings overriding the agent's for this tool, a JSON object" }),
+    parameters: z.array(toolParameter).max(MAX_TOOLS).default([]).meta({ description: 'What a call gives it, in order' }),
   })
   .meta({ id: 'AgentTool', description: 'A tool the agent may call.' });
 

@@ -7,13 +7,13 @@ import { int, parseOrThrow } from './validation.ts';
 
 export const evaluationCreate = z
   .strictObject({
-    agent_id: z.string().min(1),
-    category: z.string().default(''),
-    title: z.string().default(''),
-    prompt: z.string().default(''),
-    score: int(0, 100),
+    agent_id: z.string().min(1).meta({ description: "The agent evaluated: one of the organization's (`agt_…`)" }),
+    category: z.string().default('').meta({ description: 'Free text' }),
+    title: z.string().default('').meta({ description: 'Free text' }),
+    prompt: z.string().default('').meta({ description: 'The prompt evaluated' }),
+    score: int(0, 100).meta({ description: 'The score' }),
   })
-  .meta({ id: 'EvaluationCreate' });
+  .meta({ id: 'EvaluationCreate', description: 'An evaluation of one of the organization’s agents (E18).' });
 
 export async function createEvaluation(scope: Scope, input: unknown) {
   const data = parseOrThrow(evaluationCreate, input);

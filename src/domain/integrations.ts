@@ -11,11 +11,11 @@ const jsonObject = z.record(z.string(), z.unknown());
 
 export const integrationConnect = z
   .strictObject({
-    slug: z.string().min(1),
+    slug: z.string().min(1).meta({ description: "The catalog entry's slug, e.g. `hubspot`" }),
     credentials: jsonObject.meta({ description: "The credentials the integration's schemaConfig lists; never readable" }),
     settings: jsonObject.optional().meta({ description: 'The settings; replaced whole on every connect' }),
   })
-  .meta({ id: 'ConnectIntegration' });
+  .meta({ id: 'ConnectIntegration', description: 'A connection to a catalog integration (E10).' });
 
 /** One member of `schemaConfig.credentials` or `schemaConfig.settings`. */
 const fieldSpec = z.object({

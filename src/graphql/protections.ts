@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
-import { NoSchemaIntrospectionCustomRule } from 'graphql';
+import { GraphQLError, NoSchemaIntrospectionCustomRule, type ValidationContext } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 
 export interface GraphQLLimits {
@@ -35,7 +35,8 @@ export const defaultGraphQLLimits: GraphQLLimits = {
 /** The key a persisted operation is known by: the SHA-256 of its text (Apollo's convention). */
 export const operationHash = (text: string) => createHash('sha256').update(text).digest('hex');
 
-function loadPersistedFile(file: string): Record<string, string> {
+/** The allow-list file, each key checked to be the SHA-256 of its operation. */
+export function loadPersistedFile(file: string): Record<string, string> {
   const operations = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
   for (const [hash, text] of Object.entries(operations)) {
     if (typeof text !== 'string' || operationHash(text) !== hash) {
@@ -45,6 +46,30 @@ function loadPersistedFile(file: string): Record<string, string> {
   return operations as Record<string, string>;
 }
 
+/** The code of every document refused before it runs, by a limit here or by GraphQL's own validation. */
+const INVALID_DOCUMENT = 'GRAPHQL_VALIDATION_FAILED';
+
+/**
+ * graphql-armor throws its refusals as "Syntax Error: …" with no code. They are
+ * reported instead as what they are, a document that fails validation: one
+ * code, and the status GraphQL over HTTP gives it (400 for
+ * application/graphql-response+json, 200 for application/json: yoga decides
+ * from `http.spec`). The token limit, counted while parsing, has no validation
+ * context to report to, so its error is thrown in the same shape.
+ */
+const refusedAsInvalid = {
+  propagateOnRejection: false,
+  onReject: [
+    (context: ValidationContext | null, error: GraphQLError) => {
+      const refused = new GraphQLError(error.message.replace(/^Syntax Error: /, ''), {
+        extensions: { code: INVALID_DOCUMENT, http: { spec: true, status: 400 } },
+      });
+      if (!context) throw refused;
+      context.reportError(refused);
+    },
+  ],
+};
+
 export function protectionPlugins(limits: GraphQLLimits, internalOperations: string[]): Plugin[] {
   const persisted = new Map<string, string>(internalOperations.map((text) => [operationHash(text), text]));
   if (limits.persistedOperationsFile) {
@@ -53,13 +78,14 @@ export function protectionPlugins(limits: GraphQLLimits, internalOperations: str
   const refusal = (message: string) => ({ message, extensions: { code: 'BAD_INPUT', status: 400, http: { status: 400 } } });
   return [
     EnvelopArmorPlugin({
-      maxDepth: { n: limits.maxDepth },
-      maxAliases: { n: limits.maxAliases },
-      maxTokens: { n: limits.maxTokens },
-      maxDirectives: { n: limits.maxDirectives },
+      // Depth counts fields only: the fragments a Relay client composes its queries of add no level.
+      maxDepth: { n: limits.maxDepth, flattenFragments: true, ...refusedAsInvalid },
+      maxAliases: { n: limits.maxAliases, ...refusedAsInvalid },
+      maxTokens: { n: limits.maxTokens, ...refusedAsInvalid },
+      maxDirectives: { n: limits.maxDirectives, ...refusedAsInvalid },
       // Cost = how many values the answer may hold: each field 1 (objects 2), times the
       // `first`/`last` of the lists above it; page sizes are capped at 100 besides.
-      costLimit: { maxCost: limits.maxCost, depthCostFactor: 1 },
+      costLimit: { maxCost: limits.maxCost, depthCostFactor: 1, ...refusedAsInvalid },
       // Suggestions ("did you mean…") stay: they help clients and reveal nothing introspection would not.
       blockFieldSuggestion: { enabled: !limits.introspection },
     }) as Plugin,

@@ -1,5 +1,5 @@
 import { agentConfigMembers, agentCreate, agentUpdate } from '../domain/agent-config.ts';
-import { agentTool, createAgent, deleteAgent, setAgentTools, updateAgent } from '../domain/agents.ts';
+import { agentTool, createAgent, deleteAgent, MAX_TOOLS, setAgentTools, updateAgent } from '../domain/agents.ts';
 import { camelCase } from '../domain/names.ts';
 import type { Agent as AgentRow } from '../generated/prisma/client.ts';
 import { builder, type NodeRef } from './builder.ts';
@@ -21,69 +21,87 @@ interface StoredParameter {
 const ToolParameter = builder.objectRef<StoredParameter>('ToolParameter').implement({
   description: 'A parameter of a tool.',
   fields: (t) => ({
-    name: t.exposeString('name'),
-    description: t.string({ resolve: (parameter) => parameter.description ?? '' }),
-    type: t.string({ resolve: (parameter) => parameter.type ?? 'string' }),
-    required: t.boolean({ resolve: (parameter) => parameter.required ?? false }),
+    name: t.exposeString('name', { description: 'Its name; not empty.' }),
+    description: t.string({
+      description: 'What it is, for the model; empty when none was given.',
+      resolve: (parameter) => parameter.description ?? '',
+    }),
+    type: t.string({
+      description: 'The JSON type of the value, e.g. `string` (the default).',
+      resolve: (parameter) => parameter.type ?? 'string',
+    }),
+    required: t.boolean({
+      description: 'Whether a call must give it (default false).',
+      resolve: (parameter) => parameter.required ?? false,
+    }),
   }),
 });
 
 export const AgentTool: NodeRef<'AgentTool'> = builder.prismaNode('AgentTool', {
   id: { field: 'id' },
   nullable: true,
+  description: "A tool the agent may call: an HTTP request with parameters (an item of REST's agent `tools`).",
   fields: (t) => ({
-    toolId: t.exposeID('id', { description: 'The same as `id`.' }),
-    name: t.exposeString('name'),
-    description: t.exposeString('description'),
-    url: t.exposeString('url'),
-    method: t.exposeString('method'),
-    isEnabled: t.exposeBoolean('isEnabled'),
-    configOverride: t.expose('configOverride', { type: 'JSON' }),
+    toolId: t.exposeID('id', { description: "The same as `id` (SPEC.md's `tool_id`)." }),
+    name: t.exposeString('name', { description: 'Its name; not empty.' }),
+    description: t.exposeString('description', { description: 'What it does, for the model; empty when none was given.' }),
+    url: t.exposeString('url', { description: 'The URL it requests; empty when none was given.' }),
+    method: t.exposeString('method', { description: 'The HTTP method: `GET`, `POST` (the default), `PUT`, `PATCH` or `DELETE`.' }),
+    isEnabled: t.exposeBoolean('isEnabled', { description: 'Whether the agent may call it (default true).' }),
+    configOverride: t.expose('configOverride', {
+      type: 'JSON',
+      description: "A JSON object of settings overriding the agent's for this tool (default `{}`).",
+    }),
     parameters: t.field({
       type: [ToolParameter],
+      description: 'What a call gives it, in order.',
       resolve: (tool) => (tool.parameters ?? []) as unknown as StoredParameter[],
     }),
   }),
 });
 
 // One GraphQL object type per configuration object, resolving the stored JSON.
-const configFields = Object.entries(agentConfigMembers).map(([member, schema]) => ({
-  field: camelCase(member) as keyof AgentRow,
-  type: typesFromSchema(schema as never).output(),
-}));
+const configFields = Object.entries(agentConfigMembers).map(([member, schema]) => {
+  const types = typesFromSchema(schema as never);
+  return { field: camelCase(member) as keyof AgentRow, type: types.output(), description: types.description };
+});
 
 export const Agent: NodeRef<'Agent'> = builder.prismaNode('Agent', {
   id: { field: 'id' },
   nullable: true,
+  description: 'A voice, chat or video agent with its configuration objects and tools. REST: `/agents/{id}` (E1, E2, E3).',
   fields: (t) => ({
-    name: t.exposeString('name'),
-    organizationId: t.exposeID('organizationId'),
-    type: t.expose('type', { type: AgentTypeEnum }),
-    promptTemplate: t.exposeString('promptTemplate'),
-    publicQuota: t.exposeInt('publicQuota'),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    allowedSipTrunks: t.exposeStringList('allowedSipTrunks'),
-    defaultFunctions: t.exposeStringList('defaultFunctions'),
-    plugins: t.expose('plugins', { type: 'JSON' }),
+    name: t.exposeString('name', { description: 'Its name; not empty.' }),
+    organizationId: t.exposeID('organizationId', { description: 'The id of its organization (`org_…`).' }),
+    type: t.expose('type', { type: AgentTypeEnum, description: 'Voice, chat or video (default `voice`).' }),
+    promptTemplate: t.exposeString('promptTemplate', { description: 'The prompt template; empty when none was given.' }),
+    publicQuota: t.exposeInt('publicQuota', { description: "SPEC.md's `public_quota`: 0 unless set outside this API." }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created.' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'When it last changed.' }),
+    allowedSipTrunks: t.exposeStringList('allowedSipTrunks', {
+      description: "SPEC.md's `allowed_sip_trunks`: trunk ids; empty unless set outside this API.",
+    }),
+    defaultFunctions: t.exposeStringList('defaultFunctions', { description: 'Names of the functions it has by default; empty when none.' }),
+    plugins: t.expose('plugins', { type: 'JSON', description: 'A JSON array of free-form plugin entries; empty when none.' }),
     ...Object.fromEntries(
-      configFields.map(({ field, type }) => [
+      configFields.map(({ field, type, description }) => [
         field,
         t.field({
           type,
           nullable: true,
+          description: [description, 'Null when unset.'].filter(Boolean).join(' '),
           resolve: (agent) => agent[field] as Record<string, unknown> | null,
         }),
       ]),
     ),
     tools: t.field({
       type: [AgentTool],
-      description: 'In the order they were set.',
+      description: 'Its tools, in the order `setAgentTools` gave them.',
       resolve: (agent, _args, context) => context.loaders.toolsOfAgent.load(agent.id),
     }),
     evaluations: t.connection({
       type: Evaluation,
-      description: 'Newest first.',
+      description: 'Its evaluations, newest first (E19 lists the same).',
       resolve: (agent, args, context) => evaluationsOf(agent.id, args, context),
     }),
   }),
@@ -94,9 +112,10 @@ const AgentUpdate = typesFromSchema(agentUpdate);
 const AgentToolInput = typesFromSchema(agentTool);
 
 const DeleteAgentPayload = builder.objectRef<{ id: string }>('DeleteAgentPayload').implement({
+  description: 'What `deleteAgent` answers.',
   fields: (t) => ({
     // Not named `id`: clients that normalize by id would mistake it for the agent.
-    deletedAgentId: t.exposeID('id'),
+    deletedAgentId: t.exposeID('id', { description: 'The id of the agent deleted; remove it from client caches.' }),
   }),
 });
 
@@ -104,12 +123,13 @@ builder.queryFields((t) => ({
   agent: t.field({
     type: Agent,
     nullable: true,
-    args: { id: t.arg.id({ required: true }) },
+    description: "An agent of the organization; null for an unknown id or another organization's (E2).",
+    args: { id: t.arg.id({ required: true, description: 'Its id (`agt_…`).' }) },
     resolve: (_root, args, context) => context.loaders.agent.load(String(args.id)),
   }),
   agents: t.connection({
     type: Agent,
-    description: "The organization's agents, newest first.",
+    description: "The organization's agents, newest first (`GET /agents`).",
     resolve: (_root, args, context) =>
       offsetConnection(
         args,
@@ -127,29 +147,32 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createAgent: t.field({
     type: Agent,
-    description: 'Creates an agent from the update shape, `name` required.',
-    args: { input: t.arg({ type: AgentCreate.input(), required: true }) },
+    description: 'Creates an agent from the update shape, `name` required (`POST /agents`).',
+    args: { input: t.arg({ type: AgentCreate.input(), required: true, description: 'The agent; `name` required.' }) },
     resolve: (_root, args, context) => createAgent(context, AgentCreate.toStored(args.input)),
   }),
   updateAgent: t.field({
     type: Agent,
     description:
       'Partial update (E1): members absent stay, a configuration object given replaces that object whole, null clears it.',
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: AgentUpdate.input(), required: true }) },
+    args: {
+      id: t.arg.id({ required: true, description: 'The agent (`agt_…`).' }),
+      input: t.arg({ type: AgentUpdate.input(), required: true, description: 'The members to change.' }),
+    },
     resolve: (_root, args, context) => updateAgent(context, String(args.id), AgentUpdate.toStored(args.input)),
   }),
   deleteAgent: t.field({
     type: DeleteAgentPayload,
     description: 'Deletes the agent with its tools and evaluations (E3).',
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true, description: 'The agent (`agt_…`).' }) },
     resolve: (_root, args, context) => deleteAgent(context, String(args.id)),
   }),
   setAgentTools: t.field({
     type: Agent,
     description: "Replaces the agent's tools with the given list, in its order.",
     args: {
-      agentId: t.arg.id({ required: true }),
-      tools: t.arg({ type: [AgentToolInput.input()], required: true }),
+      agentId: t.arg.id({ required: true, description: 'The agent (`agt_…`).' }),
+      tools: t.arg({ type: [AgentToolInput.input()], required: true, description: `Its new tools, at most ${MAX_TOOLS}: the old ones are replaced.` }),
     },
     resolve: (_root, args, context) =>
       setAgentTools(context, String(args.agentId), { tools: args.tools.map((tool) => AgentToolInput.toStored(tool)) }),

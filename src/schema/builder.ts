@@ -7,7 +7,7 @@ import PrismaTypes, { getDatamodel } from '../generated/pothos-prisma-types.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { GraphQLContext } from './context.ts';
 import { decodeGlobalID, encodeGlobalID } from './global-ids.ts';
-import type { Counted } from './pagination.ts';
+import { connectionArgs, type Counted } from './pagination.ts';
 
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
@@ -33,12 +33,39 @@ export const builder = new SchemaBuilder<{
     cursorType: 'String',
     encodeGlobalID,
     decodeGlobalID,
-    nodeQueryOptions: { description: 'The object with this id, or null when the caller cannot see it.' },
-    nodesOnConnection: {},
+    // Every connection, edge, page and id of the schema is described here once (pagination.ts says how paging works).
+    nodeTypeOptions: { description: 'An object that can be read again by its id with `node(id:)`.' },
+    idFieldOptions: { description: "The object's global id: its REST id (`agt_…`, `run_…`), unique across types." },
+    nodeQueryOptions: {
+      description: 'The object with this id, or null when the caller cannot see it.',
+      args: { id: { description: 'A global id of any type (`agt_…`, `wf_…`, `run_…`).' } },
+    },
+    nodesQueryOptions: {
+      description: 'The objects with these ids, in their order; null for each the caller cannot see.',
+      args: { ids: { description: 'Global ids of any types.' } },
+    },
+    defaultConnectionTypeOptions: {
+      description: 'One page of a list (a Relay connection): its items as `edges` or `nodes`, `pageInfo`, and `totalCount`.',
+    },
+    defaultEdgeTypeOptions: { description: 'An item of a page with its cursor.' },
+    edgesFieldOptions: { description: 'The items of this page with their cursors, in the order of the list.' },
+    nodesOnConnection: { description: 'The items of this page, in the order of the list (the `node` of each edge).' },
+    nodeFieldOptions: { description: 'The item.' },
+    cursorFieldOptions: { description: 'Where this item is in the list: pass it as `after` or `before` to page from here.' },
+    pageInfoFieldOptions: { description: 'Where this page is in the list.' },
+    pageInfoTypeOptions: { description: 'Where a page is in its list, and the cursors to page on from it.' },
+    hasNextPageFieldOptions: { description: 'Whether items follow this page.' },
+    hasPreviousPageFieldOptions: { description: 'Whether items precede this page.' },
+    startCursorFieldOptions: { description: "The first item's cursor (with `before`, pages backwards)." },
+    endCursorFieldOptions: { description: "The last item's cursor (with `after`, pages forwards)." },
+    firstArgOptions: connectionArgs.first,
+    afterArgOptions: connectionArgs.after,
+    lastArgOptions: connectionArgs.last,
+    beforeArgOptions: connectionArgs.before,
   },
 });
 
-builder.queryType({});
+builder.queryType({ description: 'Reads. Everything is scoped to the organization of the API key.' });
 
 builder.globalConnectionField('totalCount', (t) =>
   t.int({
@@ -46,8 +73,8 @@ builder.globalConnectionField('totalCount', (t) =>
     resolve: (connection) => (connection as unknown as Counted).totalCount(),
   }),
 );
-builder.mutationType({});
-builder.subscriptionType({});
+builder.mutationType({ description: 'Writes, each mirroring a REST endpoint where SPEC.md has one (E1…E21).' });
+builder.subscriptionType({ description: 'Live updates, over graphql-ws or server-sent events at /graphql.' });
 
 builder.scalarType('DateTime', {
   description: 'An instant, as an RFC 3339 UTC timestamp with milliseconds: 2026-11-21T04:09:00.000Z',

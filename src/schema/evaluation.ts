@@ -32,17 +32,19 @@ export const Evaluation: NodeRef<'Evaluation'> = builder.prismaNode('Evaluation'
   id: { field: 'id' },
   nullable: true,
   findUnique: (id) => ({ id: databaseIdOf(id) }),
+  description: "A score given to one of the organization's agents (E18, E19). Its global id is `evl_` and its integer id.",
   fields: (t) => ({
     databaseId: t.exposeInt('id', { description: 'The integer id REST uses.' }),
-    agentId: t.exposeID('agentId'),
-    orgId: t.exposeID('organizationId'),
-    category: t.exposeString('category'),
-    title: t.exposeString('title'),
-    prompt: t.exposeString('prompt'),
-    score: t.exposeInt('score', { description: '0 to 100' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    agentId: t.exposeID('agentId', { description: 'The id of the agent evaluated (`agt_…`).' }),
+    orgId: t.exposeID('organizationId', { description: 'The id of its organization (`org_…`).' }),
+    category: t.exposeString('category', { description: 'Free text; empty when none was given.' }),
+    title: t.exposeString('title', { description: 'Free text; empty when none was given.' }),
+    prompt: t.exposeString('prompt', { description: 'The prompt evaluated; empty when none was given.' }),
+    score: t.exposeInt('score', { description: 'The score, 0 to 100.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was recorded.' }),
     agent: t.field({
       type: Agent,
+      description: 'The agent evaluated.',
       resolve: async (evaluation, _args, context) => (await context.loaders.agent.load(evaluation.agentId))!,
     }),
   }),
@@ -55,7 +57,7 @@ builder.queryFields((t) => ({
     type: Evaluation,
     nullable: true,
     description: "The agent's evaluations, newest first (E19); null when the agent is not the caller's.",
-    args: { agentId: t.arg.id({ required: true }) },
+    args: { agentId: t.arg.id({ required: true, description: 'The agent (`agt_…`).' }) },
     resolve: async (_root, args, context) => {
       const agent = await context.loaders.agent.load(String(args.agentId));
       return agent ? evaluationsOf(agent.id, args, context) : null;
@@ -67,7 +69,7 @@ builder.mutationFields((t) => ({
   createEvaluation: t.field({
     type: Evaluation,
     description: "Records an evaluation of one of the organization's agents (E18).",
-    args: { input: t.arg({ type: EvaluationCreate.input(), required: true }) },
+    args: { input: t.arg({ type: EvaluationCreate.input(), required: true, description: 'The evaluation.' }) },
     resolve: (_root, args, context) => createEvaluation(context, EvaluationCreate.toStored(args.input)),
   }),
 }));

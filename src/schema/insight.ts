@@ -33,14 +33,15 @@ export const DateScalar = scalarType('Date', {
 export const Insight: NodeRef<'Insight'> = builder.prismaNode('Insight', {
   id: { field: 'id' },
   nullable: true,
+  description: "A summary of the organization's calls over a period of days (E20).",
   fields: (t) => ({
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was (last) generated.' }),
     periodStart: t.expose('periodStart', { type: DateScalar, description: 'First day of the period.' }),
     periodEnd: t.expose('periodEnd', { type: DateScalar, description: 'Last day of the period (included).' }),
-    executiveSummary: t.exposeString('executiveSummary'),
+    executiveSummary: t.exposeString('executiveSummary', { description: 'The period in one sentence, for people.' }),
     totalCalls: t.exposeInt('totalCalls', { description: 'Runs that ended in the period having placed a call.' }),
     issuesIdentified: t.exposeInt('issuesIdentified', { description: 'Failed runs among them.' }),
-    issueRate: t.exposeFloat('issueRate', { description: 'issuesIdentified / totalCalls; 0 when there were no calls.' }),
+    issueRate: t.exposeFloat('issueRate', { description: 'The share of calls with an issue, issuesIdentified / totalCalls (0 to 1); 0 when there were no calls.' }),
   }),
 });
 
@@ -48,15 +49,16 @@ builder.queryFields((t) => ({
   insight: t.field({
     type: Insight,
     nullable: true,
-    args: { id: t.arg.id({ required: true }) },
+    description: "An insight of the organization; null for an unknown id or another organization's.",
+    args: { id: t.arg.id({ required: true, description: 'Its id (`ins_…`).' }) },
     resolve: (_root, args, context) => context.prisma.insight.findUnique({ where: { id: String(args.id) } }),
   }),
   insights: t.connection({
     type: Insight,
     description: 'Insights whose whole period lies between the dates given (either optional), newest first (E20).',
     args: {
-      periodStart: t.arg({ type: DateScalar, required: false }),
-      periodEnd: t.arg({ type: DateScalar, required: false }),
+      periodStart: t.arg({ type: DateScalar, required: false, description: 'Only insights starting on or after this day.' }),
+      periodEnd: t.arg({ type: DateScalar, required: false, description: 'Only insights ending on or before this day.' }),
     },
     resolve: (_root, args, context) => {
       const where = insightWhere({ period_start: args.periodStart ?? undefined, period_end: args.periodEnd ?? undefined });
@@ -75,8 +77,8 @@ builder.mutationFields((t) => ({
     type: Insight,
     description: "Computes the period's insight from run outcomes; generating a period again replaces its insight.",
     args: {
-      periodStart: t.arg({ type: DateScalar, required: true }),
-      periodEnd: t.arg({ type: DateScalar, required: true }),
+      periodStart: t.arg({ type: DateScalar, required: true, description: 'The first day of the period.' }),
+      periodEnd: t.arg({ type: DateScalar, required: true, description: 'The last day of the period (included); not before periodStart.' }),
     },
     resolve: (_root, args, context) =>
       generateInsight(context.prisma, context.viewer.organizationId, {

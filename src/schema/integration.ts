@@ -35,24 +35,27 @@ export const Integration: NodeRef<'Integration'> = builder.prismaNode('Integrati
   nullable: true,
   description: "A third-party service in the catalog, with the caller's connection status.",
   fields: (t) => ({
-    name: t.exposeString('name'),
-    slug: t.exposeString('slug'),
-    category: t.exposeString('category'),
-    description: t.exposeString('description'),
+    name: t.exposeString('name', { description: 'Its display name.' }),
+    slug: t.exposeString('slug', { description: 'Its unique short name, which `connectIntegration` and `integrationBySlug` take.' }),
+    category: t.exposeString('category', { description: '`crm`, `calendar`, `messaging` or `telephony`.' }),
+    description: t.exposeString('description', { description: 'What it does; may be empty.' }),
     schemaConfig: t.expose('schemaConfig', {
       type: 'JSON',
       description: '{ category, credentials, settings }: the members a connect takes, to render a connect form.',
     }),
     isConnected: t.boolean({
+      description: 'Whether the caller has connected it.',
       resolve: async (integration, _args, context) => (await connectionOf(context, integration.id)) !== null,
     }),
     connectedAt: t.field({
       type: 'DateTime',
       nullable: true,
+      description: 'When the caller connected it; null when not connected.',
       resolve: async (integration, _args, context) => (await connectionOf(context, integration.id))?.createdAt ?? null,
     }),
     organizationIntegrationId: t.id({
       nullable: true,
+      description: "The id of the caller's connection (`oint_…`); null when not connected.",
       resolve: async (integration, _args, context) => (await connectionOf(context, integration.id))?.id ?? null,
     }),
     isActive: t.boolean({
@@ -74,20 +77,30 @@ export const ConnectedIntegration: NodeRef<'OrganizationIntegration'> = builder.
   nullable: true,
   description: "The caller's connection to a catalog integration. Its credentials are never readable.",
   fields: (t) => ({
-    name: t.string({ resolve: async (connection, _args, context) => (await catalogEntryOf(connection, context)).name }),
-    slug: t.string({ resolve: async (connection, _args, context) => (await catalogEntryOf(connection, context)).slug }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    lastSyncAt: t.expose('lastSyncAt', { type: 'DateTime', nullable: true }),
-    lastSyncStatus: t.exposeString('lastSyncStatus', { nullable: true }),
-    lastSyncError: t.exposeString('lastSyncError', { nullable: true }),
-    isActive: t.exposeBoolean('isActive'),
+    name: t.string({
+      description: "The catalog entry's name.",
+      resolve: async (connection, _args, context) => (await catalogEntryOf(connection, context)).name,
+    }),
+    slug: t.string({
+      description: "The catalog entry's slug.",
+      resolve: async (connection, _args, context) => (await catalogEntryOf(connection, context)).slug,
+    }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was first connected.' }),
+    lastSyncAt: t.expose('lastSyncAt', { type: 'DateTime', nullable: true, description: 'When it last synchronized; null if never.' }),
+    lastSyncStatus: t.exposeString('lastSyncStatus', { nullable: true, description: 'How the last synchronization ended; null if never.' }),
+    lastSyncError: t.exposeString('lastSyncError', { nullable: true, description: 'The error of the last synchronization; null if none.' }),
+    isActive: t.exposeBoolean('isActive', { description: 'Its active flag (true when connected).' }),
     schemaConfig: t.field({
       type: 'JSON',
       description: "The catalog entry's schemaConfig.",
       resolve: async (connection, _args, context) => (await catalogEntryOf(connection, context)).schemaConfig,
     }),
-    settings: t.expose('settings', { type: 'JSON' }),
-    integration: t.field({ type: Integration, resolve: (connection, _args, context) => catalogEntryOf(connection, context) }),
+    settings: t.expose('settings', { type: 'JSON', description: 'The settings given at the last connect, a JSON object.' }),
+    integration: t.field({
+      type: Integration,
+      description: 'The catalog entry it connects.',
+      resolve: (connection, _args, context) => catalogEntryOf(connection, context),
+    }),
   }),
 });
 
@@ -124,7 +137,7 @@ builder.queryFields((t) => ({
     type: ConnectedIntegration,
     nullable: true,
     description: "The caller's connection to the integration with this slug; null when not connected (E13).",
-    args: { slug: t.arg.string({ required: true }) },
+    args: { slug: t.arg.string({ required: true, description: "The catalog entry's slug." }) },
     resolve: (_root, args, context) =>
       context.prisma.organizationIntegration.findFirst({ where: { integration: { slug: args.slug } } }),
   }),
@@ -132,7 +145,7 @@ builder.queryFields((t) => ({
     type: ConnectedIntegration,
     nullable: true,
     description: "One of the caller's connections; null for an unknown id or another organization's (E14).",
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true, description: 'The connection (`oint_…`).' }) },
     resolve: (_root, args, context) => context.prisma.organizationIntegration.findFirst({ where: { id: String(args.id) } }),
   }),
 }));
@@ -141,7 +154,7 @@ builder.mutationFields((t) => ({
   connectIntegration: t.field({
     type: ConnectedIntegration,
     description: 'Connects an integration (E10); on a connected slug, replaces credentials and settings and keeps the id.',
-    args: { input: t.arg({ type: ConnectIntegration.input(), required: true }) },
+    args: { input: t.arg({ type: ConnectIntegration.input(), required: true, description: 'The integration and its credentials.' }) },
     resolve: async (_root, args, context) => {
       const connection = await connectIntegration(context, context.secrets, ConnectIntegration.toStored(args.input));
       connectionLoaders.delete(context);
@@ -150,7 +163,7 @@ builder.mutationFields((t) => ({
   }),
   disconnectIntegration: t.id({
     description: 'Removes a connection and its credentials; returns its id.',
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true, description: 'The connection (`oint_…`).' }) },
     resolve: async (_root, args, context) => {
       const id = await disconnectIntegration(context, String(args.id));
       connectionLoaders.delete(context);

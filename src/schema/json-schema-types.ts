@@ -22,6 +22,8 @@ interface JsonSchema {
   minLength?: number;
   maxLength?: number;
   minItems?: number;
+  maxItems?: number;
+  default?: unknown;
   $defs?: Record<string, JsonSchema>;
 }
 
@@ -38,19 +40,32 @@ const generated = new Map<string, Generated>();
 
 const INT32_MAX = 2_147_483_647;
 
-function constraintText(schema: JsonSchema): string | undefined {
+const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
+
+/**
+ * A member's description: its zod `.meta({ description })` (on the member or,
+ * for a nullable one, on what it wraps), then what its schema says of its
+ * values: allowed values, bounds, lengths, item counts and default. The same
+ * schema feeds the OpenAPI document, so the two say the same.
+ */
+function describe(member: JsonSchema, wrapped: JsonSchema = member): string | undefined {
   const parts: string[] = [];
-  if (schema.enum) parts.push(`one of ${schema.enum.map((value) => `\`${value}\``).join(', ')}`);
-  const { minimum: min, maximum } = schema;
+  if (wrapped.enum) parts.push(`one of ${wrapped.enum.map((value) => `\`${value}\``).join(', ')}`);
+  const { minimum: min, maximum } = wrapped;
   const max = maximum !== undefined && maximum < INT32_MAX ? maximum : undefined;
   if (min !== undefined && max !== undefined) parts.push(`${min} to ${max}`);
   else if (min !== undefined && min > -INT32_MAX) parts.push(`>= ${min}`);
   else if (max !== undefined) parts.push(`<= ${max}`);
-  if (schema.minLength !== undefined && schema.maxLength !== undefined) {
-    parts.push(`${schema.minLength} to ${schema.maxLength} characters`);
-  } else if (schema.maxLength !== undefined) parts.push(`at most ${schema.maxLength} characters`);
-  if (schema.minItems) parts.push(`at least ${schema.minItems} item${schema.minItems > 1 ? 's' : ''}`);
-  const text = [schema.description, parts.join('; ')].filter(Boolean).join(' ');
+  const { minLength, maxLength, minItems, maxItems } = wrapped;
+  if (minLength !== undefined && maxLength !== undefined) parts.push(`${minLength} to ${maxLength} characters`);
+  else if (maxLength !== undefined) parts.push(`at most ${plural(maxLength, 'character')}`);
+  else if (minLength) parts.push(minLength === 1 ? 'not empty' : `at least ${plural(minLength, 'character')}`);
+  if (minItems && maxItems !== undefined) parts.push(`${minItems} to ${maxItems} items`);
+  else if (minItems) parts.push(`at least ${plural(minItems, 'item')}`);
+  else if (maxItems !== undefined) parts.push(`at most ${plural(maxItems, 'item')}`);
+  const fallback = member.default ?? wrapped.default;
+  if (fallback !== undefined) parts.push(`default \`${JSON.stringify(fallback)}\``);
+  const text = [member.description ?? wrapped.description, parts.join('; ')].filter(Boolean).join(' ');
   return text ? text.charAt(0).toUpperCase() + text.slice(1) : undefined;
 }
 
@@ -67,6 +82,14 @@ class Generator {
 
   private refName(schema: JsonSchema): string | undefined {
     return schema.$ref?.replace('#/$defs/', '');
+  }
+
+  /** A member's description; a member that is a named object without one of its own takes that object's. */
+  private describeMember(member: JsonSchema): string | undefined {
+    const { schema: wrapped } = this.unwrap(member);
+    const ref = this.refName(wrapped);
+    const own = describe(member, wrapped);
+    return own ?? (ref ? this.defs[ref]?.description : undefined);
   }
 
   /** The GraphQL type of a member: a scalar, JSON, a generated object, or a list of one of those. */
@@ -124,7 +147,7 @@ class Generator {
                   t.field({
                     type: (list ? [type] : type) as never,
                     nullable: !required.has(wireName),
-                    description: constraintText(this.unwrap(member).schema),
+                    description: this.describeMember(member),
                     resolve: (parent) => parent[wireName] as never,
                   }),
                 ];
@@ -148,7 +171,7 @@ class Generator {
                   t.field({
                     type: (list ? [type] : type) as never,
                     required: required.has(wireName),
-                    description: constraintText(this.unwrap(member).schema),
+                    description: this.describeMember(member),
                   }),
                 ];
               }),
@@ -189,6 +212,8 @@ class Generator {
 }
 
 export interface SchemaTypes<T> {
+  /** The schema's own description (its `.meta({ description })`). */
+  description: string | undefined;
   /** The GraphQL object type (named as the schema's id), built on first call. */
   output(): OutputRef;
   /** The GraphQL input type (the id + `Input`), built on first call. */
@@ -207,6 +232,7 @@ export function typesFromSchema<T>(schema: z.ZodType<T>): SchemaTypes<T> {
   const generator = new Generator(json.$defs);
   const { output, input } = generator.named(rootName);
   return {
+    description: json.$defs[rootName]?.description,
     output,
     input,
     toStored: (value) => generator.rename(json, value, 'toStored') as T,

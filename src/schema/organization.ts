@@ -6,9 +6,10 @@ import { builder } from './builder.ts';
 builder.prismaNode('Organization', {
   id: { field: 'id' },
   nullable: true,
+  description: 'A customer of the platform: everything an API key reads or writes belongs to its organization.',
   fields: (t) => ({
-    name: t.exposeString('name'),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    name: t.exposeString('name', { description: 'Its name, as given when it was created.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created.' }),
     apiKeys: t.relation('apiKeys', {
       description: "The organization's keys, newest first (their hashes and the keys themselves are never readable).",
       query: { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] },
@@ -30,17 +31,22 @@ builder.prismaNode('ApiKey', {
   nullable: true,
   description: 'An API key of the organization. The key itself is shown only once, when it is issued.',
   fields: (t) => ({
-    name: t.exposeString('name', { nullable: true }),
+    name: t.exposeString('name', { nullable: true, description: 'The label given when it was issued, if any.' }),
     displayPrefix: t.exposeString('displayPrefix', { description: 'The first characters of the key.' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    lastUsedAt: t.expose('lastUsedAt', { type: 'DateTime', nullable: true }),
-    revokedAt: t.expose('revokedAt', { type: 'DateTime', nullable: true }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was issued.' }),
+    lastUsedAt: t.expose('lastUsedAt', { type: 'DateTime', nullable: true, description: 'When a request last used it; null if never.' }),
+    revokedAt: t.expose('revokedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it was revoked (it is refused from then on); null while it is valid.',
+    }),
   }),
 });
 
 const IssuedApiKey = builder.objectRef<{ apiKeyId: string; apiKey: string }>('IssuedApiKey').implement({
+  description: 'A key just issued, the only time the key itself is shown.',
   fields: (t) => ({
-    apiKeyId: t.exposeID('apiKeyId'),
+    apiKeyId: t.exposeID('apiKeyId', { description: 'The id of its `ApiKey` (`key_…`), to rotate or revoke it by.' }),
     apiKey: t.exposeString('apiKey', { description: 'The key itself; it cannot be read again.' }),
   }),
 });
@@ -48,14 +54,15 @@ const IssuedApiKey = builder.objectRef<{ apiKeyId: string; apiKey: string }>('Is
 builder.mutationFields((t) => ({
   createApiKey: t.field({
     type: IssuedApiKey,
-    args: { name: t.arg.string({ required: false }) },
+    description: 'Issues another API key for the organization (shown once; `gateway keys create` on the command line).',
+    args: { name: t.arg.string({ required: false, description: 'A label to tell the key by.' }) },
     resolve: (_root, args, context) =>
       issueApiKey(context.db.prisma, context.viewer.organizationId, args.name ?? undefined),
   }),
   rotateApiKey: t.field({
     type: IssuedApiKey,
     description: 'Revokes one of the organization\'s keys and issues its replacement (shown once).',
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true, description: 'The id of the key to replace (`key_…`).' }) },
     resolve: async (_root, args, context) => {
       const issued = await rotateApiKey(context.db.prisma, { organizationId: context.viewer.organizationId, apiKeyId: String(args.id) });
       if (!issued) throw notFound('API key');
@@ -64,7 +71,8 @@ builder.mutationFields((t) => ({
   }),
   revokeApiKey: t.prismaField({
     type: 'ApiKey',
-    args: { id: t.arg.id({ required: true }) },
+    description: 'Revokes one of the organization\'s keys: it is refused from then on. NOT_FOUND for a key already revoked or not the organization\'s.',
+    args: { id: t.arg.id({ required: true, description: 'The id of the key to revoke (`key_…`).' }) },
     resolve: (_query, _root, args, context) =>
       revokeApiKeyById(context.db.prisma, context.viewer.organizationId, String(args.id)),
   }),

@@ -1,11 +1,24 @@
 // Every list is a Relay connection with `totalCount`. Cursors are offsets, so
 // a REST page (page, limit) maps onto a connection (first, after) exactly;
-// the total is counted only when a client asks for it.
+// the total is counted only when a client asks for it, or when a page is
+// counted back from the end of the list (`last` with no `before`).
 import { type DefaultConnectionArguments, offsetToCursor, resolveOffsetConnection } from '@pothos/plugin-relay';
 import { badInput } from '../domain/errors.ts';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
+
+/** The descriptions of every connection's arguments (builder.ts hands them to the Relay plugin). */
+export const connectionArgs = {
+  first: {
+    description: `The first N items (after \`after\` when given): 0 to ${MAX_PAGE_SIZE}; ${DEFAULT_PAGE_SIZE} when neither \`first\` nor \`last\` is given.`,
+  },
+  after: { description: 'A cursor (`endCursor` or an edge’s): the page starts after that item.' },
+  last: {
+    description: `The last N items (before \`before\` when given): 0 to ${MAX_PAGE_SIZE}. Alone, the last N items of the whole list.`,
+  },
+  before: { description: 'A cursor (`startCursor` or an edge’s): the page ends before that item.' },
+};
 
 export interface Page {
   offset: number;
@@ -25,17 +38,25 @@ function checkSize(args: DefaultConnectionArguments) {
   }
 }
 
+/** A page whose end is not bounded by `before` or `first` is counted back from the list's end. */
+const countsFromTheEnd = (args: DefaultConnectionArguments) => args.last != null && args.before == null && args.first == null;
+
 export async function offsetConnection<T>(
   args: DefaultConnectionArguments,
   load: (page: Page) => Promise<readonly T[]>,
   count: () => Promise<number>,
 ) {
   checkSize(args);
+  // Counted at most once, whether for the page's bounds or for the `totalCount` field.
+  let total: Promise<number> | undefined;
+  const totalCount = () => (total ??= count());
+  // The end of the list is the offset `totalCount`: a page counted back from it ends before it.
+  const bounded = countsFromTheEnd(args) ? { ...args, before: offsetToCursor(await totalCount()) } : args;
   const connection = await resolveOffsetConnection(
-    { args, defaultSize: DEFAULT_PAGE_SIZE, maxSize: MAX_PAGE_SIZE },
+    { args: bounded, defaultSize: DEFAULT_PAGE_SIZE, maxSize: MAX_PAGE_SIZE },
     ({ offset, limit }) => load({ offset, limit }),
   );
-  return Object.assign(connection, { totalCount: count });
+  return Object.assign(connection, { totalCount });
 }
 
 /** The `after` cursor that starts a connection at `offset` (REST pages use it). */

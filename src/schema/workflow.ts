@@ -16,24 +16,29 @@ const newestBatchFirst = { sql: Prisma.raw('c."createdAt" DESC, c.id DESC'), key
 export const Workflow: NodeRef<'Workflow'> = builder.prismaNode('Workflow', {
   id: { field: 'id' },
   nullable: true,
+  description: 'The steps a run follows (its definition), versioned: batches run one version of it. REST: `/workflows/{id}`.',
   fields: (t) => ({
-    name: t.exposeString('name'),
-    description: t.exposeString('description'),
-    isActive: t.exposeBoolean('isActive'),
-    triggerType: t.exposeString('triggerType'),
-    version: t.exposeInt('version', { description: 'The latest version number.' }),
+    name: t.exposeString('name', { description: 'Its name; not empty.' }),
+    description: t.exposeString('description', { description: 'Free text; empty when none was given.' }),
+    isActive: t.exposeBoolean('isActive', { description: 'The active flag (default true).' }),
+    triggerType: t.exposeString('triggerType', { description: 'What starts it, free text (default `manual`).' }),
+    version: t.exposeInt('version', { description: 'The latest version number, from 1.' }),
     definition: t.field({
       type: 'JSON',
       description: "The latest version's definition.",
       resolve: async (workflow, _args, context) =>
         (await context.loaders.workflowVersionByNumber.load(`${workflow.id}:${workflow.version}`))?.definition ?? {},
     }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    publishedAt: t.expose('publishedAt', { type: 'DateTime', nullable: true }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created.' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'When it last changed.' }),
+    publishedAt: t.expose('publishedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When its latest version was published (version 1: when it was created).',
+    }),
     versions: t.connection({
       type: WorkflowVersion,
-      description: 'Every version, newest first.',
+      description: 'Every version, newest first (E8: `GET /workflows/{id}/versions`).',
       resolve: (workflow, args, context) =>
         offsetConnection(
           args,
@@ -50,7 +55,7 @@ export const Workflow: NodeRef<'Workflow'> = builder.prismaNode('Workflow', {
     }),
     batches: t.connection({
       type: Batch,
-      description: 'Batches, newest first.',
+      description: 'Its batches, newest first (E7: `GET /workflows/{id}/batches`).',
       resolve: (workflow, args, context) =>
         offsetConnection(
           args,
@@ -67,9 +72,10 @@ export const Workflow: NodeRef<'Workflow'> = builder.prismaNode('Workflow', {
     }),
     runs: t.connection({
       type: Run,
+      description: 'The runs of all its batches, filtered and sorted as E6 lists them (the root `runs` is E6 itself).',
       args: {
-        filter: t.arg({ type: RunFilterTypes.input(), required: false }),
-        orderBy: t.arg({ type: RunOrderEnum, required: false }),
+        filter: t.arg({ type: RunFilterTypes.input(), required: false, description: 'Conditions every run listed meets.' }),
+        orderBy: t.arg({ type: RunOrderEnum, required: false, description: 'The order (default `STARTED_DESC`).' }),
       },
       resolve: (workflow, args, context, info) => runsConnection({ workflowId: workflow.id }, args, context, info),
     }),
@@ -79,14 +85,16 @@ export const Workflow: NodeRef<'Workflow'> = builder.prismaNode('Workflow', {
 export const WorkflowVersion: NodeRef<'WorkflowVersion'> = builder.prismaNode('WorkflowVersion', {
   id: { field: 'id' },
   nullable: true,
+  description: 'One published definition of a workflow; it never changes once published.',
   fields: (t) => ({
-    version: t.exposeInt('version'),
-    definition: t.expose('definition', { type: 'JSON' }),
+    version: t.exposeInt('version', { description: 'Its number: 1 for the first, then one more for each publish.' }),
+    definition: t.expose('definition', { type: 'JSON', description: 'The definition published: a JSON object (its steps).' }),
     createdBy: t.exposeString('createdBy', { description: 'The id of the API key that published it.' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    workflowId: t.exposeID('workflowId'),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was published.' }),
+    workflowId: t.exposeID('workflowId', { description: 'The id of its workflow.' }),
     workflow: t.field({
       type: Workflow,
+      description: 'Its workflow.',
       resolve: async (version, _args, context) => (await context.loaders.workflow.load(version.workflowId))!,
     }),
   }),
@@ -100,12 +108,13 @@ builder.queryFields((t) => ({
   workflow: t.field({
     type: Workflow,
     nullable: true,
-    args: { id: t.arg.id({ required: true }) },
+    description: "A workflow of the organization; null for an unknown id or another organization's (`GET /workflows/{id}`).",
+    args: { id: t.arg.id({ required: true, description: 'Its id (`wf_…`).' }) },
     resolve: (_root, args, context) => context.loaders.workflow.load(String(args.id)),
   }),
   workflows: t.connection({
     type: Workflow,
-    description: 'The organization\'s workflows, newest first.',
+    description: "The organization's workflows, newest first.",
     resolve: (_root, args, context) =>
       offsetConnection(
         args,
@@ -119,22 +128,25 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createWorkflow: t.field({
     type: Workflow,
-    description: 'Creates a workflow at version 1 with the given definition.',
-    args: { input: t.arg({ type: WorkflowCreate.input(), required: true }) },
+    description: 'Creates a workflow at version 1 with the given definition (`POST /workflows`).',
+    args: { input: t.arg({ type: WorkflowCreate.input(), required: true, description: 'The workflow; `name` required.' }) },
     resolve: (_root, args, context) => createWorkflow(context, WorkflowCreate.toStored(args.input)),
   }),
   updateWorkflow: t.field({
     type: Workflow,
     description: 'Changes name, description, trigger type or active flag; never creates a version (E5).',
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: WorkflowUpdate.input(), required: true }) },
+    args: {
+      id: t.arg.id({ required: true, description: 'The workflow (`wf_…`).' }),
+      input: t.arg({ type: WorkflowUpdate.input(), required: true, description: 'The members to change; those absent stay.' }),
+    },
     resolve: (_root, args, context) => updateWorkflow(context, String(args.id), WorkflowUpdate.toStored(args.input)),
   }),
   publishWorkflowVersion: t.field({
     type: Workflow,
-    description: 'Publishes a new definition as version N+1.',
+    description: 'Publishes a new definition as version N+1 (`POST /workflows/{id}/versions`); batches created after it run it.',
     args: {
-      workflowId: t.arg.id({ required: true }),
-      input: t.arg({ type: WorkflowVersionCreate.input(), required: true }),
+      workflowId: t.arg.id({ required: true, description: 'The workflow (`wf_…`).' }),
+      input: t.arg({ type: WorkflowVersionCreate.input(), required: true, description: 'The new definition.' }),
     },
     resolve: (_root, args, context) =>
       publishWorkflowVersion(context, String(args.workflowId), WorkflowVersionCreate.toStored(args.input)),

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { defaultGraphQLLimits, type GraphQLLimits } from './graphql/protections.ts';
 import type { RateLimits } from './http/rate-limits.ts';
+import { parseOutcomeShares, type SimulatedCalls } from './engine/dialer.ts';
 
 const environment = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
@@ -27,9 +28,20 @@ const environment = z.object({
   ENGINE: z.enum(['on', 'off']).default('on'),
   ENGINE_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(10),
   SIMULATED_CALL_MS: z.coerce.number().int().min(0).max(3_600_000).default(2000),
-  SIMULATED_CALL_FAILURE_RATE: z.coerce.number().min(0).max(1).default(0.1),
+  SIMULATED_CALL_OUTCOMES: z
+    .string()
+    .default('answered=0.6,no_answer=0.2,busy=0.1,voicemail=0.05,failed=0.05')
+    .transform((text, context) => {
+      try {
+        return parseOutcomeShares(text);
+      } catch (error) {
+        context.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
   RUN_LEASE_MS: z.coerce.number().int().min(1000).default(30_000),
-  RUN_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(3),
+  RUN_MAX_RECOVERIES: z.coerce.number().int().min(1).max(100).default(3),
+  ENGINE_DRAIN_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
   INSIGHTS_INTERVAL_MS: z.coerce.number().int().min(0).default(3_600_000),
 });
 
@@ -57,8 +69,11 @@ export interface EngineConfig {
   enabled: boolean;
   concurrency: number;
   leaseMs: number;
-  maxAttempts: number;
-  simulatedCalls: { durationMs: number; failureRate: number };
+  /** A run taken back this many times with no call in flight fails instead. */
+  maxRecoveries: number;
+  /** How long a stopping instance lets its calls in flight end. */
+  drainMs: number;
+  simulatedCalls: SimulatedCalls;
   /** How often insights are regenerated (0: never, only by the mutation). */
   insightsIntervalMs: number;
 }
@@ -102,8 +117,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       enabled: values.ENGINE === 'on',
       concurrency: values.ENGINE_CONCURRENCY,
       leaseMs: values.RUN_LEASE_MS,
-      maxAttempts: values.RUN_MAX_ATTEMPTS,
-      simulatedCalls: { durationMs: values.SIMULATED_CALL_MS, failureRate: values.SIMULATED_CALL_FAILURE_RATE },
+      maxRecoveries: values.RUN_MAX_RECOVERIES,
+      drainMs: values.ENGINE_DRAIN_MS,
+      simulatedCalls: { durationMs: values.SIMULATED_CALL_MS, outcomes: values.SIMULATED_CALL_OUTCOMES },
       insightsIntervalMs: values.INSIGHTS_INTERVAL_MS,
     },
     logLevel: values.LOG_LEVEL,

@@ -10,7 +10,9 @@ import { createOrganization } from './domain/organizations.ts';
 import { loadSecretBox } from './domain/secrets.ts';
 import { InsightScheduler } from './engine/insight-scheduler.ts';
 import { RunEngine } from './engine/run-engine.ts';
+import { simulatedDialer } from './engine/dialer.ts';
 import { defaultStepHandlers } from './engine/steps.ts';
+import { redisClientOptions } from './events/redis-health.ts';
 import { buildApp } from './http/app.ts';
 import { createServices, type Services } from './services.ts';
 
@@ -51,9 +53,12 @@ export function createEngine(config: Config, services: Services): RunEngine | nu
   return new RunEngine(services.db.prisma, services.events, {
     concurrency: config.engine.concurrency,
     leaseMs: config.engine.leaseMs,
-    maxAttempts: config.engine.maxAttempts,
+    maxRecoveries: config.engine.maxRecoveries,
     pollMs: 250,
-    handlers: defaultStepHandlers(config.engine.simulatedCalls),
+    drainMs: config.engine.drainMs,
+    handlers: defaultStepHandlers(),
+    dialer: simulatedDialer(config.engine.simulatedCalls),
+    secrets: services.secrets,
   });
 }
 
@@ -62,7 +67,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   // Shared state between instances (rate-limit counters, events) lives in Redis when there is one.
   // The client is loaded only then: without Redis it would hold memory for nothing (BENCHMARKS.md (f)).
   const redis: Redis | undefined = config.redisUrl
-    ? new (await import('ioredis')).Redis(config.redisUrl, { maxRetriesPerRequest: 3 })
+    ? new (await import('ioredis')).Redis(config.redisUrl, redisClientOptions)
     : undefined;
   const services = createServices(db, loadSecretBox(config.storage, config.encryptionKey), redis);
   let app: FastifyInstance | undefined;

@@ -2,39 +2,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../src/db/database.ts';
-import { StepFailed, type StepHandler } from '../src/engine/steps.ts';
+import type { Dialer } from '../src/engine/dialer.ts';
+import { batchIn, expectStatsMatchRuns } from './support/batch-checks.ts';
 import { eventually, flows } from './support/flows.ts';
 import { startTestServer, type TestEngineOptions, type TestServer } from './support/server.ts';
 
-/** Batch counters must equal the counts of the batch's runs by status, always. */
-async function expectStatsMatchRuns(db: Database, batchId: string) {
-  const batch = await db.prisma.batch.findUniqueOrThrow({ where: { id: batchId } });
-  const groups = await db.prisma.run.groupBy({ by: ['status'], where: { batchId }, _count: { _all: true } });
-  const count = (status: string) => groups.find((group) => group.status === status)?._count._all ?? 0;
-  expect({
-    pending: batch.pendingCount,
-    inProgress: batch.inProgressCount,
-    paused: batch.pausedCount,
-    finished: batch.finishedCount,
-    cancelled: batch.cancelledCount,
-    failed: batch.failedCount,
-  }).toEqual({
-    pending: count('PENDING'),
-    inProgress: count('IN_PROGRESS'),
-    paused: count('PAUSED'),
-    finished: count('FINISHED'),
-    cancelled: count('CANCELLED'),
-    failed: count('FAILED'),
-  });
-  return batch;
-}
 
-const batchIn = (db: Database, batchId: string, statuses: string[]) =>
-  eventually(async () => {
-    const batch = await db.prisma.batch.findUniqueOrThrow({ where: { id: batchId } });
-    return statuses.includes(batch.status) ? batch : undefined;
-  }, 30_000, `batch ${batchId} in ${statuses.join('/')}`);
 
 async function withEngine(options: TestEngineOptions, work: (server: TestServer, api: ReturnType<typeof flows>) => Promise<void>) {
   const server = await startTestServer({ engine: options });
@@ -60,7 +33,8 @@ describe('the run engine', () => {
       expect(batch.finishedCount).toBe(5);
       const runs = await server.db.prisma.run.findMany({ where: { batchId } });
       for (const run of runs) {
-        expect(run).toMatchObject({ status: 'FINISHED', currentStepId: 'redial', attempts: 1, leaseOwner: null });
+        // One attempt per call step.
+        expect(run).toMatchObject({ status: 'FINISHED', currentStepId: 'redial', attempts: 2, lastOutcome: 'answered', leaseOwner: null });
         expect(run.startedAt!.getTime()).toBeLessThanOrEqual(run.endedAt!.getTime());
       }
       await expectStatsMatchRuns(server.db, batchId);
@@ -68,21 +42,19 @@ describe('the run engine', () => {
   });
 
   it('fails runs whose call fails, and a batch whose every run failed', async () => {
-    await withEngine({ callMs: 5, failureRate: 1 }, async (server, api) => {
+    await withEngine({ callMs: 5, outcomes: { failed: 1 } }, async (server, api) => {
       const batchId = await api.batch(await api.workflow([{ id: 'dial', type: 'call' }]), await api.prospects(3));
       const batch = await batchIn(server.db, batchId, ['FINISHED', 'FAILED']);
       expect(batch).toMatchObject({ status: 'FAILED', failedCount: 3 });
       const runs = await server.db.prisma.run.findMany({ where: { batchId } });
-      expect(runs.every((run) => run.status === 'FAILED' && run.error?.includes('not answered') && run.endedAt)).toBe(true);
+      expect(runs.every((run) => run.status === 'FAILED' && run.lastOutcome === 'failed' && run.error?.includes('ended failed') && run.endedAt)).toBe(true);
     });
   });
 
   it('finishes a batch with some failed runs as FINISHED, and fails runs with an unknown step type', async () => {
     let calls = 0;
-    const flaky: StepHandler = async () => {
-      if (calls++ % 2 === 0) throw new StepFailed('busy line');
-    };
-    await withEngine({ handlers: { call: flaky }, concurrency: 1 }, async (server, api) => {
+    const flaky: Dialer = { dial: async () => ({ outcome: calls++ % 2 === 0 ? 'busy' : 'answered', durationSeconds: 1, reason: null }) };
+    await withEngine({ dialer: flaky, concurrency: 1 }, async (server, api) => {
       const batchId = await api.batch(await api.workflow([{ id: 'dial', type: 'call' }]), await api.prospects(4));
       const batch = await batchIn(server.db, batchId, ['FINISHED', 'FAILED']);
       expect(batch).toMatchObject({ status: 'FINISHED', finishedCount: 2, failedCount: 2 });
@@ -158,8 +130,11 @@ describe('the run engine', () => {
       clearInterval(observe);
       expect(peak).toBeGreaterThan(0);
       expect(peak).toBeLessThanOrEqual(2);
-      const foreign = await api.batch(await api.workflow([{ id: 'dial', type: 'call', trunk_id: 'trk_nope' }]), await api.prospects(1));
-      expect((await batchIn(server.db, foreign, ['FAILED', 'FINISHED'])).status).toBe('FAILED');
+      // The caller ids were the trunk's (one number here, used in turn).
+      const attempts = await server.db.prisma.runAttempt.findMany({ where: { batchId } });
+      expect(new Set(attempts.map((attempt) => attempt.fromNumber))).toEqual(new Set(['+14155550100']));
+      // A trunk that is not the organization's is refused when the version is published.
+      await expect(api.workflow([{ id: 'dial', type: 'call', trunk_id: 'trk_nope' }])).rejects.toThrow(/definition\.steps\.0\.trunk_id/);
     } finally {
       await server.close();
     }
@@ -214,7 +189,7 @@ describe('the run engine', () => {
       await server.db.prisma.$transaction([
         server.db.prisma.run.update({
           where: { id: run!.id },
-          data: { status: 'IN_PROGRESS', startedAt: new Date(), leaseOwner: 'dead-worker', leaseExpiresAt: new Date(Date.now() + 500), attempts: 1 },
+          data: { status: 'IN_PROGRESS', startedAt: new Date(), leaseOwner: 'dead-worker', leaseExpiresAt: new Date(Date.now() + 500) },
         }),
         server.db.prisma.batch.update({
           where: { id: batchId },
@@ -224,21 +199,25 @@ describe('the run engine', () => {
       server.engine!.start();
       const batch = await batchIn(server.db, batchId, ['FINISHED']);
       expect(batch.finishedCount).toBe(2);
+      // It had no call in flight (no open attempt): it resumes, and makes its one call.
       const recovered = await server.db.prisma.run.findUniqueOrThrow({ where: { id: run!.id } });
-      expect(recovered).toMatchObject({ status: 'FINISHED', attempts: 2 });
+      expect(recovered).toMatchObject({ status: 'FINISHED', attempts: 1, recoveries: 1 });
       await expectStatsMatchRuns(server.db, batchId);
     });
   });
 
-  it('hands its runs back to PENDING when it stops, for another instance to take', async () => {
+  it('hands its runs back when it stops: calls cut short are failed attempts, retried by the policy', async () => {
     await withEngine({ callMs: 60_000, concurrency: 3 }, async (server, api) => {
-      const batchId = await api.batch(await api.workflow([{ id: 'dial', type: 'call' }]), await api.prospects(3));
-      await eventually(async () => ((await server.db.prisma.run.count({ where: { batchId, status: 'IN_PROGRESS' } })) === 3 ? true : undefined));
+      const retry = { maxAttempts: 2, on: ['failed'], delaySeconds: 0 };
+      const batchId = await api.batch(await api.workflow([{ id: 'dial', type: 'call' }]), await api.prospects(3), { retry });
+      await eventually(async () => ((await server.db.prisma.runAttempt.count({ where: { batchId } })) === 3 ? true : undefined));
       await server.engine!.stop();
       const batch = await expectStatsMatchRuns(server.db, batchId);
       expect(batch).toMatchObject({ pendingCount: 3, inProgressCount: 0 });
       const runs = await server.db.prisma.run.findMany({ where: { batchId } });
-      expect(runs.every((run) => run.leaseOwner === null && run.startedAt === null)).toBe(true);
+      expect(runs.every((run) => run.leaseOwner === null && run.attempts === 1 && run.lastOutcome === 'failed')).toBe(true);
+      const attempts = await server.db.prisma.runAttempt.findMany({ where: { batchId } });
+      expect(attempts.map((attempt) => [attempt.outcome, attempt.reason])).toEqual(Array(3).fill(['failed', 'interrupted']));
     });
   });
 });
@@ -247,14 +226,17 @@ describe('two instances', () => {
   let first: TestServer;
   let second: TestServer;
   const executions: { runId: string; instance: string }[] = [];
-  const recording = (instance: string): StepHandler => async (_step, context) => {
-    executions.push({ runId: context.run.id, instance });
-    await sleep(30, undefined, { signal: context.signal });
-  };
+  const recording = (instance: string): Dialer => ({
+    async dial(request, signal) {
+      executions.push({ runId: request.runId, instance });
+      await sleep(30, undefined, { signal });
+      return { outcome: 'answered', durationSeconds: 0.03, reason: null };
+    },
+  });
   beforeAll(async () => {
-    first = await startTestServer({ engine: { concurrency: 4, handlers: { call: recording('first') } }, redisUrl: process.env.TEST_REDIS_URL });
+    first = await startTestServer({ engine: { concurrency: 4, dialer: recording('first') }, redisUrl: process.env.TEST_REDIS_URL });
     second = await startTestServer({
-      engine: { concurrency: 4, handlers: { call: recording('second') } },
+      engine: { concurrency: 4, dialer: recording('second') },
       redisUrl: process.env.TEST_REDIS_URL,
       sharing: first,
     });

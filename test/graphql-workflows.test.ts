@@ -25,7 +25,7 @@ describe('GraphQL: workflows, versions, prospects, batches and runs', () => {
   async function newWorkflow(name = 'Outbound') {
     const data = await ok(
       `mutation($input: WorkflowCreateInput!) { createWorkflow(input: $input) { id name version isActive triggerType definition } }`,
-      { input: { name, definition: { steps: [{ id: 'dial', type: 'call' }] } } },
+      { input: { name, definition: { steps: [{ id: 'pause', type: 'wait', seconds: 1 }] } } },
     );
     return data.createWorkflow;
   }

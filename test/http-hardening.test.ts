@@ -69,12 +69,12 @@ describe('HTTP hardening', () => {
 });
 
 describe('graceful shutdown (SIGTERM)', () => {
-  it('closes subscriptions with 1001, hands runs back and exits within 10 s', async () => {
+  it('closes subscriptions with 1001, hands runs back (a call cut short is an interrupted attempt) and exits within 10 s', async () => {
     const storage = await createTestStorage();
     try {
       const org = JSON.parse((await runCli(['orgs', 'create', '--name', 'Shutdown'], storage.env)).stdout);
       const port = await freePort();
-      const server = await startServerProcess({ ...storage.env, SIMULATED_CALL_MS: '600000', SIMULATED_CALL_FAILURE_RATE: '0' }, port);
+      const server = await startServerProcess({ ...storage.env, SIMULATED_CALL_MS: '600000', SIMULATED_CALL_OUTCOMES: 'answered=1', ENGINE_DRAIN_MS: '1000' }, port);
       const api = async (method: string, path: string, body?: unknown) =>
         (
           await fetch(`http://127.0.0.1:${port}/org/${org.organization_id}${path}`, {
@@ -83,9 +83,13 @@ describe('graceful shutdown (SIGTERM)', () => {
             body: body ? JSON.stringify(body) : undefined,
           })
         ).json();
-      const workflow = await api('POST', '/workflows', { name: 'S', definition: { steps: [{ id: 'dial', type: 'call' }] } });
-      const prospect = await api('POST', '/prospects', { first_name: 'A' });
-      const batch = await api('POST', `/workflows/${workflow.id}/batches`, { prospect_ids: [prospect.created[0].id] });
+      const agent = await api('POST', '/agents', { name: 'Caller' });
+      const workflow = await api('POST', '/workflows', { name: 'S', definition: { steps: [{ id: 'dial', type: 'call', agent_id: agent.id }] } });
+      const prospect = await api('POST', '/prospects', { first_name: 'A', phone: '+14155550100' });
+      const batch = await api('POST', `/workflows/${workflow.id}/batches`, {
+        prospect_ids: [prospect.created[0].id],
+        retry: { max_attempts: 2, on: ['failed'], delay_seconds: 0 },
+      });
       await eventually(async () => ((await api('GET', `/batches/${batch.id}`)).stats.in_progress_count === 1 ? true : undefined));
 
       const closeCode = new Promise<number>((resolve) => {
@@ -110,8 +114,9 @@ describe('graceful shutdown (SIGTERM)', () => {
 
       const db = await openDatabase(storage.storage);
       try {
-        const run = await db.prisma.run.findFirstOrThrow({ where: { batchId: batch.id } });
-        expect(run).toMatchObject({ status: 'PENDING', leaseOwner: null, startedAt: null });
+        const run = await db.prisma.run.findFirstOrThrow({ where: { batchId: batch.id }, include: { callAttempts: true } });
+        expect(run).toMatchObject({ status: 'PENDING', leaseOwner: null, attempts: 1, lastOutcome: 'failed' });
+        expect(run.callAttempts).toMatchObject([{ number: 1, outcome: 'failed', reason: 'interrupted' }]);
         const stored = await db.prisma.batch.findUniqueOrThrow({ where: { id: batch.id } });
         expect(stored).toMatchObject({ pendingCount: 1, inProgressCount: 0 });
       } finally {

@@ -60,7 +60,7 @@ describe('the migrator', () => {
        WHERE i.indrelid = '"Run"'::regclass ORDER BY c.relname`,
     );
     expect(Object.fromEntries(indexes.filter((index) => index.predicate).map((index) => [index.name, index.predicate]))).toEqual({
-      Run_createdAt_id_idx: `(status = 'PENDING'::"RunStatus")`,
+      Run_batchId_nextAttemptAt_id_idx: `(status = 'PENDING'::"RunStatus")`,
       Run_leaseExpiresAt_idx: `(status = 'IN_PROGRESS'::"RunStatus")`,
       Run_organizationId_endedAt_idx: '("endedAt" IS NOT NULL)',
       Run_trunkId_status_idx: '("trunkId" IS NOT NULL)',

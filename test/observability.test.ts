@@ -40,8 +40,12 @@ describe('observability', () => {
 
   it('exposes Prometheus metrics: latency by route and operation, statements, subscriptions, engine throughput and queue', async () => {
     const rest = restClient(server, org.organizationId, org.apiKey);
-    const workflow = await rest('POST', '/org/{org}/workflows', { body: { name: 'M', definition: { steps: [{ id: 'dial', type: 'call' }] } } });
-    const prospects = await rest('POST', '/org/{org}/prospects', { body: { prospects: [{ first_name: 'A' }, { first_name: 'B' }] } });
+    const agent = await rest('POST', '/org/{org}/agents', { body: { name: 'Caller' } });
+    const steps = [{ id: 'dial', type: 'call', agent_id: agent.body.id }];
+    const workflow = await rest('POST', '/org/{org}/workflows', { body: { name: 'M', definition: { steps } } });
+    const prospects = await rest('POST', '/org/{org}/prospects', {
+      body: { prospects: [{ first_name: 'A', phone: '+14155550100' }, { first_name: 'B', phone: '+14155550101' }] },
+    });
     const batch = await rest('POST', `/org/{org}/workflows/${workflow.body.id}/batches`, {
       body: { prospect_ids: prospects.body.created.map((prospect: { id: string }) => prospect.id) },
     });

@@ -36,8 +36,10 @@ const SPEC_ENDPOINTS: Record<string, [string, string]> = {
 
 /** DECISIONS.md: 201 for creates (E4, E10, E15-E18 and the create extensions), 200 otherwise (E21 included). */
 const CREATES = new Set(['E4', 'E10', 'E15', 'E16', 'E17', 'E18']);
+/** POSTs that act on what exists instead of creating: 200. */
+const ACTIONS = new Set(['/prospects/:prospect_id/tags', '/batches/:batch_id/retry-failed', '/signing-secret/rotate']);
 const expectedSuccess = (endpoint: string | null, method: string, path: string) =>
-  endpoint ? (CREATES.has(endpoint) ? '201' : '200') : method === 'POST' && path !== '/prospects/:prospect_id/tags' ? '201' : '200';
+  endpoint ? (CREATES.has(endpoint) ? '201' : '200') : method === 'POST' && !ACTIONS.has(path) ? '201' : '200';
 
 /** DECISIONS.md's query parameter names. */
 const QUERY_PARAMETERS: Record<string, string[]> = {
@@ -298,6 +300,29 @@ describe('GET /openapi.json', () => {
     expect(JSON.stringify(Object.fromEntries(Object.entries(doc.components.schemas).filter(([name]) => !name.endsWith('Create'))))).not.toContain(
       'password',
     );
+  });
+
+  it('the do-not-call routes: E.164 numbers, envelope A of entries, page and limit; prospects take an IANA timezone', () => {
+    const add = requestSchema('post', '/do-not-call');
+    expect(add.required).toEqual(['numbers']);
+    expect(add.additionalProperties).toBe(false);
+    expect(property(add, 'numbers')).toMatchObject({ type: 'array', minItems: 1, maxItems: 10_000 });
+    const e164 = resolve(requestSchema('post', '/phone-numbers').properties.number).pattern;
+    expect(resolve(property(add, 'numbers').items).pattern).toBe(e164);
+    expect(property(add, 'reason')).toMatchObject({ type: 'string', maxLength: 500 });
+    const created = resolve(operation('post', '/do-not-call').responses['201'].content['application/json'].schema);
+    expect(Object.keys(created.properties)).toEqual(['count']);
+    const list = operation('get', '/do-not-call');
+    expect(list.parameters.filter((p: Schema) => p.in === 'query').map((p: Schema) => p.name).sort()).toEqual(['limit', 'page']);
+    const envelope = resolve(list.responses['200'].content['application/json'].schema);
+    expect(Object.keys(property(envelope, 'pagination').properties).sort()).toEqual(['limit', 'page', 'total', 'total_pages']);
+    expect(Object.keys(resolve(property(envelope, 'data').items).properties).sort()).toEqual(['created_at', 'number', 'reason']);
+    expect(operation('delete', '/do-not-call/{number}').parameters.filter((p: Schema) => p.in === 'path').map((p: Schema) => p.name)).toEqual(['org_id', 'number']);
+
+    const prospect = resolve(resolve(property(requestSchema('post', '/prospects'), 'prospects').items));
+    expect(property(prospect, 'timezone')).toMatchObject({ type: 'string', description: expect.stringContaining('IANA') });
+    const shown = resolve(resolve(property(resolve(operation('post', '/prospects').responses['201'].content['application/json'].schema), 'created').items));
+    expect(shown.properties.timezone.type).toEqual(['string', 'null']);
   });
 
   it("E20's response is envelope C of SPEC.md's insight; the error body is SPEC.md's", () => {

@@ -218,12 +218,19 @@ const REST_BODIES: Record<string, Template> = {
   }),
   'PATCH /agents/:agent_id': () => ({ name: 'Renamed', goodbye_config: { enabled: true, message: 'Bye' }, greeting_config: null }),
   'POST /agents/evals': (own) => ({ agent_id: own.agent, category: 'tone', title: 'Polite', prompt: 'Was it polite?', score: 87 }),
-  'POST /workflows': () => ({ name: 'W', description: 'd', trigger_type: 'api', is_active: true, definition: { steps: [{ id: 'a' }] } }),
+  'POST /workflows': () => ({ name: 'W', description: 'd', trigger_type: 'api', is_active: true, definition: { steps: [{ id: 'a', type: 'wait', seconds: 1 }] } }),
   'PATCH /workflows/:workflow_id': () => ({ name: 'New', is_active: true, trigger_type: 'cron', description: 'x' }),
-  'POST /workflows/:workflow_id/versions': () => ({ definition: { steps: [{ id: 'b' }] } }),
+  'POST /workflows/:workflow_id/versions': () => ({ definition: { steps: [{ id: 'b', type: 'wait', seconds: 2 }] } }),
   'POST /workflows/:workflow_id/batches': (own) => ({ name: 'B', prospect_ids: own.prospects, prospect_list_id: own.prospectList, scheduled_at: '2099-01-01T00:00:00Z' }),
   'PATCH /batches/:batch_id': () => ({ status: 'PAUSED' }),
-  'POST /prospects': () => ({ prospects: [{ first_name: 'F', last_name: 'L', email: 'f@example.com', phone: '+14155550100' }] }),
+  'PATCH /batches/:batch_id/settings': () => ({
+    calling_window: { days: ['mon', 'fri'], start: '09:00', end: '17:30', timezone: 'America/Chicago' },
+    max_concurrency: 3,
+    calls_per_second: 1.5,
+    retry: { max_attempts: 3, on: ['busy'], delay_seconds: 60 },
+    auto_pause: { failure_rate: 0.4, window: 20 },
+  }),
+  'POST /prospects': () => ({ prospects: [{ first_name: 'F', last_name: 'L', email: 'f@example.com', phone: '+14155550100', timezone: 'America/Chicago' }] }),
   'POST /prospects/:prospect_id/tags': (own) => ({ tag_ids: [own.tag] }),
   'POST /prospect-lists': (own) => ({ name: 'List', prospect_ids: own.prospects }),
   'POST /tags': () => ({ name: `Tag ${Math.random().toString(36).slice(2)}` }),
@@ -231,10 +238,12 @@ const REST_BODIES: Record<string, Template> = {
   'POST /sip-trunks': () => ({ name: 'Main', address: 'sip.example.com', provider: 'twilio', phone_numbers: [freshNumber()], auth_username: 'u', auth_password: 'p', max_concurrency: 5 }),
   'POST /phone-numbers': (own) => ({ number: freshNumber(), sip_trunk_id: own.trunk, label: 'Support' }),
   'POST /phone-numbers/bulk': (own) => ({ sip_trunk_id: own.trunk, numbers: [{ number: freshNumber(), label: 'a' }] }),
+  'POST /do-not-call': () => ({ numbers: [freshNumber(), freshNumber()], reason: 'asked not to be called' }),
 };
 
 /** Valid variables for the mutations (GraphQL names); others get generated ones only. */
 const MUTATION_VARIABLES: Record<string, Template> = {
+  addDoNotCallNumbers: () => ({ input: { numbers: [freshNumber()], reason: 'asked not to be called' } }),
   addTagsToProspect: (own) => ({ prospectId: own.prospect, input: { tagIds: [own.tag] } }),
   connectIntegration: () => ({ input: { slug: 'slack', credentials: { bot_token: 'xoxb-secret' }, settings: { channel: '#c' } } }),
   createAgent: () => ({ input: { name: 'Agent', llmConfig: { provider: 'openai', model: 'gpt-4o', temperature: 0.5 } } }),
@@ -244,7 +253,7 @@ const MUTATION_VARIABLES: Record<string, Template> = {
   createPhoneNumber: (own) => ({ input: { number: freshNumber(), sipTrunkId: own.trunk } }),
   createPhoneNumbers: (own) => ({ input: { sipTrunkId: own.trunk, numbers: [{ number: freshNumber() }] } }),
   createProspectList: (own) => ({ input: { name: 'L', prospectIds: own.prospects } }),
-  createProspects: () => ({ input: { prospects: [{ firstName: 'A', phone: '+14155550100' }] } }),
+  createProspects: () => ({ input: { prospects: [{ firstName: 'A', phone: '+14155550100', timezone: 'Europe/Paris' }] } }),
   createSipTrunk: () => ({ input: { name: 'T', address: 'sip.example.com', provider: 'other', phoneNumbers: [freshNumber()] } }),
   createTag: () => ({ input: { name: `T ${Math.random().toString(36).slice(2)}` } }),
   createWorkflow: () => ({ input: { name: 'W', definition: { steps: [] } } }),
@@ -253,6 +262,9 @@ const MUTATION_VARIABLES: Record<string, Template> = {
   setAgentTools: (own) => ({ agentId: own.agent, tools: [{ name: 'lookup', url: 'https://x.example', method: 'GET', parameters: [{ name: 'q' }] }] }),
   updateAgent: (own) => ({ id: own.agent, input: { name: 'Renamed' } }),
   updateBatchStatus: (own) => ({ id: own.batch, status: 'PAUSED' }),
+  updateBatchSettings: (own) => ({ id: own.batch, input: { maxConcurrency: 2, retry: { maxAttempts: 2, on: ['no_answer'], delaySeconds: 30 } } }),
+  retryFailedRuns: (own) => ({ id: own.batch }),
+  rotateSigningSecret: () => ({}),
   updateWorkflow: (own) => ({ id: own.workflow, input: { name: 'W2' } }),
 };
 

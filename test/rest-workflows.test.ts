@@ -44,9 +44,9 @@ describe.each(PREFIXES)('REST under %s: workflows, batches, runs, prospects', (p
   }
 
   it('creates and reads workflows (extension), definition as JSON or UTF-8 JSON bytes', async () => {
-    const created = await workflow({ name: 'W', description: 'd', trigger_type: 'api', definition: { steps: [{ id: 'a' }] } });
+    const created = await workflow({ name: 'W', description: 'd', trigger_type: 'api', definition: { steps: [{ id: 'a', type: 'wait', seconds: 1 }] } });
     expect(workflowSchema.parse(created)).toEqual(created);
-    expect(created).toMatchObject({ name: 'W', description: 'd', trigger_type: 'api', is_active: true, version: 1, definition: { steps: [{ id: 'a' }] } });
+    expect(created).toMatchObject({ name: 'W', description: 'd', trigger_type: 'api', is_active: true, version: 1, definition: { steps: [{ id: 'a', type: 'wait', seconds: 1 }] } });
     expect(created.created_at).toMatch(ISO);
     const bytes = [...Buffer.from(JSON.stringify({ steps: [] }))];
     const fromBytes = await workflow({ name: 'Bytes', definition: bytes });

@@ -114,10 +114,12 @@ const SEGMENT_KINDS: Record<string, Kind> = {
   evals: 'evaluation',
 };
 
-type ParamKind = Kind | 'slug';
+/** Path parameters that name no object by id: a connected integration's slug, a number on the do-not-call list. */
+type ParamKind = Kind | 'slug' | 'listedNumber';
 
 function paramKind(route: Route, param: string): ParamKind {
   if (param === 'slug') return 'slug';
+  if (param === 'number' && route.path.startsWith('/do-not-call/')) return 'listedNumber';
   if (param === 'id') {
     const segments = route.path.split('/');
     const kind = SEGMENT_KINDS[segments[segments.indexOf(':id') - 1] ?? ''];
@@ -154,6 +156,8 @@ interface Tenant {
   /** Ids by kind; the first of each kind is the one templates use. */
   ids: Record<Kind, string[]>;
   slug: string;
+  /** A number on its do-not-call list. */
+  listedNumber: string;
 }
 
 /** The ids a request template puts in reference members. */
@@ -176,6 +180,7 @@ interface Refs {
   number: string;
   insight: string;
   slug: string;
+  listedNumber: string;
 }
 
 function refsOf(tenant: Tenant): Refs {
@@ -199,10 +204,11 @@ function refsOf(tenant: Tenant): Refs {
     number: first('number'),
     insight: first('insight'),
     slug: tenant.slug,
+    listedNumber: tenant.listedNumber,
   };
 }
 
-const refOfParam = (refs: Refs, kind: ParamKind) => (kind === 'slug' ? refs.slug : refs[kind]);
+const refOfParam = (refs: Refs, kind: ParamKind) => refs[kind];
 
 let phoneCounter = 1000 + Math.floor(Math.random() * 1000);
 /** A number no organization has yet. */
@@ -224,6 +230,7 @@ const REST_BODIES: Record<string, Template> = {
   'POST /workflows/:workflow_id/versions': () => ({ definition: { steps: [], hijacked: true } }),
   'POST /workflows/:workflow_id/batches': (refs) => ({ name: 'Hijack', prospect_ids: refs.prospects, prospect_list_id: refs.prospectList }),
   'PATCH /batches/:batch_id': () => ({ status: 'CANCELLED' }),
+  'PATCH /batches/:batch_id/settings': () => ({ max_concurrency: 1, calls_per_second: 0.5, retry: { max_attempts: 5 } }),
   'POST /prospects': () => ({ prospects: [{ first_name: 'Attacker', phone: '+14155550100' }] }),
   'POST /prospects/:prospect_id/tags': (refs) => ({ tag_ids: [refs.tag] }),
   'POST /prospect-lists': (refs) => ({ name: 'Attacker list', prospect_ids: refs.prospects }),
@@ -232,6 +239,7 @@ const REST_BODIES: Record<string, Template> = {
   'POST /sip-trunks': () => ({ name: 'Attacker trunk', address: 'sip.attacker.example', provider: 'telnyx', phone_numbers: [freshNumber()] }),
   'POST /phone-numbers': (refs) => ({ number: freshNumber(), sip_trunk_id: refs.trunk, label: 'x' }),
   'POST /phone-numbers/bulk': (refs) => ({ sip_trunk_id: refs.trunk, numbers: [{ number: freshNumber() }] }),
+  'POST /do-not-call': () => ({ numbers: [freshNumber()], reason: 'attacker' }),
 };
 
 /** Query parameters: every reference member a route's query takes. */
@@ -242,6 +250,7 @@ const REST_QUERIES: Record<string, (refs: Refs) => Record<string, string>> = {
 
 /** Valid variables for every mutation (GraphQL names). */
 const MUTATION_VARIABLES: Record<string, Template> = {
+  addDoNotCallNumbers: () => ({ input: { numbers: [freshNumber()], reason: 'attacker' } }),
   addTagsToProspect: (refs) => ({ prospectId: refs.prospect, input: { tagIds: [refs.tag] } }),
   connectIntegration: () => ({ input: { slug: 'hubspot', credentials: { private_app_token: 'attacker-token-2' } } }),
   createAgent: () => ({ input: { name: 'Attacker agent' } }),
@@ -259,11 +268,15 @@ const MUTATION_VARIABLES: Record<string, Template> = {
   disconnectIntegration: (refs) => ({ id: refs.connection }),
   generateInsight: () => ({ periodStart: VICTIM_PERIOD[0], periodEnd: VICTIM_PERIOD[1] }),
   publishWorkflowVersion: (refs) => ({ workflowId: refs.workflow, input: { definition: { steps: [], hijacked: true } } }),
+  removeDoNotCallNumber: (refs) => ({ number: refs.listedNumber }),
   revokeApiKey: (refs) => ({ id: refs.apiKey }),
   rotateApiKey: (refs) => ({ id: refs.apiKey }),
   setAgentTools: (refs) => ({ agentId: refs.agent, tools: [{ name: 'hijack', url: 'https://attacker.example' }] }),
   updateAgent: (refs) => ({ id: refs.agent, input: { name: 'Hijacked' } }),
   updateBatchStatus: (refs) => ({ id: refs.batch, status: 'CANCELLED' }),
+  updateBatchSettings: (refs) => ({ id: refs.batch, input: { maxConcurrency: 1 } }),
+  retryFailedRuns: (refs) => ({ id: refs.batch }),
+  rotateSigningSecret: () => ({}),
   updateWorkflow: (refs) => ({ id: refs.workflow, input: { isActive: false, name: 'Hijacked' } }),
 };
 
@@ -272,8 +285,9 @@ const VICTIM_PERIOD = ['2026-01-01', '2026-01-31'] as const;
 // ---------------------------------------------------------------------------
 // GraphQL operations built from the schema
 
+/** `number` names a number on the do-not-call list: tried like an id. */
 const isIdArgument = (name: string, type: GraphQLInputType) =>
-  getNamedType(type).name === 'ID' || name === 'slug' || /(Id|Ids)$/.test(name);
+  getNamedType(type).name === 'ID' || name === 'slug' || name === 'number' || /(Id|Ids)$/.test(name);
 
 const isListArgument = (type: GraphQLInputType) => isListType(isNonNullType(type) ? type.ofType : type);
 
@@ -585,6 +599,8 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
       s: options.period[0],
       e: options.period[1],
     });
+    const listedNumber = freshNumber(options.area);
+    await ok('POST', '/do-not-call', { numbers: [listedNumber], reason: `${mark} opted out` });
     const secondKey = await gql(`mutation($n: String) { createApiKey(name: $n) { apiKeyId apiKey } }`, { n: `${mark} key` });
     ownSecrets.push(secondKey.createApiKey.apiKey);
     const keys = await server.db.prisma.apiKey.findMany({ where: { organizationId }, orderBy: { createdAt: 'asc' } });
@@ -593,6 +609,7 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
       organizationId,
       apiKey,
       slug: options.slug,
+      listedNumber,
       ids: {
         organization: [organizationId],
         apiKey: keys.map((key) => key.id),
@@ -612,7 +629,7 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
         insight: [insight.generateInsight.id],
       },
     };
-    return { tenant, secrets: ownSecrets, numbers: numbers.map((number) => number.number), tagName: tag.name as string, idempotencyKeys };
+    return { tenant, secrets: ownSecrets, numbers: [...numbers.map((number) => number.number), listedNumber], tagName: tag.name as string, idempotencyKeys };
   }
 
   let victimNumbers: string[] = [];
@@ -998,7 +1015,7 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
     expectClean();
   });
 
-  it("the victim's unique values are free for the attacker: a tag name, phone numbers, an integration, an insight period", async () => {
+  it("the victim's unique values are free for the attacker: a tag name, phone numbers, a do-not-call number, an integration, an insight period", async () => {
     const rest = restClient(server, attacker.organizationId, attacker.apiKey);
     const call = async (method: string, path: string, body: unknown) => {
       const response = await rest(method, `/org/{org}${path}`, { body });
@@ -1014,6 +1031,8 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
     expect(number.status, JSON.stringify(number.body)).toBe(201);
     const bulk = await call('POST', '/phone-numbers/bulk', { sip_trunk_id: A.trunk, numbers: [{ number: victimNumbers[2] }] });
     expect(bulk.status, JSON.stringify(bulk.body)).toBe(201);
+    const listed = await call('POST', '/do-not-call', { numbers: [V.listedNumber], reason: 'attacker' });
+    expect(listed.body).toEqual({ count: 1 });
     const connected = await call('POST', '/integrations', { slug: victim.slug, credentials: { bot_token: 'attacker-bot' }, settings: { channel: '#a' } });
     expect(connected.status, JSON.stringify(connected.body)).toBe(201);
     expect(connected.body.id).not.toBe(V.connection);

@@ -102,7 +102,7 @@ export async function seedDemo(
   });
   await connectIntegration(scope, secrets, { slug: 'hubspot', credentials: { private_app_token: 'demo-token' }, settings: { pipeline_id: 'renewals' } });
 
-  const call = (id: string) => ({ id, type: 'call', trunk_id: trunks.outboundTrunk.id });
+  const call = (id: string) => ({ id, type: 'call', agent_id: voice.id, trunk_id: trunks.outboundTrunk.id });
   const workflow = await createWorkflow(scope, {
     name: 'Contract renewals',
     description: 'Calls customers whose contract ends this month',

@@ -1,8 +1,9 @@
 // Batches: one run per prospect, created all at once or not at all, and the
 // client's status moves (pause, resume, cancel) with their effect on runs.
 import { z } from 'zod';
-import { Prisma } from '../generated/prisma/client.ts';
-import { type ClientBatchStatus, clientBatchStatuses, clientMove, counterColumn } from './batch-state.ts';
+import { Prisma, type PrismaClient } from '../generated/prisma/client.ts';
+import { batchSettingsShape, batchSettingsUpdate, settingsColumns } from './batch-settings.ts';
+import { type ClientBatchStatus, clientBatchStatuses, clientMove, counterColumn, type RunMove } from './batch-state.ts';
 import { badInput, conflict, notFound } from './errors.ts';
 import { limits } from './limits.ts';
 import { actorOf, type Scope } from './scope.ts';
@@ -10,15 +11,32 @@ import { parseOrThrow } from './validation.ts';
 
 export const batchCreate = z
   .strictObject({
-    name: z.string().min(1).max(200).optional(),
-    prospect_ids: z.array(z.string()).max(limits.batchProspects).optional(),
-    prospect_list_id: z.string().optional(),
+    name: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .meta({ description: "the batch's name, by default the workflow's name and the creation time;" }),
+    prospect_ids: z
+      .array(z.string())
+      .max(limits.batchProspects)
+      .optional()
+      .meta({ description: 'prospects to call (`prs_…`), one run each; this or `prospect_list_id` is required;' }),
+    prospect_list_id: z
+      .string()
+      .optional()
+      .meta({ description: 'a prospect list (`pl_…`) whose members are called, with `prospect_ids` if both are given' }),
     scheduled_at: z.iso
       .datetime({ offset: true })
       .optional()
       .meta({ description: 'RFC 3339; runs wait until then' }),
+    ...batchSettingsShape,
   })
-  .meta({ id: 'BatchCreate' });
+  .meta({
+    id: 'BatchCreate',
+    description:
+      "E4's body: whom to call (the union of `prospect_ids` and the list's members, one run per prospect, duplicates once) and the campaign settings.",
+  });
 
 export const batchStatusUpdate = z
   .strictObject({ status: z.enum(clientBatchStatuses) })
@@ -80,7 +98,8 @@ export async function createBatch(scope: Scope, workflowId: string, input: unkno
             sourceType: sourceTypeOf(prospectIds.length > 0, Boolean(listId)),
             createdBy: actorOf(scope),
             scheduledAt: data.scheduled_at ? new Date(data.scheduled_at) : null,
-          },
+            ...settingsColumns(data),
+          } as Prisma.BatchUncheckedCreateInput,
         });
         const members = listId
           ? Prisma.sql`UNION SELECT m."prospectId" FROM "ProspectListMember" m WHERE m."listId" = ${listId}`
@@ -88,8 +107,8 @@ export async function createBatch(scope: Scope, workflowId: string, input: unkno
         let total: number;
         try {
           total = await tx.$executeRaw(Prisma.sql`
-            INSERT INTO "Run" ("organizationId", "workflowId", "workflowVersionId", "batchId", "prospectId", "updatedAt")
-            SELECT ${organizationId}, ${workflowId}, ${version.id}, ${batch.id}, source.id, now()
+            INSERT INTO "Run" ("organizationId", "workflowId", "workflowVersionId", "batchId", "prospectId", "updatedAt", "nextAttemptAt")
+            SELECT ${organizationId}, ${workflowId}, ${version.id}, ${batch.id}, source.id, now(), ${batch.scheduledAt ?? new Date()}::timestamptz
             FROM (SELECT unnest(${prospectIds}::text[]) AS id ${members}) AS source`);
         } catch (error) {
           insertFailed = true;
@@ -114,32 +133,101 @@ export async function createBatch(scope: Scope, workflowId: string, input: unkno
   }
 }
 
+/** What moving a batch's runs needs: raw statements, on a tenant client's transaction or the engine's. */
+type SqlClient = Pick<PrismaClient, '$executeRaw' | '$queryRaw'>;
+
+/**
+ * Moves the batch's runs in `move.from` statuses to `move.to` and their
+ * counters by exactly the rows changed, and sets the batch's status. The
+ * caller holds the batch row (the lock order: the batch, then its runs).
+ */
+async function moveBatch(tx: SqlClient, batchId: string, move: RunMove, status: string, pausedReason: string | null) {
+  const now = new Date();
+  const counters: Prisma.Sql[] = [];
+  let moved = 0;
+  for (const from of move.from) {
+    const count = await tx.$executeRaw`
+      UPDATE "Run" SET status = ${move.to}::"RunStatus", "updatedAt" = ${now},
+        "endedAt" = CASE WHEN ${move.to === 'CANCELLED'} THEN ${now}::timestamptz ELSE "endedAt" END
+      WHERE "batchId" = ${batchId} AND status = ${from}::"RunStatus"`;
+    counters.push(Prisma.sql`${Prisma.raw(`"${counterColumn[from]}"`)} = ${Prisma.raw(`"${counterColumn[from]}"`)} - ${count}`);
+    moved += count;
+  }
+  const to = Prisma.raw(`"${counterColumn[move.to]}"`);
+  await tx.$executeRaw`
+    UPDATE "Batch" SET ${Prisma.join(counters)}, ${to} = ${to} + ${moved}, status = ${status}::"BatchStatus",
+      "pausedReason" = ${pausedReason}, "updatedAt" = ${now}
+    WHERE id = ${batchId}`;
+}
+
+/** The circuit breaker's move (the engine holds the batch row): a client's pause, with the reason shown. */
+export const autoPauseBatch = (tx: SqlClient, batchId: string, reason: string) =>
+  moveBatch(tx, batchId, clientMove('IN_PROGRESS', 'PAUSED')!, 'PAUSED', reason);
+
+/** Locks the organization's batch for a change (the lock order: the batch first); 404 when it is not theirs. */
+async function lockBatch(tx: SqlClient, scope: Scope, batchId: string) {
+  const [locked] = await tx.$queryRaw<{ status: ClientBatchStatus }[]>`
+    SELECT status FROM "Batch" WHERE id = ${batchId} AND "organizationId" = ${scope.viewer.organizationId} FOR UPDATE`;
+  if (!locked) throw notFound('batch');
+  return locked;
+}
+
 /**
  * A client's status move: PAUSED, PENDING (resume) or CANCELLED. The batch row
  * is locked for the move, its runs change status in the same transaction and
  * the counters move by exactly the rows changed, so `stats` stays equal to the
- * runs' statuses even while the run engine works on the batch.
+ * runs' statuses even while the run engine works on the batch. Resuming clears
+ * the reason the circuit breaker paused it for.
  */
 export async function updateBatchStatus(scope: Scope, batchId: string, input: unknown) {
   const { status } = parseOrThrow(batchStatusUpdate, input);
   return scope.prisma.$transaction(async (tx) => {
-    const [locked] = await tx.$queryRaw<{ status: string }[]>(Prisma.sql`
-      SELECT status FROM "Batch" WHERE id = ${batchId} AND "organizationId" = ${scope.viewer.organizationId} FOR UPDATE`);
-    if (!locked) throw notFound('batch');
-    const move = clientMove(locked.status as ClientBatchStatus, status);
-    if (!move) return tx.batch.findUniqueOrThrow({ where: { id: batchId } });
-    const now = new Date();
-    const counters: Record<string, { increment: number } | { decrement: number }> = {};
-    let moved = 0;
-    for (const from of move.from) {
-      const { count } = await tx.run.updateMany({
-        where: { batchId, status: from },
-        data: { status: move.to, ...(move.to === 'CANCELLED' ? { endedAt: now } : {}) },
-      });
-      counters[counterColumn[from]] = { decrement: count };
-      moved += count;
+    const locked = await lockBatch(tx, scope, batchId);
+    const move = clientMove(locked.status, status);
+    if (move) await moveBatch(tx, batchId, move, status, null);
+    return tx.batch.findUniqueOrThrow({ where: { id: batchId } });
+  });
+}
+
+/**
+ * Changes a live batch's campaign settings. Runs put off by the old window or
+ * retry delay are due again as the new settings say: the engine puts those
+ * still outside the (new) window off again when it next looks at them.
+ */
+export async function updateBatchSettings(scope: Scope, batchId: string, input: unknown) {
+  const data = parseOrThrow(batchSettingsUpdate, input);
+  return scope.prisma.$transaction(async (tx) => {
+    await lockBatch(tx, scope, batchId);
+    const batch = await tx.batch.update({ where: { id: batchId }, data: settingsColumns(data) });
+    if (data.calling_window !== undefined || data.retry !== undefined) {
+      const delay = (batch.retry as { delay_seconds: number }).delay_seconds;
+      await tx.$executeRaw`
+        UPDATE "Run" r SET "nextAttemptAt" = GREATEST(now(),
+          coalesce((SELECT max(a."endedAt") FROM "RunAttempt" a WHERE a."runId" = r.id) + ${delay} * interval '1 second', now()))
+        WHERE r."batchId" = ${batchId} AND r.status IN ('PENDING', 'PAUSED') AND r."nextAttemptAt" > now()`;
     }
-    counters[counterColumn[move.to]] = { increment: moved };
-    return tx.batch.update({ where: { id: batchId }, data: { status, ...counters } });
+    return batch;
+  });
+}
+
+/**
+ * Gives the batch's FAILED runs one more attempt each: back to PENDING (to
+ * PAUSED in a paused batch), and a finished batch is PENDING again. 409 on a
+ * cancelled batch.
+ */
+export async function retryFailedRuns(scope: Scope, batchId: string) {
+  return scope.prisma.$transaction(async (tx) => {
+    const { status } = await lockBatch(tx, scope, batchId);
+    if (status === 'CANCELLED') throw conflict('a CANCELLED batch cannot be retried', { current_status: status });
+    const to = status === 'PAUSED' ? 'PAUSED' : 'PENDING';
+    const count = await tx.$executeRaw`
+      UPDATE "Run" SET status = ${to}::"RunStatus", "endedAt" = NULL, error = NULL, reason = NULL, "nextAttemptAt" = now(), "updatedAt" = now()
+      WHERE "batchId" = ${batchId} AND status = 'FAILED'`;
+    const pending = Prisma.raw(`"${counterColumn[to]}"`);
+    await tx.$executeRaw`
+      UPDATE "Batch" SET "failedCount" = "failedCount" - ${count}, ${pending} = ${pending} + ${count}, "updatedAt" = now(),
+        status = (CASE WHEN status IN ('FINISHED', 'FAILED') AND ${count} > 0 THEN 'PENDING' ELSE status::text END)::"BatchStatus"
+      WHERE id = ${batchId}`;
+    return tx.batch.findUniqueOrThrow({ where: { id: batchId } });
   });
 }

@@ -15,10 +15,10 @@ const rfc3339 = () => z.iso.datetime({ offset: true, local: false });
 
 export const runFilter = z
   .strictObject({
-    status: z.enum(runStatuses).optional(),
-    prospect_id: z.string().optional(),
-    batch_id: z.string().optional(),
-    workflow_version_id: z.string().optional(),
+    status: z.enum(runStatuses).optional().meta({ description: 'runs in this status;' }),
+    prospect_id: z.string().optional().meta({ description: 'runs calling this prospect (`prs_…`)' }),
+    batch_id: z.string().optional().meta({ description: 'runs of this batch (`bat_…`)' }),
+    workflow_version_id: z.string().optional().meta({ description: 'runs of this workflow version (`wfv_…`)' }),
     started_after: rfc3339().optional().meta({ description: 'runs started at or after this instant (RFC 3339)' }),
     started_before: rfc3339().optional().meta({ description: 'runs started before this instant (RFC 3339)' }),
   })

@@ -29,33 +29,47 @@ export const e164 = z
   .regex(/^\+[0-9]{8,15}$/, { message: 'must be E.164: + and 8 to 15 digits' })
   .meta({ description: 'E.164: + and 8 to 15 digits' });
 
-const label = z.string().max(200);
+const label = z.string().max(200).meta({ description: 'a free label, default empty;' });
+
+/** The trunk a number is added to (E16, E17). */
+const numberTrunkId = z
+  .string()
+  .min(1)
+  .meta({ description: 'the trunk the numbers are stored on (`trk_…`); an unknown one, or another organization’s, is NOT_FOUND (404);' });
 
 export const sipTrunkCreate = z
   .strictObject({
-    name: z.string().min(1).max(200),
-    address: z.string().min(1).max(500),
-    provider: z.enum(sipTrunkProviders),
+    name: z.string().min(1).max(200).meta({ description: 'the name both trunks of the pair get;' }),
+    address: z.string().min(1).max(500).meta({ description: "the SIP address the trunks connect to, shared by the pair;" }),
+    provider: z.enum(sipTrunkProviders).meta({ description: 'the SIP provider;' }),
     phone_numbers: z
       .array(e164)
       .min(1)
       .max(limits.bulkItems)
       .meta({ description: 'E.164 numbers, created on the outbound trunk;' }),
-    auth_username: z.string().max(200).optional(),
+    auth_username: z.string().max(200).optional().meta({ description: 'SIP authentication user name, shared by the pair;' }),
     auth_password: z.string().max(500).optional().meta({ description: 'encrypted at rest and never returned;' }),
-    max_concurrency: int(1).optional().meta({ description: `default ${DEFAULT_MAX_CONCURRENCY};` }),
+    max_concurrency: int(1).optional().meta({ description: `calls in flight at once on each trunk, over every instance; default ${DEFAULT_MAX_CONCURRENCY};` }),
   })
-  .meta({ id: 'SipTrunkCreate' });
+  .meta({
+    id: 'SipTrunkCreate',
+    description: "E15's body: a pair of trunks (inbound and outbound) sharing name, address and credentials, and the pair's numbers.",
+  });
 
 export const phoneNumberCreate = z
-  .strictObject({ number: e164, sip_trunk_id: z.string().min(1), label: label.optional() })
-  .meta({ id: 'PhoneNumberCreate' });
+  .strictObject({ number: e164, sip_trunk_id: numberTrunkId, label: label.optional() })
+  .meta({ id: 'PhoneNumberCreate', description: "E16's body: one number to add to a trunk." });
 
-export const phoneNumberEntry = z.strictObject({ number: e164, label: label.optional() }).meta({ id: 'PhoneNumberEntry' });
+export const phoneNumberEntry = z
+  .strictObject({ number: e164, label: label.optional() })
+  .meta({ id: 'PhoneNumberEntry', description: 'A number to add, with its label.' });
 
 export const phoneNumbersCreate = z
-  .strictObject({ numbers: z.array(phoneNumberEntry).min(1).max(limits.bulkItems), sip_trunk_id: z.string().min(1) })
-  .meta({ id: 'PhoneNumbersCreate' });
+  .strictObject({
+    numbers: z.array(phoneNumberEntry).min(1).max(limits.bulkItems).meta({ description: 'the numbers; one given twice is a CONFLICT (409);' }),
+    sip_trunk_id: numberTrunkId,
+  })
+  .meta({ id: 'PhoneNumbersCreate', description: "E17's body: numbers to add to one trunk, all or nothing." });
 
 type NumberEntry = z.output<typeof phoneNumberEntry>;
 type NumberClient = Pick<TenantClient, 'phoneNumber'>;

@@ -5,35 +5,39 @@ import { z } from 'zod';
 import { notFound } from './errors.ts';
 import { actorOf, type Scope } from './scope.ts';
 import { parseOrThrow } from './validation.ts';
+import { checkDefinition } from './workflow-definition.ts';
 
-/** A workflow's steps. Its content is free-form JSON to the API; the run engine reads it. */
+/** A workflow's steps (workflow-definition.ts checks the ones the service knows); the run engine reads it. */
 export const workflowDefinition = z.record(z.string(), z.unknown()).meta({
   description: 'The workflow definition: a JSON object (its steps)',
 });
 
 export const workflowCreate = z
   .strictObject({
-    name: z.string().min(1),
-    description: z.string().optional(),
-    trigger_type: z.string().min(1).optional(),
-    is_active: z.boolean().optional(),
+    name: z.string().min(1).meta({ description: 'Its name' }),
+    description: z.string().optional().meta({ description: 'Free text (empty unless given)' }),
+    trigger_type: z.string().min(1).optional().meta({ description: 'What starts it, free text (`manual` unless given)' }),
+    is_active: z.boolean().optional().meta({ description: 'The active flag (true unless given)' }),
     definition: workflowDefinition.optional(),
   })
-  .meta({ id: 'WorkflowCreate' });
+  .meta({ id: 'WorkflowCreate', description: 'A new workflow; its definition becomes version 1.' });
 
 export const workflowUpdate = z
   .strictObject({
-    name: z.string().min(1).optional(),
-    description: z.string().optional(),
-    is_active: z.boolean().optional(),
-    trigger_type: z.string().min(1).optional(),
+    name: z.string().min(1).optional().meta({ description: 'Its name' }),
+    description: z.string().optional().meta({ description: 'Free text' }),
+    is_active: z.boolean().optional().meta({ description: 'The active flag' }),
+    trigger_type: z.string().min(1).optional().meta({ description: 'What starts it, free text' }),
   })
-  .meta({ id: 'WorkflowUpdate' });
+  .meta({ id: 'WorkflowUpdate', description: 'Members to change (E5); those absent stay. It never makes a version.' });
 
-export const workflowVersionCreate = z.strictObject({ definition: workflowDefinition }).meta({ id: 'WorkflowVersionCreate' });
+export const workflowVersionCreate = z
+  .strictObject({ definition: workflowDefinition })
+  .meta({ id: 'WorkflowVersionCreate', description: 'A definition to publish as the next version.' });
 
 export async function createWorkflow(scope: Scope, input: unknown) {
   const data = parseOrThrow(workflowCreate, input);
+  await checkDefinition(scope, data.definition);
   const now = new Date();
   return scope.prisma.$transaction(async (tx) => {
     const workflow = await tx.workflow.create({
@@ -80,6 +84,7 @@ export async function updateWorkflow(scope: Scope, workflowId: string, input: un
 /** Publishes a new definition as version N+1; concurrent publishes get consecutive numbers. */
 export async function publishWorkflowVersion(scope: Scope, workflowId: string, input: unknown) {
   const data = parseOrThrow(workflowVersionCreate, input);
+  await checkDefinition(scope, data.definition);
   return scope.prisma.$transaction(async (tx) => {
     // The increment locks the workflow row until commit, serializing publishers.
     const bumped = await tx.workflow.updateMany({

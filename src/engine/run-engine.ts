@@ -1,24 +1,42 @@
-// The run engine: claims PENDING runs of due batches, executes the pinned
-// workflow version's steps one by one (current_step_id follows) through the
-// step handlers, and ends each run FINISHED or FAILED. Any number of
-// instances run side by side; each holds its runs under a lease it renews,
-// and takes back runs whose holder died once their lease runs out.
+// The run engine: claims due runs of due batches (within their calling
+// windows and pacing), executes the pinned workflow version's steps one by
+// one (current_step_id follows; a retried call resumes at its step), places
+// calls through the dialer (call-step.ts) and ends each run FINISHED or FAILED.
+// Any number of instances run side by side; each holds its runs under a lease
+// it renews, and takes back runs whose holder died once their lease runs out.
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PrismaClient } from '../generated/prisma/client.ts';
+import type { SecretBox } from '../domain/secrets.ts';
+import { signatureHeaders } from '../domain/signing-secret.ts';
+import { definitionSteps, type Step } from '../domain/workflow-definition.ts';
 import type { BatchProgressHub } from '../events/batch-progress.ts';
+import { type CallStepDependencies, performCallStep } from './call-step.ts';
+import { type Clock, systemClock } from './clock.ts';
+import type { Dialer } from './dialer.ts';
 import { type ClaimedRun, RunStore } from './run-store.ts';
-import { definitionSteps, type Step, StepFailed, type StepHandler } from './steps.ts';
+import { type Signer, StepFailed, type StepHandler } from './steps.ts';
 
 export interface EngineOptions {
   concurrency: number;
   leaseMs: number;
-  maxAttempts: number;
+  /** A run taken back this many times with no call in flight fails instead. */
+  maxRecoveries: number;
   /** How long to wait for work when none was found. */
   pollMs: number;
+  /** How long stop() lets calls in flight end before hanging up on them. */
+  drainMs: number;
+  /** Steps other than `call`. */
   handlers: Map<string, StepHandler>;
+  dialer: Dialer;
+  /** Opens the organizations' signing secrets. */
+  secrets: SecretBox;
+  clock?: Clock;
 }
+
+/** Told how long a claim transaction took, in seconds. */
+export type ClaimListener = (seconds: number) => void;
 
 interface Logger {
   error(object: unknown, message?: string): void;
@@ -34,6 +52,7 @@ export class RunEngine {
   private wake: (() => void) | null = null;
   /** Runs this instance finished, for metrics. */
   completed = 0;
+  private readonly claimListeners = new Set<ClaimListener>();
 
   constructor(
     prisma: PrismaClient,
@@ -41,8 +60,20 @@ export class RunEngine {
     private readonly options: EngineOptions,
     private readonly log: Logger = console,
   ) {
-    this.store = new RunStore(prisma, this.owner, options.leaseMs);
+    this.clock = options.clock ?? systemClock;
+    this.store = new RunStore(prisma, this.owner, options.leaseMs, this.clock);
+    this.callStep = {
+      store: this.store,
+      clock: this.clock,
+      dialer: options.dialer,
+      holdTrunk: (run, trunkId, signal) => this.holdTrunk(run, trunkId, signal),
+      announce: (batchIds) => this.announce(batchIds),
+      signerFor: (run) => this.signerFor(run),
+    };
   }
+
+  private readonly clock: Clock;
+  private readonly callStep: CallStepDependencies;
 
   get activeRuns(): number {
     return this.inFlight.size;
@@ -60,27 +91,37 @@ export class RunEngine {
     every(Math.max(100, this.options.leaseMs / 2), () => this.recoverExpired());
   }
 
+  /** Told of each claim transaction's duration (the claim-latency metric). */
+  onClaim(listener: ClaimListener): void {
+    this.claimListeners.add(listener);
+  }
+
   /** Looks for work at once (a batch was created or resumed). */
   poke(): void {
     this.wake?.();
   }
 
   /**
-   * Stops claiming, stops the runs in flight and hands them back to PENDING
-   * at once, so another instance takes them without waiting for the lease.
+   * Stops claiming, lets the runs in flight go on for up to `drainMs`, then
+   * stops the rest and hands them back at once, so another instance takes
+   * them without waiting for the lease: a call cut short is an attempt ended
+   * `failed` / `interrupted` (the retry policy decides), a run with no call in
+   * flight resumes elsewhere at its step.
    */
   async stop(): Promise<void> {
     if (!this.running) return;
     this.running = false;
     this.poke();
+    await this.loop;
+    const draining = [...this.inFlight.values()];
+    await Promise.race([Promise.allSettled(draining.map(({ done }) => done)), sleep(this.options.drainMs)]);
     for (const timer of this.timers) clearInterval(timer);
     this.timers = [];
-    await this.loop;
     const held = [...this.inFlight.values()];
     for (const { abort } of held) abort.abort();
     await Promise.allSettled(held.map(({ done }) => done));
     const stillHeld = held.map(({ run }) => run.id);
-    if (stillHeld.length > 0) this.announce(await this.store.release({ runIds: stillHeld }, this.options.maxAttempts + 1));
+    if (stillHeld.length > 0) this.announce(await this.store.release({ runIds: stillHeld }, 'interrupted', this.options.maxRecoveries + 1));
   }
 
   private async claimLoop() {
@@ -89,7 +130,10 @@ export class RunEngine {
       let claimed: ClaimedRun[] = [];
       if (free > 0) {
         try {
+          const startedAt = performance.now();
           claimed = await this.store.claim(free);
+          const seconds = (performance.now() - startedAt) / 1000;
+          for (const listener of this.claimListeners) listener(seconds);
         } catch (error) {
           this.log.error({ err: error }, 'claiming runs failed');
         }
@@ -121,11 +165,18 @@ export class RunEngine {
     let outcome: 'FINISHED' | 'FAILED' = 'FINISHED';
     let error: string | null = null;
     try {
-      for (const step of await this.stepsOf(run)) {
+      const steps = await this.stepsOf(run);
+      // A retried call resumes at its step; a fresh run starts at the first.
+      const resumeAt = Math.max(0, steps.findIndex((step) => step.id === run.currentStepId));
+      for (const step of steps.slice(resumeAt)) {
         if (!(await this.store.atStep(run.id, step.id))) return; // the lease was taken back
+        if (step.type === 'call') {
+          if ((await performCallStep(this.callStep, run, step, signal)) === 'ended') return;
+          continue;
+        }
         const handler = this.options.handlers.get(step.type);
         if (!handler) throw new StepFailed(`step ${step.id}: no handler for steps of type "${step.type}"`);
-        await handler(step, { run, signal, holdTrunk: (trunkId) => this.holdTrunk(run, trunkId, signal) });
+        await handler(step, { run, signal, sign: this.signerFor(run) });
       }
     } catch (failure) {
       if (signal.aborted) return; // shutting down: stop() hands the run back
@@ -135,6 +186,14 @@ export class RunEngine {
     }
     this.announce(await this.store.finish(run, outcome, error));
     this.completed++;
+  }
+
+  /** Signs with the organization's current signing secret (read at each request, so a rotation applies at once). */
+  private signerFor(run: ClaimedRun): Signer {
+    return async (body) => {
+      const sealed = await this.store.signingSecretOf(run.organizationId);
+      return sealed ? signatureHeaders(this.options.secrets.open(sealed), body, this.clock.now()) : {};
+    };
   }
 
   private async stepsOf(run: ClaimedRun): Promise<Step[]> {
@@ -154,7 +213,7 @@ export class RunEngine {
   }
 
   private async recoverExpired() {
-    this.announce(await this.store.release({ expiredBefore: 'now' }, this.options.maxAttempts));
+    this.announce(await this.store.release({ expired: true }, 'lost', this.options.maxRecoveries));
   }
 
   private announce(batchIds: string[]) {

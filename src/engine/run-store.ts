@@ -1,13 +1,28 @@
 // The run engine's moves, each one transaction that changes runs and the
 // counters of their batches together, so `stats` always equals the runs'
-// statuses, whatever else runs concurrently. Runs are claimed with FOR UPDATE
-// SKIP LOCKED, so any number of instances share the work and none takes a run
-// another holds. Every move of a run out of IN_PROGRESS is guarded by the
-// lease: an instance whose lease was taken back changes nothing.
+// statuses, whatever else runs concurrently.
+//
+// Lock order, on every path that touches a batch and its runs (here, and the
+// client's moves in src/domain/batches.ts): the batch rows first, in id order,
+// then their runs. A transaction never waits for a run while holding nothing
+// of its batch, so the engine and status changes cannot deadlock.
+//
+// Runs are claimed with FOR UPDATE SKIP LOCKED, so any number of instances
+// share the work and none takes a run another holds. Every move of a run out
+// of IN_PROGRESS is guarded by the lease (status and owner), and an attempt is
+// closed only while still open, so a write retried after a commit whose answer
+// was lost changes nothing the second time. Every transaction is retried on
+// transient errors (connection loss, deadlock, serialization).
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import { Prisma } from '../generated/prisma/client.ts';
+import { type CallOutcomeName, type RetryPolicy, settingsOf } from '../domain/batch-settings.ts';
 import { counterColumn } from '../domain/batch-state.ts';
+import { autoPauseBatch } from '../domain/batches.ts';
+import { prospectZone, windowState } from '../domain/calling-window.ts';
 import type { RunStatusName } from '../domain/runs.ts';
+import { retryTransient } from '../db/transient.ts';
+import type { Clock } from './clock.ts';
+import type { CallResult } from './dialer.ts';
 
 type Tx = Parameters<Parameters<PrismaClient['$transaction']>[0]>[0];
 
@@ -17,8 +32,19 @@ export interface ClaimedRun {
   batchId: string;
   workflowVersionId: string;
   prospectId: string;
+  /** Call attempts made so far. */
   attempts: number;
+  /** The step to resume at (a retried call), or null to start at the first. */
+  currentStepId: string | null;
+  prospect: { id: string; firstName: string; lastName: string; email: string; phone: string };
+  /** When a paced batch's run may place its call (calls_per_second); null: at once. */
+  slotAt: Date | null;
 }
+
+/** A claim reserves the pacing slots of the next second at most. */
+const PACING_HORIZON_MS = 1000;
+/** Runs of a batch with a calling window looked at per claim beyond those taken, to defer those outside it. */
+const WINDOW_SCAN = 500;
 
 const column = (status: RunStatusName) => Prisma.raw(`"${counterColumn[status]}"`);
 
@@ -44,43 +70,128 @@ async function completeBatches(tx: Tx, batchIds: string[]): Promise<string[]> {
   return rows.map((row) => row.id);
 }
 
+interface LockedBatch {
+  id: string;
+  status: string;
+  retry: RetryPolicy;
+  autoPause: { failure_rate: number; window: number } | null;
+}
+
+/** Locks batches (in id order: the lock order) and reads what deciding a run's next move needs. */
+async function lockBatches(tx: Tx, batchIds: string[]): Promise<Map<string, LockedBatch>> {
+  const rows = await tx.$queryRaw<{ id: string; status: string; callingWindow: unknown; retry: unknown; autoPause: unknown }[]>`
+    SELECT id, status::text AS status, "callingWindow", retry, "autoPause" FROM "Batch"
+    WHERE id = ANY(${[...new Set(batchIds)]}::text[]) ORDER BY id FOR NO KEY UPDATE`;
+  return new Map(rows.map((row) => [row.id, { id: row.id, status: row.status, ...settingsOf(row) }]));
+}
+
+/** What follows an attempt: the run goes on with its next step, is tried again later, or fails. */
+export function afterAttempt(outcome: CallOutcomeName, retry: RetryPolicy, attemptsAtStep: number): 'continue' | 'retry' | 'fail' {
+  const retried = retry.on.includes(outcome) && attemptsAtStep < retry.max_attempts;
+  if (retried) return 'retry';
+  if (outcome === 'answered' || outcome === 'voicemail') return 'continue';
+  return 'fail';
+}
+
+/** A run whose attempt reached nobody: tried again after the delay (held while its batch is paused), or failed. */
+interface AttemptSettlement {
+  runId: string;
+  decision: 'retry' | 'fail';
+  outcome: CallOutcomeName;
+  error: string;
+}
+
+/** Where a run that waits for another attempt goes, by its batch's status. */
+const waitingStatus = (batchStatus: string): RunStatusName =>
+  batchStatus === 'PAUSED' ? 'PAUSED' : batchStatus === 'CANCELLED' ? 'CANCELLED' : 'PENDING';
+
 export class RunStore {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly owner: string,
     private readonly leaseMs: number,
+    private readonly clock: Clock,
   ) {}
 
+  private transaction<T>(work: (tx: Tx, now: Date) => Promise<T>): Promise<T> {
+    return retryTransient(() => this.prisma.$transaction((tx) => work(tx, this.clock.now())));
+  }
+
+  private leaseUntil(now: Date) {
+    return new Date(now.getTime() + this.leaseMs);
+  }
+
   /**
-   * Takes up to `limit` PENDING runs of due batches (PENDING or IN_PROGRESS,
-   * scheduled_at passed), oldest first, moving them to IN_PROGRESS under this
-   * instance's lease and their batches to IN_PROGRESS.
+   * Takes up to `limit` due PENDING runs of due batches (PENDING or
+   * IN_PROGRESS, scheduled_at passed), within each batch's max_concurrency
+   * and calls_per_second, moving them to IN_PROGRESS under this instance's
+   * lease. Runs outside their calling window are put off until it opens.
    */
   claim(limit: number): Promise<ClaimedRun[]> {
-    return this.prisma.$transaction(async (tx) => {
-      // An ordered walk of "Run_createdAt_id_idx", partial WHERE status = 'PENDING'
-      // (prisma/migrations/20261121074812_run_write_cost): the condition and the
-      // order below are the index's, so the walk stops at the limit, sorting nothing.
-      const claimed = await tx.$queryRaw<ClaimedRun[]>`
-        WITH claimable AS (
-          SELECT r.id FROM "Run" r JOIN "Batch" b ON b.id = r."batchId"
-          WHERE r.status = 'PENDING' AND b.status IN ('PENDING', 'IN_PROGRESS')
-            AND (b."scheduledAt" IS NULL OR b."scheduledAt" <= now())
-          ORDER BY r."createdAt", r.id
-          LIMIT ${limit}
-          FOR UPDATE OF r SKIP LOCKED
-        )
-        UPDATE "Run" r SET status = 'IN_PROGRESS', "startedAt" = now(), "updatedAt" = now(), "leaseOwner" = ${this.owner},
-          "leaseExpiresAt" = now() + ${this.leaseMs} * interval '1 millisecond', attempts = r.attempts + 1
-        FROM claimable WHERE r.id = claimable.id
-        RETURNING r.id, r."organizationId", r."batchId", r."workflowVersionId", r."prospectId", r.attempts`;
-      const perBatch = new Map<string, number>();
-      for (const run of claimed) perBatch.set(run.batchId, (perBatch.get(run.batchId) ?? 0) + 1);
-      for (const [batchId, count] of perBatch) {
+    return this.transaction(async (tx, now) => {
+      // The batches first (the lock order); one another instance holds is left to it this time.
+      const batches = await tx.$queryRaw<
+        {
+          id: string;
+          callingWindow: unknown;
+          retry: unknown;
+          autoPause: unknown;
+          maxConcurrency: number | null;
+          callsPerSecond: number | null;
+          nextCallAt: Date | null;
+          inProgressCount: number;
+        }[]
+      >`
+        SELECT id, "callingWindow", retry, "autoPause", "maxConcurrency", "callsPerSecond", "nextCallAt", "inProgressCount"
+        FROM "Batch"
+        WHERE status IN ('PENDING', 'IN_PROGRESS') AND "pendingCount" > 0 AND ("scheduledAt" IS NULL OR "scheduledAt" <= ${now})
+        ORDER BY id FOR NO KEY UPDATE SKIP LOCKED`;
+      const claimed: ClaimedRun[] = [];
+      for (const batch of batches) {
+        const free = limit - claimed.length;
+        if (free <= 0) break;
+        let take = batch.maxConcurrency === null ? free : Math.min(free, batch.maxConcurrency - batch.inProgressCount);
+        const gapMs = batch.callsPerSecond ? 1000 / batch.callsPerSecond : 0;
+        const firstSlot = Math.max(batch.nextCallAt?.getTime() ?? 0, now.getTime());
+        if (gapMs) take = Math.min(take, Math.max(0, Math.ceil((now.getTime() + PACING_HORIZON_MS - firstSlot) / gapMs)));
+        if (take <= 0) continue;
+        const { callingWindow } = settingsOf(batch);
+        // An ordered walk of "Run_batchId_nextAttemptAt_id_idx", partial WHERE status = 'PENDING'
+        // (prisma/migrations/…_campaign_batches): the walk stops at the limit or at the first run not yet due.
+        const candidates = await tx.$queryRaw<(Omit<ClaimedRun, 'prospect' | 'slotAt'> & ClaimedRun['prospect'] & { timezone: string | null })[]>`
+          SELECT r.id, r."organizationId", r."batchId", r."workflowVersionId", r."prospectId", r.attempts, r."currentStepId",
+            p."firstName", p."lastName", p.email, p.phone, p.timezone
+          FROM "Run" r JOIN "Prospect" p ON p.id = r."prospectId"
+          WHERE r."batchId" = ${batch.id} AND r.status = 'PENDING' AND r."nextAttemptAt" <= ${now}
+          ORDER BY r."nextAttemptAt", r.id
+          LIMIT ${callingWindow ? take + WINDOW_SCAN : take}
+          FOR UPDATE OF r SKIP LOCKED`;
+        const taken: ClaimedRun[] = [];
+        const putOff = new Map<number, string[]>();
+        for (const { firstName, lastName, email, phone, timezone, ...run } of candidates) {
+          const state = callingWindow ? windowState(callingWindow, prospectZone({ timezone, phone }, callingWindow), now) : { open: true as const };
+          if (!state.open) {
+            const opensAt = state.opensAt.getTime();
+            putOff.set(opensAt, [...(putOff.get(opensAt) ?? []), run.id]);
+          } else if (taken.length < take) {
+            const slotAt = gapMs ? new Date(firstSlot + taken.length * gapMs) : null;
+            taken.push({ ...run, prospect: { id: run.prospectId, firstName, lastName, email, phone }, slotAt });
+          }
+        }
+        for (const [opensAt, ids] of putOff) {
+          await tx.$executeRaw`UPDATE "Run" SET "nextAttemptAt" = ${new Date(opensAt)} WHERE id = ANY(${ids}::text[])`;
+        }
+        if (taken.length === 0) continue;
         await tx.$executeRaw`
-          UPDATE "Batch" SET "pendingCount" = "pendingCount" - ${count}, "inProgressCount" = "inProgressCount" + ${count},
-            status = (CASE WHEN status = 'PENDING' THEN 'IN_PROGRESS' ELSE status::text END)::"BatchStatus", "updatedAt" = now()
-          WHERE id = ${batchId}`;
+          UPDATE "Run" SET status = 'IN_PROGRESS', "startedAt" = coalesce("startedAt", ${now}), "updatedAt" = ${now},
+            "leaseOwner" = ${this.owner}, "leaseExpiresAt" = ${this.leaseUntil(now)}
+          WHERE id = ANY(${taken.map((run) => run.id)}::text[])`;
+        await tx.$executeRaw`
+          UPDATE "Batch" SET "pendingCount" = "pendingCount" - ${taken.length}, "inProgressCount" = "inProgressCount" + ${taken.length},
+            status = (CASE WHEN status = 'PENDING' THEN 'IN_PROGRESS' ELSE status::text END)::"BatchStatus", "updatedAt" = now(),
+            "nextCallAt" = ${gapMs ? new Date(firstSlot + taken.length * gapMs) : null}::timestamptz
+          WHERE id = ${batch.id}`;
+        claimed.push(...taken);
       }
       return claimed;
     });
@@ -88,25 +199,190 @@ export class RunStore {
 
   /** Records the step a run is at; false when the run is no longer this instance's. */
   async atStep(runId: string, stepId: string): Promise<boolean> {
-    const count = await this.prisma.$executeRaw`
-      UPDATE "Run" SET "currentStepId" = ${stepId}, "updatedAt" = now()
-      WHERE id = ${runId} AND status = 'IN_PROGRESS' AND "leaseOwner" = ${this.owner}`;
+    const count = await retryTransient(
+      () => this.prisma.$executeRaw`
+        UPDATE "Run" SET "currentStepId" = ${stepId}, "updatedAt" = ${this.clock.now()}
+        WHERE id = ${runId} AND status = 'IN_PROGRESS' AND "leaseOwner" = ${this.owner}`,
+    );
     return count === 1;
   }
 
   /** Extends this instance's leases on the runs it holds. */
   renewLeases(runIds: string[]) {
     if (runIds.length === 0) return Promise.resolve(0);
-    return this.prisma.$executeRaw`
-      UPDATE "Run" SET "leaseExpiresAt" = now() + ${this.leaseMs} * interval '1 millisecond'
-      WHERE id = ANY(${runIds}::text[]) AND status = 'IN_PROGRESS' AND "leaseOwner" = ${this.owner}`;
+    return retryTransient(
+      () => this.prisma.$executeRaw`
+        UPDATE "Run" SET "leaseExpiresAt" = ${this.leaseUntil(this.clock.now())}
+        WHERE id = ANY(${runIds}::text[]) AND status = 'IN_PROGRESS' AND "leaseOwner" = ${this.owner}`,
+    );
   }
 
-  /** Ends a run FINISHED or FAILED; returns the batch ids that changed (none if the lease was lost). */
-  finish(run: ClaimedRun, outcome: 'FINISHED' | 'FAILED', error: string | null): Promise<string[]> {
-    return this.prisma.$transaction(async (tx) => {
+  /** True when the organization's do-not-call list holds the number (its primary key). */
+  async onDoNotCallList(organizationId: string, number: string): Promise<boolean> {
+    const rows = await retryTransient(
+      () => this.prisma.$queryRaw<unknown[]>`
+        SELECT 1 FROM "DoNotCallNumber" WHERE "organizationId" = ${organizationId} AND number = ${number}`,
+    );
+    return rows.length > 0;
+  }
+
+  /** The organization's agent's pre-call webhook (null when it has none); undefined when the agent is gone. */
+  async precallWebhookOf(organizationId: string, agentId: string): Promise<unknown | null | undefined> {
+    const agent = await retryTransient(() =>
+      this.prisma.agent.findFirst({ where: { id: agentId, organizationId }, select: { precallWebhook: true } }),
+    );
+    return agent ? agent.precallWebhook : undefined;
+  }
+
+  /** The organization's sealed signing secret, or null when it has none yet. */
+  async signingSecretOf(organizationId: string): Promise<string | null> {
+    const organization = await retryTransient(() =>
+      this.prisma.organization.findUnique({ where: { id: organizationId }, select: { signingSecretEncrypted: true } }),
+    );
+    return organization?.signingSecretEncrypted ?? null;
+  }
+
+  /** The caller ids of an outbound trunk, in a stable order (used in turn). */
+  async numbersOfTrunk(trunkId: string): Promise<string[]> {
+    const rows = await retryTransient(() =>
+      this.prisma.phoneNumber.findMany({ where: { sipTrunkId: trunkId }, orderBy: [{ createdAt: 'asc' }, { number: 'asc' }], select: { number: true } }),
+    );
+    return rows.map((row) => row.number);
+  }
+
+  /**
+   * Writes attempt `number` open (no outcome yet) before the call is placed,
+   * so a call in flight is known even if this instance dies. False when the
+   * run is no longer this instance's (nothing written).
+   */
+  startAttempt(
+    run: ClaimedRun,
+    attempt: {
+      number: number;
+      stepId: string;
+      fromNumber: string | null;
+      toNumber: string;
+      dynamicVariables: unknown;
+      /** A paced attempt's slot: when its call is placed (not before). */
+      startedAt: Date | null;
+    },
+  ): Promise<boolean> {
+    return this.transaction(async (tx, now) => {
+      const held = await tx.$executeRaw`
+        UPDATE "Run" SET attempts = ${attempt.number}, "updatedAt" = ${now}
+        WHERE id = ${run.id} AND status = 'IN_PROGRESS' AND "leaseOwner" = ${this.owner} AND attempts = ${attempt.number - 1}`;
+      if (held === 0) {
+        // Retried after a commit whose answer was lost: the attempt is there already.
+        const [existing] = await tx.$queryRaw<unknown[]>`SELECT 1 FROM "RunAttempt" WHERE "runId" = ${run.id} AND number = ${attempt.number}`;
+        return existing !== undefined;
+      }
+      await tx.runAttempt.create({
+        data: {
+          organizationId: run.organizationId,
+          runId: run.id,
+          batchId: run.batchId,
+          number: attempt.number,
+          stepId: attempt.stepId,
+          startedAt: attempt.startedAt ?? now,
+          fromNumber: attempt.fromNumber,
+          toNumber: attempt.toNumber,
+          dynamicVariables: (attempt.dynamicVariables ?? undefined) as never,
+        },
+      });
+      return true;
+    });
+  }
+
+  /**
+   * Closes attempt `number` with its outcome and moves the run on by its
+   * batch's retry policy: 'continue' (answered, or voicemail not retried: the
+   * run goes on with its next step), or 'ended' (tried again later, failed, or
+   * no longer this instance's).
+   */
+  endAttempt(run: ClaimedRun, number: number, stepId: string, result: CallResult): Promise<{ next: 'continue' | 'ended'; batchIds: string[] }> {
+    return this.transaction(async (tx, now) => {
+      const batch = (await lockBatches(tx, [run.batchId])).get(run.batchId)!;
+      const closed = await tx.$executeRaw`
+        UPDATE "RunAttempt" SET "endedAt" = ${now}, outcome = ${result.outcome}::"CallOutcome", reason = ${result.reason},
+          "durationSeconds" = ${result.durationSeconds}
+        WHERE "runId" = ${run.id} AND number = ${number} AND "endedAt" IS NULL`;
+      const [current] = await tx.$queryRaw<{ held: boolean }[]>`
+        SELECT status = 'IN_PROGRESS' AND "leaseOwner" = ${this.owner} AS held FROM "Run" WHERE id = ${run.id}`;
+      // Closed already (a retry after a lost answer) or taken back: whatever the first commit decided stands.
+      if (closed === 0 || !current?.held) return { next: current?.held ? 'continue' : 'ended', batchIds: [] };
+      const decision = afterAttempt(result.outcome, batch.retry, await this.attemptsAtStep(tx, run.id, stepId));
+      if (decision === 'continue') {
+        await tx.$executeRaw`UPDATE "Run" SET "lastOutcome" = ${result.outcome}::"CallOutcome", "updatedAt" = ${now} WHERE id = ${run.id}`;
+        return { next: 'continue', batchIds: [] };
+      }
+      const error = decision === 'fail' ? `the call ended ${result.outcome}${result.reason ? ` (${result.reason})` : ''} after ${number} attempt${number > 1 ? 's' : ''}` : '';
+      await this.settle(tx, now, batch, [{ runId: run.id, decision, outcome: result.outcome, error }]);
+      return { next: 'ended', batchIds: [run.batchId] };
+    });
+  }
+
+  private async attemptsAtStep(tx: Tx, runId: string, stepId: string): Promise<number> {
+    const [row] = await tx.$queryRaw<{ count: number }[]>`
+      SELECT count(*)::int AS count FROM "RunAttempt" WHERE "runId" = ${runId} AND "stepId" = ${stepId}`;
+    return row!.count;
+  }
+
+  /** Moves runs of one locked batch whose attempt reached nobody: to wait for a retry, or to FAILED. */
+  private async settle(tx: Tx, now: Date, batch: LockedBatch, runs: AttemptSettlement[]) {
+    const retryAt = new Date(now.getTime() + batch.retry.delay_seconds * 1000);
+    const waiting = waitingStatus(batch.status);
+    for (const to of new Set(runs.map((run) => (run.decision === 'retry' ? waiting : 'FAILED')))) {
+      const moving = runs.filter((run) => (run.decision === 'retry' ? waiting : 'FAILED') === to);
+      const final = to === 'FAILED' || to === 'CANCELLED';
+      await tx.$executeRaw`
+        UPDATE "Run" AS r SET status = ${to}::"RunStatus", "updatedAt" = ${now}, "leaseOwner" = NULL, "leaseExpiresAt" = NULL,
+          "trunkId" = NULL, "nextAttemptAt" = ${retryAt}, "lastOutcome" = moved.outcome::"CallOutcome",
+          "endedAt" = CASE WHEN ${final} THEN ${now}::timestamptz ELSE NULL END,
+          error = CASE WHEN ${to === 'FAILED'} THEN moved.error ELSE r.error END
+        FROM unnest(${moving.map((run) => run.runId)}::text[], ${moving.map((run) => run.outcome)}::text[], ${moving.map((run) => run.error)}::text[])
+          AS moved(id, outcome, error)
+        WHERE r.id = moved.id`;
+      await moveCounters(tx, batch.id, 'IN_PROGRESS', to, moving.length);
+    }
+    await completeBatches(tx, [batch.id]);
+    if (runs.some((run) => run.outcome === 'failed')) await this.tripBreaker(tx, batch);
+  }
+
+  /** The circuit breaker: pauses the batch when its latest attempts failed as often as its auto_pause says. */
+  private async tripBreaker(tx: Tx, batch: LockedBatch) {
+    if (!batch.autoPause || !['PENDING', 'IN_PROGRESS'].includes(batch.status)) return;
+    // The batch's latest ended attempts: "RunAttempt_batchId_endedAt_idx", partial WHERE "endedAt" IS NOT NULL, walked backward.
+    const [share] = await tx.$queryRaw<{ failed: number; total: number }[]>`
+      SELECT count(*) FILTER (WHERE outcome = 'failed')::int AS failed, count(*)::int AS total FROM (
+        SELECT outcome FROM "RunAttempt" WHERE "batchId" = ${batch.id} AND "endedAt" IS NOT NULL
+        ORDER BY "endedAt" DESC LIMIT ${batch.autoPause.window}) AS latest`;
+    const { failed, total } = share!;
+    if (total < batch.autoPause.window || failed < batch.autoPause.failure_rate * total) return;
+    await autoPauseBatch(tx, batch.id, `auto_pause: ${failed} of ${total} attempts failed`);
+    batch.status = 'PAUSED';
+  }
+
+  /** Ends a run without a call (invalid_number, do_not_call, precall_skip); false when it is no longer this instance's. */
+  endWithoutCall(run: ClaimedRun, to: 'FAILED' | 'CANCELLED', reason: string, error: string | null): Promise<string[]> {
+    return this.transaction(async (tx, now) => {
+      await lockBatches(tx, [run.batchId]);
       const ended = await tx.$executeRaw`
-        UPDATE "Run" SET status = ${outcome}::"RunStatus", "endedAt" = now(), "updatedAt" = now(), error = ${error},
+        UPDATE "Run" SET status = ${to}::"RunStatus", "endedAt" = ${now}, "updatedAt" = ${now}, reason = ${reason}, error = ${error},
+          "leaseOwner" = NULL, "leaseExpiresAt" = NULL, "trunkId" = NULL
+        WHERE id = ${run.id} AND status = 'IN_PROGRESS' AND "leaseOwner" = ${this.owner}`;
+      if (ended === 0) return [];
+      await moveCounters(tx, run.batchId, 'IN_PROGRESS', to, 1);
+      await completeBatches(tx, [run.batchId]);
+      return [run.batchId];
+    });
+  }
+
+  /** Ends a run FINISHED or FAILED after its steps; returns the batch ids that changed (none if the lease was lost). */
+  finish(run: ClaimedRun, outcome: 'FINISHED' | 'FAILED', error: string | null): Promise<string[]> {
+    return this.transaction(async (tx, now) => {
+      await lockBatches(tx, [run.batchId]);
+      const ended = await tx.$executeRaw`
+        UPDATE "Run" SET status = ${outcome}::"RunStatus", "endedAt" = ${now}, "updatedAt" = ${now}, error = ${error},
           "leaseOwner" = NULL, "leaseExpiresAt" = NULL, "trunkId" = NULL
         WHERE id = ${run.id} AND status = 'IN_PROGRESS' AND "leaseOwner" = ${this.owner}`;
       if (ended === 0) return [];
@@ -117,49 +393,59 @@ export class RunStore {
   }
 
   /**
-   * Hands runs back (shutdown, or a lease lost to a crash): to PENDING, or
-   * to PAUSED / CANCELLED when their batch was paused or cancelled meanwhile;
-   * a run that used up its attempts FAILS instead. `onlyExpired` takes back
-   * any instance's runs whose lease ran out; otherwise this instance's `runIds`.
+   * Takes runs back: this instance's `runIds` (it is stopping), or any
+   * instance's whose lease ran out (it died). A run with a call in flight has
+   * that attempt recorded `failed` with `reason` (`interrupted`, `lost`) and
+   * follows its batch's retry policy like any failed attempt: it is never
+   * re-run at once. A run with no call in flight resumes at its step
+   * (PENDING, or PAUSED / CANCELLED when its batch was paused or cancelled
+   * meanwhile), and FAILS once taken back `maxRecoveries` times.
    */
-  release(select: { expiredBefore: 'now' } | { runIds: string[] }, maxAttempts: number): Promise<string[]> {
-    return this.prisma.$transaction(async (tx) => {
-      // Expired leases: "Run_leaseExpiresAt_idx", partial WHERE status = 'IN_PROGRESS'.
+  release(select: { expired: true } | { runIds: string[] }, reason: 'lost' | 'interrupted', maxRecoveries: number): Promise<string[]> {
+    return this.transaction(async (tx, now) => {
       const condition =
         'runIds' in select
           ? Prisma.sql`r.id = ANY(${select.runIds}::text[]) AND r."leaseOwner" = ${this.owner}`
-          : Prisma.sql`r."leaseExpiresAt" < now()`;
-      const runs = await tx.$queryRaw<{ id: string; batchId: string; attempts: number; batchStatus: string }[]>`
-        SELECT r.id, r."batchId", r.attempts, b.status::text AS "batchStatus"
-        FROM "Run" r JOIN "Batch" b ON b.id = r."batchId"
-        WHERE r.status = 'IN_PROGRESS' AND ${condition}
+          : Prisma.sql`r."leaseExpiresAt" < ${now}`;
+      // Expired leases: "Run_leaseExpiresAt_idx", partial WHERE status = 'IN_PROGRESS'. Read without
+      // locks to find the batches, which are locked first (the lock order), then the runs.
+      const found = await tx.$queryRaw<{ batchId: string }[]>`
+        SELECT DISTINCT r."batchId" FROM "Run" r WHERE r.status = 'IN_PROGRESS' AND ${condition} LIMIT 100`;
+      if (found.length === 0) return [];
+      const batches = await lockBatches(tx, found.map((row) => row.batchId));
+      const runs = await tx.$queryRaw<{ id: string; batchId: string; recoveries: number; openAttempt: number | null; stepId: string | null }[]>`
+        SELECT r.id, r."batchId", r.recoveries, a.number AS "openAttempt", a."stepId"
+        FROM "Run" r LEFT JOIN "RunAttempt" a ON a."runId" = r.id AND a."endedAt" IS NULL
+        WHERE r.status = 'IN_PROGRESS' AND ${condition} AND r."batchId" = ANY(${[...batches.keys()]}::text[])
         ORDER BY r.id LIMIT 500
         FOR UPDATE OF r SKIP LOCKED`;
-      const moves = new Map<string, { batchId: string; to: RunStatusName; ids: string[] }>();
-      for (const run of runs) {
-        const to: RunStatusName =
-          run.attempts >= maxAttempts
-            ? 'FAILED'
-            : run.batchStatus === 'PAUSED'
-              ? 'PAUSED'
-              : run.batchStatus === 'CANCELLED'
-                ? 'CANCELLED'
-                : 'PENDING';
-        const key = `${run.batchId}|${to}`;
-        const move = moves.get(key) ?? { batchId: run.batchId, to, ids: [] };
-        move.ids.push(run.id);
-        moves.set(key, move);
-      }
-      for (const { batchId, to, ids } of moves.values()) {
-        const final = to === 'FAILED' || to === 'CANCELLED';
+      const inFlight = runs.filter((run) => run.openAttempt !== null);
+      if (inFlight.length > 0) {
         await tx.$executeRaw`
-          UPDATE "Run" SET status = ${to}::"RunStatus", "updatedAt" = now(), "leaseOwner" = NULL, "leaseExpiresAt" = NULL,
-            "trunkId" = NULL, "currentStepId" = CASE WHEN ${final} THEN "currentStepId" ELSE NULL END,
-            "startedAt" = CASE WHEN ${final} THEN "startedAt" ELSE NULL END,
-            "endedAt" = CASE WHEN ${final} THEN now() ELSE NULL END,
-            error = CASE WHEN ${to === 'FAILED'} THEN 'gave up after ' || attempts || ' attempts' ELSE error END
-          WHERE id = ANY(${ids}::text[])`;
-        await moveCounters(tx, batchId, 'IN_PROGRESS', to, ids.length);
+          UPDATE "RunAttempt" SET "endedAt" = ${now}, outcome = 'failed', reason = ${reason}, "durationSeconds" = 0
+          WHERE "runId" = ANY(${inFlight.map((run) => run.id)}::text[]) AND "endedAt" IS NULL`;
+      }
+      for (const batch of batches.values()) {
+        const settlements: AttemptSettlement[] = [];
+        for (const run of inFlight.filter((candidate) => candidate.batchId === batch.id)) {
+          const decision = afterAttempt('failed', batch.retry, await this.attemptsAtStep(tx, run.id, run.stepId!));
+          const error = `the call was ${reason}: its instance stopped before it ended (attempt ${run.openAttempt})`;
+          settlements.push({ runId: run.id, decision: decision === 'retry' ? 'retry' : 'fail', outcome: 'failed', error });
+        }
+        if (settlements.length > 0) await this.settle(tx, now, batch, settlements);
+        const idle = runs.filter((run) => run.batchId === batch.id && run.openAttempt === null);
+        for (const to of [waitingStatus(batch.status), 'FAILED' as const]) {
+          const ids = idle.filter((run) => (run.recoveries + 1 >= maxRecoveries ? 'FAILED' : waitingStatus(batch.status)) === to).map((run) => run.id);
+          if (ids.length === 0) continue;
+          const final = to === 'FAILED' || to === 'CANCELLED';
+          await tx.$executeRaw`
+            UPDATE "Run" SET status = ${to}::"RunStatus", "updatedAt" = ${now}, "leaseOwner" = NULL, "leaseExpiresAt" = NULL,
+              "trunkId" = NULL, recoveries = recoveries + 1, "nextAttemptAt" = ${now},
+              "endedAt" = CASE WHEN ${final} THEN ${now}::timestamptz ELSE NULL END,
+              error = CASE WHEN ${to === 'FAILED'} THEN 'gave up after ' || (recoveries + 1) || ' recoveries' ELSE error END
+            WHERE id = ANY(${ids}::text[])`;
+          await moveCounters(tx, batch.id, 'IN_PROGRESS', to, ids.length);
+        }
       }
       const batchIds = [...new Set(runs.map((run) => run.batchId))];
       await completeBatches(tx, batchIds);
@@ -174,7 +460,7 @@ export class RunStore {
    * run organization's outbound trunk.
    */
   takeTrunkSlot(run: ClaimedRun, trunkId: string): Promise<boolean | null> {
-    return this.prisma.$transaction(async (tx) => {
+    return this.transaction(async (tx) => {
       // One taker per trunk at a time, across instances, for the count-then-take below.
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`trunk:${trunkId}`}))`;
       const [trunk] = await tx.$queryRaw<{ maxConcurrency: number }[]>`
@@ -192,10 +478,10 @@ export class RunStore {
   }
 
   releaseTrunkSlot(runId: string) {
-    return this.prisma.$executeRaw`UPDATE "Run" SET "trunkId" = NULL WHERE id = ${runId} AND "leaseOwner" = ${this.owner}`;
+    return retryTransient(() => this.prisma.$executeRaw`UPDATE "Run" SET "trunkId" = NULL WHERE id = ${runId} AND "leaseOwner" = ${this.owner}`);
   }
 
   definitionOf(workflowVersionId: string) {
-    return this.prisma.workflowVersion.findUnique({ where: { id: workflowVersionId }, select: { definition: true } });
+    return retryTransient(() => this.prisma.workflowVersion.findUnique({ where: { id: workflowVersionId }, select: { definition: true } }));
   }
 }

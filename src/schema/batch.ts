@@ -1,5 +1,8 @@
-import { batchCreate, createBatch, updateBatchStatus } from '../domain/batches.ts';
+import { autoPause, batchSettingsUpdate, callOutcomes, retryPolicy, settingsOf } from '../domain/batch-settings.ts';
+import { batchCreate, createBatch, retryFailedRuns, updateBatchSettings, updateBatchStatus } from '../domain/batches.ts';
+import { callingWindow, describeWindowWait, windowState } from '../domain/calling-window.ts';
 import { notFound } from '../domain/errors.ts';
+import { camelCase } from '../domain/names.ts';
 import type { Batch as BatchRow } from '../generated/prisma/client.ts';
 import { builder, type NodeRef } from './builder.ts';
 import { BatchStatusEnum, RunOrderEnum } from './enums.ts';
@@ -10,13 +13,14 @@ import { Workflow, WorkflowVersion } from './workflow.ts';
 export const BatchStats = builder.objectRef<BatchRow>('BatchStats').implement({
   description: "How many of the batch's runs are in each status; always equal to the runs themselves.",
   fields: (t) => ({
-    pendingCount: t.exposeInt('pendingCount'),
-    inProgressCount: t.exposeInt('inProgressCount'),
-    pausedCount: t.exposeInt('pausedCount'),
-    finishedCount: t.exposeInt('finishedCount'),
-    cancelledCount: t.exposeInt('cancelledCount'),
-    failedCount: t.exposeInt('failedCount'),
+    pendingCount: t.exposeInt('pendingCount', { description: 'Runs PENDING.' }),
+    inProgressCount: t.exposeInt('inProgressCount', { description: 'Runs IN_PROGRESS.' }),
+    pausedCount: t.exposeInt('pausedCount', { description: 'Runs PAUSED.' }),
+    finishedCount: t.exposeInt('finishedCount', { description: 'Runs FINISHED.' }),
+    cancelledCount: t.exposeInt('cancelledCount', { description: 'Runs CANCELLED.' }),
+    failedCount: t.exposeInt('failedCount', { description: 'Runs FAILED.' }),
     totalCount: t.int({
+      description: 'Every run: the sum of the counts above, equal to `totalProspects`.',
       resolve: (batch) =>
         batch.pendingCount +
         batch.inProgressCount +
@@ -28,39 +32,111 @@ export const BatchStats = builder.objectRef<BatchRow>('BatchStats').implement({
   }),
 });
 
+const CallingWindowType = typesFromSchema(callingWindow);
+const RetryPolicyType = typesFromSchema(retryPolicy);
+const AutoPauseType = typesFromSchema(autoPause);
+
+type OutcomeCounts = Record<(typeof callOutcomes)[number] | 'attempts', number>;
+
+export const BatchOutcomes = builder.objectRef<OutcomeCounts>('BatchOutcomes').implement({
+  description: "How the batch's call attempts ended so far (attempts still in flight count in `attempts` only).",
+  fields: (t) => ({
+    attempts: t.exposeInt('attempts', { description: 'Call attempts started.' }),
+    ...Object.fromEntries(
+      callOutcomes.map((outcome) => [camelCase(outcome), t.exposeInt(outcome, { description: `Attempts that ended \`${outcome}\`.` })]),
+    ),
+  }),
+});
+
 export const Batch: NodeRef<'Batch'> = builder.prismaNode('Batch', {
   id: { field: 'id' },
   nullable: true,
+  description:
+    'A campaign: one run per prospect of one workflow version, with its calling window, pacing, retry policy and ' +
+    'circuit breaker. REST: `/batches/{id}` (E4 creates it, E9 sets its status).',
   fields: (t) => ({
-    name: t.exposeString('name'),
-    organizationId: t.exposeID('organizationId'),
-    workflowId: t.exposeID('workflowId'),
-    workflowVersionId: t.exposeID('workflowVersionId'),
+    name: t.exposeString('name', { description: "Its name (default: the workflow's name and the creation time)." }),
+    organizationId: t.exposeID('organizationId', { description: 'The id of its organization (`org_…`).' }),
+    workflowId: t.exposeID('workflowId', { description: 'The id of its workflow (`wf_…`).' }),
+    workflowVersionId: t.exposeID('workflowVersionId', {
+      description: "The id of the workflow version its runs follow (`wfv_…`): the workflow's latest when the batch was created.",
+    }),
     workflowVersionNumber: t.int({
+      description: 'The number of that version.',
       resolve: async (batch, _args, context) =>
         (await context.loaders.workflowVersion.load(batch.workflowVersionId))!.version,
     }),
     sourceType: t.exposeString('sourceType', { description: '`prospect_ids`, `prospect_list` or `mixed`.' }),
     createdBy: t.exposeString('createdBy', { description: 'The id of the API key that created it.' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    scheduledAt: t.expose('scheduledAt', { type: 'DateTime', nullable: true }),
-    status: t.expose('status', { type: BatchStatusEnum }),
-    totalProspects: t.exposeInt('totalProspects'),
-    stats: t.field({ type: BatchStats, resolve: (batch) => batch }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created.' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'When it last changed.' }),
+    scheduledAt: t.expose('scheduledAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'Before this instant none of its runs starts; null: they may start at once.',
+    }),
+    status: t.expose('status', { type: BatchStatusEnum, description: 'Where it is in its lifecycle.' }),
+    totalProspects: t.exposeInt('totalProspects', { description: 'How many prospects it calls, one run each.' }),
+    stats: t.field({ type: BatchStats, description: "Its runs by status (SPEC.md's `stats`).", resolve: (batch) => batch }),
+    callingWindow: t.field({
+      type: CallingWindowType.output(),
+      nullable: true,
+      description: CallingWindowType.description,
+      resolve: (batch) => settingsOf(batch).callingWindow,
+    }),
+    maxConcurrency: t.exposeInt('maxConcurrency', { nullable: true, description: 'Runs of the batch in progress at once, over every instance; null: unbounded.' }),
+    callsPerSecond: t.exposeFloat('callsPerSecond', { nullable: true, description: 'Attempts started per second, over every instance; null: unpaced.' }),
+    retry: t.field({ type: RetryPolicyType.output(), description: RetryPolicyType.description, resolve: (batch) => settingsOf(batch).retry }),
+    autoPause: t.field({
+      type: AutoPauseType.output(),
+      nullable: true,
+      description: AutoPauseType.description,
+      resolve: (batch) => settingsOf(batch).autoPause,
+    }),
+    pausedReason: t.exposeString('pausedReason', {
+      nullable: true,
+      description: 'Why the service paused the batch (`auto_pause: 31 of 50 attempts failed`); null when a client paused it, or it runs.',
+    }),
+    windowState: t.string({
+      nullable: true,
+      description:
+        'While the calling window (in its own timezone) is closed: when it opens ("waiting for 09:00 America/Chicago"); null when open or unset.',
+      resolve: (batch) => {
+        const window = settingsOf(batch).callingWindow;
+        if (!window) return null;
+        const now = new Date();
+        const state = windowState(window, window.timezone, now);
+        return state.open ? null : describeWindowWait(state.opensAt, window.timezone, now);
+      },
+    }),
+    outcomes: t.field({
+      type: BatchOutcomes,
+      description: "The batch's call attempts by outcome.",
+      resolve: async (batch, _args, context) => {
+        const counts = Object.fromEntries([...callOutcomes, 'attempts'].map((name) => [name, 0])) as OutcomeCounts;
+        for (const { outcome, count } of await context.loaders.outcomesOfBatch.load(batch.id)) {
+          counts.attempts += count;
+          if (outcome) counts[outcome as keyof OutcomeCounts] = count;
+        }
+        return counts;
+      },
+    }),
     workflow: t.field({
       type: Workflow,
+      description: 'Its workflow.',
       resolve: async (batch, _args, context) => (await context.loaders.workflow.load(batch.workflowId))!,
     }),
     workflowVersion: t.field({
       type: WorkflowVersion,
+      description: 'The workflow version its runs follow.',
       resolve: async (batch, _args, context) => (await context.loaders.workflowVersion.load(batch.workflowVersionId))!,
     }),
     runs: t.connection({
       type: Run,
+      description: 'Its runs, filtered and sorted as E6 lists them.',
       args: {
-        filter: t.arg({ type: RunFilterTypes.input(), required: false }),
-        orderBy: t.arg({ type: RunOrderEnum, required: false }),
+        filter: t.arg({ type: RunFilterTypes.input(), required: false, description: 'Conditions every run listed meets.' }),
+        orderBy: t.arg({ type: RunOrderEnum, required: false, description: 'The order (default `STARTED_DESC`).' }),
       },
       resolve: (batch, args, context, info) => runsConnection({ batch }, args, context, info),
     }),
@@ -68,12 +144,14 @@ export const Batch: NodeRef<'Batch'> = builder.prismaNode('Batch', {
 });
 
 const BatchCreate = typesFromSchema(batchCreate);
+const BatchSettingsUpdate = typesFromSchema(batchSettingsUpdate);
 
 builder.queryFields((t) => ({
   batch: t.field({
     type: Batch,
     nullable: true,
-    args: { id: t.arg.id({ required: true }) },
+    description: "A batch of the organization; null for an unknown id or another organization's (`GET /batches/{id}`).",
+    args: { id: t.arg.id({ required: true, description: 'Its id (`bat_…`).' }) },
     resolve: (_root, args, context) => context.loaders.batch.load(String(args.id)),
   }),
 }));
@@ -83,7 +161,10 @@ builder.mutationFields((t) => ({
     type: Batch,
     description:
       "Creates a batch of the workflow's latest version with one run per prospect (E4), all of it or nothing.",
-    args: { workflowId: t.arg.id({ required: true }), input: t.arg({ type: BatchCreate.input(), required: true }) },
+    args: {
+      workflowId: t.arg.id({ required: true, description: 'The workflow (`wf_…`); an inactive one is a CONFLICT.' }),
+      input: t.arg({ type: BatchCreate.input(), required: true, description: 'Whom to call, and the campaign settings.' }),
+    },
     resolve: async (_root, args, context) => {
       const batch = await createBatch(context, String(args.workflowId), BatchCreate.toStored(args.input));
       context.events.batchChanged(batch.id);
@@ -94,9 +175,47 @@ builder.mutationFields((t) => ({
     type: Batch,
     description:
       'Pauses (PAUSED), resumes (PENDING) or cancels (CANCELLED) a batch (E9). Other moves are refused with CONFLICT.',
-    args: { id: t.arg.id({ required: true }), status: t.arg({ type: BatchStatusEnum, required: true }) },
+    args: {
+      id: t.arg.id({ required: true, description: 'The batch (`bat_…`).' }),
+      status: t.arg({
+        type: BatchStatusEnum,
+        required: true,
+        description: 'PAUSED, PENDING (resume) or CANCELLED; another is BAD_INPUT. The current status changes nothing.',
+      }),
+    },
     resolve: async (_root, args, context) => {
       const batch = await updateBatchStatus(context, String(args.id), { status: args.status });
+      context.events.batchChanged(batch.id);
+      return batch;
+    },
+  }),
+  updateBatchSettings: t.field({
+    type: Batch,
+    description:
+      "Changes a live batch's calling window, pacing, retry policy or circuit breaker " +
+      '(`PATCH /batches/{id}/settings`). Runs waiting for the old window or delay are due as the new settings say.',
+    args: {
+      id: t.arg.id({ required: true, description: 'The batch (`bat_…`).' }),
+      input: t.arg({
+        type: BatchSettingsUpdate.input(),
+        required: true,
+        description: 'The settings to change: members absent stay, `null` removes a setting.',
+      }),
+    },
+    resolve: async (_root, args, context) => {
+      const batch = await updateBatchSettings(context, String(args.id), BatchSettingsUpdate.toStored(args.input));
+      context.events.batchChanged(batch.id);
+      return batch;
+    },
+  }),
+  retryFailedRuns: t.field({
+    type: Batch,
+    description:
+      "Gives the batch's FAILED runs one more attempt each; a finished batch runs again " +
+      '(`POST /batches/{id}/retry-failed`). CONFLICT on a cancelled batch.',
+    args: { id: t.arg.id({ required: true, description: 'The batch (`bat_…`).' }) },
+    resolve: async (_root, args, context) => {
+      const batch = await retryFailedRuns(context, String(args.id));
       context.events.batchChanged(batch.id);
       return batch;
     },
@@ -106,16 +225,16 @@ builder.mutationFields((t) => ({
 const BatchProgress = builder.objectRef<BatchRow>('BatchProgress').implement({
   description: "A batch's progress: sent when subscribing, then on each change of status or stats.",
   fields: (t) => ({
-    batchId: t.exposeID('id'),
-    status: t.expose('status', { type: BatchStatusEnum }),
-    stats: t.field({ type: BatchStats, resolve: (batch) => batch }),
-    batch: t.field({ type: Batch, resolve: (batch) => batch }),
+    batchId: t.exposeID('id', { description: "The batch's id (`bat_…`)." }),
+    status: t.expose('status', { type: BatchStatusEnum, description: 'Its status at this event.' }),
+    stats: t.field({ type: BatchStats, description: 'Its runs by status at this event.', resolve: (batch) => batch }),
+    batch: t.field({ type: Batch, description: 'The batch, read afresh for this event.', resolve: (batch) => batch }),
   }),
 });
 
 /** What a subscriber has seen: a state equal to it is not sent again. */
 const progressKey = (batch: BatchRow) =>
-  [batch.status, batch.pendingCount, batch.inProgressCount, batch.pausedCount, batch.finishedCount, batch.cancelledCount, batch.failedCount].join();
+  [batch.status, batch.pausedReason, batch.pendingCount, batch.inProgressCount, batch.pausedCount, batch.finishedCount, batch.cancelledCount, batch.failedCount].join();
 
 builder.subscriptionField('batchProgress', (t) =>
   t.field({
@@ -123,7 +242,7 @@ builder.subscriptionField('batchProgress', (t) =>
     description:
       'The current state first, then one event for each change of status or stats, at most one per ~100 ms per ' +
       'batch; the last state is always delivered. Over graphql-ws and SSE at /graphql.',
-    args: { batchId: t.arg.id({ required: true }) },
+    args: { batchId: t.arg.id({ required: true, description: "The batch to watch (`bat_…`); another organization's is NOT_FOUND." }) },
     subscribe: async function* (_root, args, context) {
       const batchId = String(args.batchId);
       // Tenancy is checked once, here: another organization's batch is not found.

@@ -5,10 +5,12 @@ import './workflow.ts';
 import './batch.ts';
 import './run.ts';
 import './prospect.ts';
+import './do-not-call.ts';
 import './telephony.ts';
 import './insight.ts';
 import './agent.ts';
 import './evaluation.ts';
 import './integration.ts';
+import './signing-secret.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -258,6 +258,28 @@ export function createLoaders(prisma: TenantClient, sql: SqlQueryable, organizat
         trunkIds,
       ),
     ),
+    /** Each run's call attempts, oldest first ("RunAttempt_runId_number_key"). */
+    attemptsOfRun: new DataLoader<string, Rows.RunAttempt[]>(async (runIds) =>
+      groupBy(
+        await prisma.runAttempt.findMany({ where: { runId: { in: [...runIds] } }, orderBy: [{ runId: 'asc' }, { number: 'asc' }] }),
+        'runId',
+        runIds,
+      ),
+    ),
+    /** Each batch's attempts counted by outcome (null: in flight), in one statement for every batch asked. */
+    outcomesOfBatch: new DataLoader<string, { outcome: string | null; count: number }[]>(async (batchIds) =>
+      groupBy(
+        await select<{ batchId: string; outcome: string | null; count: number }>(
+          sql,
+          Prisma.sql`
+            SELECT a."batchId", a.outcome::text AS outcome, count(*)::int AS count FROM "RunAttempt" AS a
+            WHERE a."batchId" = ANY(${[...batchIds]}::text[]) AND a."organizationId" = ${organizationId}
+            GROUP BY 1, 2`,
+        ),
+        'batchId',
+        batchIds,
+      ),
+    ),
     tagsOfProspect: new DataLoader<string, Rows.Tag[]>(async (prospectIds) => {
       const tagged = await select<Rows.Tag & { prospectId: string }>(
         sql,

@@ -20,24 +20,33 @@ const noCondition = { sql: Prisma.empty, key: '' };
 export const Tag: NodeRef<'Tag'> = builder.prismaNode('Tag', {
   id: { field: 'id' },
   nullable: true,
+  description: 'A label put on prospects (E21 adds tags to a prospect). REST: `POST /tags`.',
   fields: (t) => ({
-    name: t.exposeString('name'),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    name: t.exposeString('name', { description: 'Its name, unique in the organization.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created.' }),
   }),
 });
 
 export const Prospect: NodeRef<'Prospect'> = builder.prismaNode('Prospect', {
   id: { field: 'id' },
   nullable: true,
+  description: 'A person runs call: one run per batch that includes them. REST: `/prospects/{id}`.',
   fields: (t) => ({
-    firstName: t.exposeString('firstName'),
-    lastName: t.exposeString('lastName'),
-    email: t.exposeString('email'),
-    phone: t.exposeString('phone'),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
+    firstName: t.exposeString('firstName', { description: 'First name; empty when none was given.' }),
+    lastName: t.exposeString('lastName', { description: 'Last name; empty when none was given.' }),
+    email: t.exposeString('email', { description: 'E-mail address; empty when none was given.' }),
+    phone: t.exposeString('phone', {
+      description: 'The number runs call, E.164; empty when none was given (a run then fails undialled, `invalid_number`).',
+    }),
+    timezone: t.exposeString('timezone', {
+      nullable: true,
+      description: "IANA zone calling windows apply in for this prospect; null: its number's country's zone, else the window's.",
+    }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created.' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'When it last changed.' }),
     tags: t.field({
       type: [Tag],
+      description: 'Its tags.',
       resolve: (prospect, _args, context) => context.loaders.tagsOfProspect.load(prospect.id),
     }),
     runs: t.connection({
@@ -63,14 +72,17 @@ export const Prospect: NodeRef<'Prospect'> = builder.prismaNode('Prospect', {
 export const ProspectList: NodeRef<'ProspectList'> = builder.prismaNode('ProspectList', {
   id: { field: 'id' },
   nullable: true,
+  description: "A named set of prospects; a batch can call its members (E4's `prospect_list_id`). REST: `POST /prospect-lists`.",
   fields: (t) => ({
-    name: t.exposeString('name'),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    name: t.exposeString('name', { description: 'Its name; not empty.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created.' }),
     prospectCount: t.int({
+      description: 'How many prospects it holds.',
       resolve: (list, _args, context) => context.prisma.prospectListMember.count({ where: { listId: list.id } }),
     }),
     prospects: t.connection({
       type: Prospect,
+      description: 'Its members, oldest first.',
       resolve: (list, args, context) =>
         offsetConnection(
           args,
@@ -96,7 +108,8 @@ builder.queryFields((t) => ({
   prospect: t.field({
     type: Prospect,
     nullable: true,
-    args: { id: t.arg.id({ required: true }) },
+    description: "A prospect of the organization with its tags; null for an unknown id or another organization's (`GET /prospects/{id}`).",
+    args: { id: t.arg.id({ required: true, description: 'Its id (`prs_…`).' }) },
     resolve: (_root, args, context) => context.loaders.prospect.load(String(args.id)),
   }),
   prospects: t.connection({
@@ -112,6 +125,7 @@ builder.queryFields((t) => ({
   }),
   prospectLists: t.connection({
     type: ProspectList,
+    description: "The organization's prospect lists, newest first.",
     resolve: (_root, args, context) =>
       offsetConnection(
         args,
@@ -135,25 +149,28 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createProspects: t.field({
     type: [Prospect],
-    args: { input: t.arg({ type: ProspectsCreate.input(), required: true }) },
+    description: 'Creates prospects, all or nothing, and returns them (`POST /prospects`).',
+    args: { input: t.arg({ type: ProspectsCreate.input(), required: true, description: 'The prospects.' }) },
     resolve: (_root, args, context) => createProspects(context, ProspectsCreate.toStored(args.input)),
   }),
   createProspectList: t.field({
     type: ProspectList,
-    args: { input: t.arg({ type: ProspectListCreate.input(), required: true }) },
+    description: 'Creates a prospect list with the given members (`POST /prospect-lists`).',
+    args: { input: t.arg({ type: ProspectListCreate.input(), required: true, description: 'Its name and members.' }) },
     resolve: (_root, args, context) => createProspectList(context, ProspectListCreate.toStored(args.input)),
   }),
   createTag: t.field({
     type: Tag,
-    args: { input: t.arg({ type: TagCreate.input(), required: true }) },
+    description: 'Creates a tag; a name the organization already has is a CONFLICT (`POST /tags`).',
+    args: { input: t.arg({ type: TagCreate.input(), required: true, description: 'Its name.' }) },
     resolve: (_root, args, context) => createTag(context, TagCreate.toStored(args.input)),
   }),
   addTagsToProspect: t.field({
     type: Prospect,
     description: 'Adds tags to a prospect (E21); tags it already has stay once.',
     args: {
-      prospectId: t.arg.id({ required: true }),
-      input: t.arg({ type: ProspectTagsAdd.input(), required: true }),
+      prospectId: t.arg.id({ required: true, description: 'The prospect (`prs_…`).' }),
+      input: t.arg({ type: ProspectTagsAdd.input(), required: true, description: 'The tags to add.' }),
     },
     resolve: (_root, args, context) =>
       addTagsToProspect(context, String(args.prospectId), ProspectTagsAdd.toStored(args.input)),

@@ -11,11 +11,11 @@ import {
   runFilterSql,
   runOrderSql,
 } from '../domain/runs.ts';
-import { Prisma, type Prospect as ProspectRow } from '../generated/prisma/client.ts';
+import { Prisma, type Prospect as ProspectRow, type RunAttempt as RunAttemptRow } from '../generated/prisma/client.ts';
 import type { GraphQLContext } from './context.ts';
 import { Batch } from './batch.ts';
 import { builder, type NodeRef } from './builder.ts';
-import { RunOrderEnum, RunStatusEnum } from './enums.ts';
+import { CallOutcomeEnum, RunOrderEnum, RunStatusEnum } from './enums.ts';
 import { typesFromSchema } from './json-schema-types.ts';
 import type { RunCounters } from './loaders.ts';
 import { offsetConnection } from './pagination.ts';
@@ -38,6 +38,8 @@ export type RunsParent = { workflowId: string } | { batch: ListedBatch };
 
 /** What each Run and Prospect field reads besides a column of its own name (selection.ts). */
 const runFieldReads = {
+  nextAttemptAt: ['status'],
+  callAttempts: ['id'],
   workflowName: ['workflowId'],
   batchName: ['batchId'],
   workflow: ['workflowId'],
@@ -94,40 +96,94 @@ export async function runsConnection(parent: RunsParent, args: RunListArgs, cont
   return offsetConnection(args, (page) => context.loaders.pages.load({ list, parentId, where, orderBy, columns, embeds, ...page }) as never, count);
 }
 
+export const RunAttempt = builder.objectRef<RunAttemptRow>('RunAttempt').implement({
+  description: 'One call attempt of a run: open (no outcome) while the call is in flight.',
+  fields: (t) => ({
+    number: t.exposeInt('number', { description: '1, 2, … within the run.' }),
+    stepId: t.exposeString('stepId', { description: 'The call step it was made for.' }),
+    startedAt: t.expose('startedAt', { type: 'DateTime', description: 'When the call was placed.' }),
+    endedAt: t.expose('endedAt', { type: 'DateTime', nullable: true, description: 'When it ended; null while in flight.' }),
+    outcome: t.expose('outcome', { type: CallOutcomeEnum, nullable: true, description: 'How it ended; null while in flight.' }),
+    reason: t.exposeString('reason', {
+      nullable: true,
+      description: 'Why it ended so: `precall_webhook`, `lost` (its instance died), `interrupted` (its instance stopped), a SIP status, …',
+    }),
+    fromNumber: t.exposeString('fromNumber', { nullable: true, description: 'The caller id (E.164).' }),
+    toNumber: t.exposeString('toNumber', { description: "The prospect's number dialled (E.164)." }),
+    durationSeconds: t.exposeFloat('durationSeconds', { nullable: true, description: 'How long the call lasted, in seconds.' }),
+    dynamicVariables: t.expose('dynamicVariables', {
+      type: 'JSON',
+      nullable: true,
+      description: "The `variables` the agent's pre-call webhook answered, handed to the dialer.",
+    }),
+  }),
+});
+
 export const Run: NodeRef<'Run'> = builder.prismaNode('Run', {
   id: { field: 'id' },
   nullable: true,
+  description:
+    "One prospect's way through a batch's workflow version, step by step, with its call attempts. " +
+    'REST: an item of E6, and `GET /runs/{id}`.',
   fields: (t) => ({
-    status: t.expose('status', { type: RunStatusEnum }),
+    status: t.expose('status', { type: RunStatusEnum, description: 'Where it is in its lifecycle.' }),
     currentStepId: t.exposeString('currentStepId', { nullable: true, description: 'The step the run is at.' }),
-    startedAt: t.expose('startedAt', { type: 'DateTime', nullable: true }),
-    endedAt: t.expose('endedAt', { type: 'DateTime', nullable: true }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
-    updatedAt: t.expose('updatedAt', { type: 'DateTime' }),
-    workflowId: t.exposeID('workflowId'),
-    workflowVersionId: t.exposeID('workflowVersionId'),
-    batchId: t.exposeID('batchId'),
-    prospectId: t.exposeID('prospectId'),
+    startedAt: t.expose('startedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it first moved to IN_PROGRESS; null while not started.',
+    }),
+    endedAt: t.expose('endedAt', { type: 'DateTime', nullable: true, description: 'When it ended (FINISHED, CANCELLED or FAILED); null until then.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created, with its batch.' }),
+    updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'When it last changed.' }),
+    workflowId: t.exposeID('workflowId', { description: 'The id of its workflow (`wf_…`).' }),
+    workflowVersionId: t.exposeID('workflowVersionId', { description: 'The id of the workflow version it follows (`wfv_…`).' }),
+    batchId: t.exposeID('batchId', { description: 'The id of its batch (`bat_…`).' }),
+    prospectId: t.exposeID('prospectId', { description: 'The id of the prospect it calls (`prs_…`).' }),
+    attempts: t.exposeInt('attempts', { description: 'Call attempts made.' }),
+    lastOutcome: t.expose('lastOutcome', { type: CallOutcomeEnum, nullable: true, description: 'How the latest attempt ended.' }),
+    nextAttemptAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'While PENDING or PAUSED: the earliest the next attempt may start (a retry delay, a calling window).',
+      resolve: (run) => (run.status === 'PENDING' || run.status === 'PAUSED' ? run.nextAttemptAt : null),
+    }),
+    error: t.exposeString('error', { nullable: true, description: 'Why the run failed.' }),
+    reason: t.exposeString('reason', {
+      nullable: true,
+      description: 'Why the run ended without a call: `invalid_number`, `do_not_call`, `precall_skip`.',
+    }),
+    callAttempts: t.field({
+      type: [RunAttempt],
+      description: 'Its call attempts, oldest first.',
+      resolve: (run, _args, context) => context.loaders.attemptsOfRun.load(run.id),
+    }),
     workflowName: t.string({
+      description: "Its workflow's name (E6's `workflow_name`).",
       resolve: async (run, _args, context) => (await context.loaders.workflow.load(run.workflowId))!.name,
     }),
     batchName: t.string({
+      description: "Its batch's name (E6's `batch_name`).",
       resolve: async (run, _args, context) => (await context.loaders.batch.load(run.batchId))!.name,
     }),
     workflow: t.field({
       type: Workflow,
+      description: 'Its workflow.',
       resolve: async (run, _args, context) => (await context.loaders.workflow.load(run.workflowId))!,
     }),
     workflowVersion: t.field({
       type: WorkflowVersion,
+      description: 'The workflow version it follows.',
       resolve: async (run, _args, context) => (await context.loaders.workflowVersion.load(run.workflowVersionId))!,
     }),
     batch: t.field({
       type: Batch,
+      description: 'Its batch.',
       resolve: async (run, _args, context) => (await context.loaders.batch.load(run.batchId))!,
     }),
     prospect: t.field({
       type: Prospect,
+      description: 'The prospect it calls.',
       // A page of runs may carry each run's prospect (loaders.ts, `embeds`).
       // Answered without a promise when embedded: a page holds up to 100 runs, a dashboard 1,000.
       resolve: (run, _args, context) =>
@@ -137,14 +193,21 @@ export const Run: NodeRef<'Run'> = builder.prismaNode('Run', {
 });
 
 builder.queryFields((t) => ({
+  run: t.field({
+    type: Run,
+    nullable: true,
+    description: 'A run by id, with its attempts (`GET /runs/{run_id}`). Null when it is not the caller’s.',
+    args: { id: t.arg.id({ required: true, description: 'Its id (`run_…`).' }) },
+    resolve: (_root, args, context) => context.prisma.run.findUnique({ where: { id: String(args.id) } }),
+  }),
   runs: t.connection({
     type: Run,
     description: "A workflow's runs, filtered and sorted (E6). Null when the workflow is not the caller's.",
     nullable: true,
     args: {
-      workflowId: t.arg.id({ required: true }),
-      filter: t.arg({ type: RunFilterTypes.input(), required: false }),
-      orderBy: t.arg({ type: RunOrderEnum, required: false }),
+      workflowId: t.arg.id({ required: true, description: 'The workflow (`wf_…`).' }),
+      filter: t.arg({ type: RunFilterTypes.input(), required: false, description: 'Conditions every run listed meets.' }),
+      orderBy: t.arg({ type: RunOrderEnum, required: false, description: 'The order (default `STARTED_DESC`).' }),
     },
     resolve: async (_root, args, context, info) => {
       const workflowId = String(args.workflowId);

@@ -10,6 +10,7 @@ import {
   phoneNumberCreate,
   phoneNumbersCreate,
   sipTrunkCreate,
+  sipTrunkProviders,
 } from '../domain/telephony.ts';
 import type { PhoneNumber as PhoneNumberRow, SipTrunk as SipTrunkRow } from '../generated/prisma/client.ts';
 import { builder, type NodeRef } from './builder.ts';
@@ -32,20 +33,30 @@ function numbersOfPair(context: GraphQLContext) {
 export const SipTrunk: NodeRef<'SipTrunk'> = builder.prismaNode('SipTrunk', {
   id: { field: 'id' },
   nullable: true,
+  description:
+    'One trunk of an inbound/outbound pair (E15 creates both); the pair shares name, address, credentials and numbers. ' +
+    'REST: `GET /sip-trunks`.',
   // No field reads authPasswordEncrypted: the password is never returned.
   fields: (t) => ({
-    name: t.exposeString('name'),
-    provider: t.exposeString('provider'),
+    name: t.exposeString('name', { description: 'Its name, shared by the pair.' }),
+    provider: t.exposeString('provider', {
+      description: `The SIP provider: one of ${sipTrunkProviders.map((provider) => `\`${provider}\``).join(', ')}.`,
+    }),
     type: t.string({ description: '`inbound` or `outbound`.', resolve: (trunk) => trunk.direction }),
-    isActive: t.exposeBoolean('isActive'),
-    maxConcurrency: t.exposeInt('maxConcurrency'),
+    isActive: t.exposeBoolean('isActive', { description: 'Its active flag: true unless set outside this API.' }),
+    maxConcurrency: t.exposeInt('maxConcurrency', {
+      description: "Calls in flight at once on this trunk, over every instance (E15's `max_concurrency`).",
+    }),
     phoneCount: t.int({
       description: 'How many numbers the trunk pair has (both trunks of a pair share them).',
       resolve: async (trunk, _args, context) => (await numbersOfPair(context).load(pairKeyOf(trunk))).length,
     }),
-    address: t.exposeString('address'),
-    authUsername: t.exposeString('authUsername', { nullable: true }),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    address: t.exposeString('address', { description: 'The SIP address the trunk connects to, shared by the pair.' }),
+    authUsername: t.exposeString('authUsername', {
+      nullable: true,
+      description: 'The SIP authentication user name; null when none. The password is never returned.',
+    }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created (both trunks of a pair at once).' }),
     phoneNumbers: t.field({
       type: [PhoneNumber],
       description: "The trunk pair's numbers, oldest first.",
@@ -57,18 +68,23 @@ export const SipTrunk: NodeRef<'SipTrunk'> = builder.prismaNode('SipTrunk', {
 export const PhoneNumber: NodeRef<'PhoneNumber'> = builder.prismaNode('PhoneNumber', {
   id: { field: 'id' },
   nullable: true,
+  description:
+    'A number of the organization, stored on a trunk and unique in the organization; calls use it as caller id. ' +
+    'REST: `GET /phone-numbers` (E15, E16 and E17 create them).',
   fields: (t) => ({
     number: t.exposeString('number', { description: 'E.164.' }),
-    label: t.exposeString('label'),
+    label: t.exposeString('label', { description: 'A free label; empty when none was given.' }),
     provider: t.exposeString('provider', { description: "The trunk's provider." }),
-    sipTrunkId: t.exposeID('sipTrunkId'),
+    sipTrunkId: t.exposeID('sipTrunkId', { description: 'The id of the trunk it is stored on (`trk_…`).' }),
     trunkName: t.string({
+      description: "That trunk's name.",
       resolve: async (number, _args, context) => (await context.loaders.sipTrunk.load(number.sipTrunkId))!.name,
     }),
-    isVerified: t.exposeBoolean('isVerified'),
-    createdAt: t.expose('createdAt', { type: 'DateTime' }),
+    isVerified: t.exposeBoolean('isVerified', { description: 'Whether it was verified: false unless set outside this API.' }),
+    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was added.' }),
     sipTrunk: t.field({
       type: SipTrunk,
+      description: 'The trunk it is stored on.',
       resolve: async (number, _args, context) => (await context.loaders.sipTrunk.load(number.sipTrunkId))!,
     }),
   }),
@@ -77,9 +93,10 @@ export const PhoneNumber: NodeRef<'PhoneNumber'> = builder.prismaNode('PhoneNumb
 const CreateSipTrunkPayload = builder
   .objectRef<{ inboundTrunk: SipTrunkRow; outboundTrunk: SipTrunkRow; phoneNumbers: PhoneNumberRow[] }>('CreateSipTrunkPayload')
   .implement({
+    description: "What `createSipTrunk` answers: E15's response.",
     fields: (t) => ({
-      inboundTrunk: t.field({ type: SipTrunk, resolve: (payload) => payload.inboundTrunk }),
-      outboundTrunk: t.field({ type: SipTrunk, resolve: (payload) => payload.outboundTrunk }),
+      inboundTrunk: t.field({ type: SipTrunk, description: 'The inbound trunk of the pair.', resolve: (payload) => payload.inboundTrunk }),
+      outboundTrunk: t.field({ type: SipTrunk, description: 'The outbound trunk of the pair.', resolve: (payload) => payload.outboundTrunk }),
       phoneNumbers: t.field({
         type: [PhoneNumber],
         description: 'The numbers created, stored on the outbound trunk.',
@@ -91,9 +108,10 @@ const CreateSipTrunkPayload = builder
 const CreatePhoneNumbersPayload = builder
   .objectRef<{ count: number; created: PhoneNumberRow[] }>('CreatePhoneNumbersPayload')
   .implement({
+    description: "What `createPhoneNumbers` answers: E17's response.",
     fields: (t) => ({
-      count: t.exposeInt('count'),
-      created: t.field({ type: [PhoneNumber], resolve: (payload) => payload.created }),
+      count: t.exposeInt('count', { description: 'How many numbers were created.' }),
+      created: t.field({ type: [PhoneNumber], description: 'The numbers created.', resolve: (payload) => payload.created }),
     }),
   });
 
@@ -105,7 +123,8 @@ builder.queryFields((t) => ({
   sipTrunk: t.field({
     type: SipTrunk,
     nullable: true,
-    args: { id: t.arg.id({ required: true }) },
+    description: "A SIP trunk of the organization; null for an unknown id or another organization's.",
+    args: { id: t.arg.id({ required: true, description: 'Its id (`trk_…`).' }) },
     resolve: (_root, args, context) => context.loaders.sipTrunk.load(String(args.id)),
   }),
   sipTrunks: t.connection({
@@ -126,7 +145,8 @@ builder.queryFields((t) => ({
   phoneNumber: t.field({
     type: PhoneNumber,
     nullable: true,
-    args: { id: t.arg.id({ required: true }) },
+    description: "A phone number of the organization; null for an unknown id or another organization's.",
+    args: { id: t.arg.id({ required: true, description: 'Its id (`num_…`).' }) },
     resolve: (_root, args, context) => context.prisma.phoneNumber.findUnique({ where: { id: String(args.id) } }),
   }),
   phoneNumbers: t.connection({
@@ -150,19 +170,19 @@ builder.mutationFields((t) => ({
   createSipTrunk: t.field({
     type: CreateSipTrunkPayload,
     description: 'Creates an inbound and an outbound trunk and the given numbers, all or nothing (E15).',
-    args: { input: t.arg({ type: SipTrunkCreate.input(), required: true }) },
+    args: { input: t.arg({ type: SipTrunkCreate.input(), required: true, description: 'The pair and its numbers.' }) },
     resolve: (_root, args, context) => createSipTrunk(context, context.secrets, SipTrunkCreate.toStored(args.input)),
   }),
   createPhoneNumber: t.field({
     type: PhoneNumber,
     description: 'Adds a number to a trunk of the organization (E16).',
-    args: { input: t.arg({ type: PhoneNumberCreate.input(), required: true }) },
+    args: { input: t.arg({ type: PhoneNumberCreate.input(), required: true, description: 'The number and its trunk.' }) },
     resolve: (_root, args, context) => createPhoneNumber(context, PhoneNumberCreate.toStored(args.input)),
   }),
   createPhoneNumbers: t.field({
     type: CreatePhoneNumbersPayload,
     description: 'Adds numbers to a trunk of the organization, all or nothing (E17).',
-    args: { input: t.arg({ type: PhoneNumbersCreate.input(), required: true }) },
+    args: { input: t.arg({ type: PhoneNumbersCreate.input(), required: true, description: 'The numbers and their trunk.' }) },
     resolve: (_root, args, context) => createPhoneNumbers(context, PhoneNumbersCreate.toStored(args.input)),
   }),
 }));

@@ -8,18 +8,35 @@ export function flows(server: TestServer, apiKey: string) {
     if (body.errors) throw new Error(JSON.stringify(body.errors));
     return body.data;
   };
+  let agentId: string | undefined;
+  const agent = async (input: Record<string, unknown> = {}) => {
+    const data = await ok(`mutation($input: AgentCreateInput!) { createAgent(input: $input) { id } }`, {
+      input: { name: 'Caller', ...input },
+    });
+    return data.createAgent.id as string;
+  };
   return {
     ok,
+    agent,
+    /** A workflow of these steps; a call step that names no agent calls with one agent made for these flows. */
     async workflow(steps: Record<string, unknown>[]) {
+      const needsAgent = steps.some((step) => step.type === 'call' && !step.agent_id);
+      if (needsAgent) agentId ??= await agent();
+      const definition = { steps: steps.map((step) => (step.type === 'call' && !step.agent_id ? { ...step, agent_id: agentId } : step)) };
       const data = await ok(`mutation($input: WorkflowCreateInput!) { createWorkflow(input: $input) { id } }`, {
-        input: { name: 'Engine test', definition: { steps } },
+        input: { name: 'Engine test', definition },
       });
       return data.createWorkflow.id as string;
     },
-    async prospects(count: number) {
+    /** `count` prospects with distinct US numbers (+1 415 …), or the fields `extra` gives each. */
+    async prospects(count: number, extra: (index: number) => Record<string, unknown> = () => ({})) {
       const ids: string[] = [];
       for (let start = 0; start < count; start += 10_000) {
-        const prospects = Array.from({ length: Math.min(10_000, count - start) }, (_, index) => ({ firstName: `P${start + index}` }));
+        const prospects = Array.from({ length: Math.min(10_000, count - start) }, (_, offset) => ({
+          firstName: `P${start + offset}`,
+          phone: `+1415${String(start + offset).padStart(7, '0')}`,
+          ...extra(start + offset),
+        }));
         const data = await ok(`mutation($input: ProspectsCreateInput!) { createProspects(input: $input) { id } }`, { input: { prospects } });
         ids.push(...data.createProspects.map((prospect: { id: string }) => prospect.id));
       }

@@ -6,7 +6,10 @@ import type { Database } from '../../src/db/database.ts';
 import { createOrganization } from '../../src/domain/organizations.ts';
 import { SecretBox } from '../../src/domain/secrets.ts';
 import { RunEngine } from '../../src/engine/run-engine.ts';
+import type { Clock } from '../../src/engine/clock.ts';
+import { type Dialer, type OutcomeShares, simulatedDialer } from '../../src/engine/dialer.ts';
 import { defaultStepHandlers, type StepHandler } from '../../src/engine/steps.ts';
+import { redisClientOptions } from '../../src/events/redis-health.ts';
 import type { GraphQLLimits } from '../../src/graphql/protections.ts';
 import { buildApp } from '../../src/http/app.ts';
 import type { RateLimits } from '../../src/http/rate-limits.ts';
@@ -17,10 +20,15 @@ import { createTestStorage, type TestStorage } from './storage.ts';
 export interface TestEngineOptions {
   concurrency?: number;
   leaseMs?: number;
-  maxAttempts?: number;
+  maxRecoveries?: number;
   callMs?: number;
-  failureRate?: number;
-  /** Extra or replacement step handlers. */
+  /** Shares of the simulated calls' outcomes; every call answered unless given. */
+  outcomes?: OutcomeShares;
+  /** Replaces the simulated dialer. */
+  dialer?: Dialer;
+  clock?: Clock;
+  drainMs?: number;
+  /** Extra or replacement step handlers (not `call`: see `dialer`). */
   handlers?: Record<string, StepHandler>;
 }
 
@@ -61,14 +69,18 @@ export interface TestServer {
 const testRateLimits = { perKey: 100_000, agentUpdate: 100_000, windowMs: 60_000 };
 
 export function testEngine(services: Services, options: TestEngineOptions): RunEngine {
-  const handlers = defaultStepHandlers({ durationMs: options.callMs ?? 20, failureRate: options.failureRate ?? 0 });
+  const handlers = defaultStepHandlers();
   for (const [type, handler] of Object.entries(options.handlers ?? {})) handlers.set(type, handler);
   return new RunEngine(services.db.prisma, services.events, {
     concurrency: options.concurrency ?? 10,
     leaseMs: options.leaseMs ?? 30_000,
-    maxAttempts: options.maxAttempts ?? 3,
+    maxRecoveries: options.maxRecoveries ?? 3,
     pollMs: 50,
+    drainMs: options.drainMs ?? 0,
     handlers,
+    secrets: services.secrets,
+    dialer: options.dialer ?? simulatedDialer({ durationMs: options.callMs ?? 20, outcomes: options.outcomes ?? { answered: 1 } }),
+    clock: options.clock,
   });
 }
 
@@ -79,7 +91,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const shared = options.sharing?.db;
   const ownDatabase = !shared || shared.storage.kind === 'postgres';
   const db = shared ? (ownDatabase ? await prepareDatabase(shared.storage) : shared) : await prepareDatabase(storage!.storage);
-  const redis = options.redisUrl ? new Redis(options.redisUrl) : undefined;
+  const redis = options.redisUrl ? new Redis(options.redisUrl, redisClientOptions) : undefined;
   // Instances of one deployment share the key, as ENCRYPTION_KEY makes them.
   const secrets = options.sharing?.secrets ?? new SecretBox(randomBytes(32));
   const services = createServices(db, secrets, redis);

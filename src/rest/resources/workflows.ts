@@ -1,7 +1,9 @@
 // SPEC.md's workflow, version, batch, run, prospect and tag records: the
 // GraphQL selection each is read with, how it maps to the wire, and its schema.
 import { z } from 'zod';
-import { wire } from '../wire.ts';
+import { autoPause, callOutcomes, retryPolicy } from '../../domain/batch-settings.ts';
+import { callingWindow } from '../../domain/calling-window.ts';
+import { unwrapJson, wire } from '../wire.ts';
 import { int, json, timestamp } from './common.ts';
 
 export const workflowFragment = `fragment WorkflowRest on Workflow {
@@ -29,10 +31,13 @@ export const versionSchema = z
   .meta({ id: 'WorkflowVersion' });
 
 const statsFields = 'cancelledCount failedCount finishedCount inProgressCount pausedCount pendingCount totalCount';
+/** The campaign settings, read as their JSON values (wire names). */
+const settingMembers = ['callingWindow', 'retry', 'autoPause'];
 export const batchFragment = `fragment BatchRest on Batch {
   id name organizationId workflowId workflowVersionId workflowVersionNumber sourceType createdBy
-  createdAt updatedAt scheduledAt status totalProspects stats { ${statsFields} } }`;
-export const presentBatch = (batch: Record<string, unknown>) => wire(batch, ['stats']);
+  createdAt updatedAt scheduledAt status totalProspects stats { ${statsFields} }
+  ${settingMembers.map((member) => `${member} { json }`).join(' ')} maxConcurrency callsPerSecond pausedReason }`;
+export const presentBatch = (batch: Record<string, unknown>) => wire(unwrapJson(batch, settingMembers), ['stats']);
 export const batchSchema = z
   .strictObject({
     id: z.string(),
@@ -57,6 +62,12 @@ export const batchSchema = z
       pending_count: int(),
       total_count: int(),
     }),
+    calling_window: callingWindow.nullable(),
+    max_concurrency: int().nullable(),
+    calls_per_second: z.number().nullable(),
+    retry: retryPolicy,
+    auto_pause: autoPause.nullable(),
+    paused_reason: z.string().nullable(),
   })
   .meta({ id: 'Batch' });
 
@@ -64,6 +75,12 @@ export const runFragment = `fragment RunRest on Run {
   id workflowId workflowName workflowVersionId batchId batchName currentStepId prospectId startedAt endedAt status
   prospect { firstName lastName email phone } }`;
 export const presentRun = (run: Record<string, unknown>) => wire(run, ['prospect']);
+
+/** A run by id: E6's run and what its attempts tell. */
+export const runDetailFragment = `fragment RunDetailRest on Run { ...RunRest attempts lastOutcome nextAttemptAt error reason
+  callAttempts { number stepId startedAt endedAt outcome reason fromNumber toNumber durationSeconds dynamicVariables } }
+  ${runFragment}`;
+export const presentRunDetail = (run: Record<string, unknown>) => wire(run, ['prospect', 'callAttempts']);
 export const runSchema = z
   .strictObject({
     id: z.string(),
@@ -81,11 +98,37 @@ export const runSchema = z
   })
   .meta({ id: 'WorkflowRun' });
 
+export const callAttemptSchema = z
+  .strictObject({
+    number: int(),
+    step_id: z.string(),
+    started_at: timestamp(),
+    ended_at: timestamp().nullable(),
+    outcome: z.enum(callOutcomes).nullable(),
+    reason: z.string().nullable(),
+    from_number: z.string().nullable(),
+    to_number: z.string(),
+    duration_seconds: z.number().nullable(),
+    dynamic_variables: json().nullable(),
+  })
+  .meta({ id: 'CallAttempt' });
+
+export const runDetailSchema = runSchema
+  .extend({
+    attempts: int(),
+    last_outcome: z.enum(callOutcomes).nullable(),
+    next_attempt_at: timestamp().nullable(),
+    error: z.string().nullable(),
+    reason: z.string().nullable(),
+    call_attempts: z.array(callAttemptSchema),
+  })
+  .meta({ id: 'Run' });
+
 export const tagFragment = `fragment TagRest on Tag { id name }`;
 export const tagSchema = z.strictObject({ id: z.string(), name: z.string() }).meta({ id: 'Tag' });
 
 export const prospectFragment = `fragment ProspectRest on Prospect {
-  id firstName lastName email phone createdAt updatedAt tags { ...TagRest } }
+  id firstName lastName email phone timezone createdAt updatedAt tags { ...TagRest } }
   ${tagFragment}`;
 export const presentProspect = (prospect: Record<string, unknown>) => wire(prospect, ['tags']);
 export const prospectSchema = z
@@ -95,6 +138,7 @@ export const prospectSchema = z
     last_name: z.string(),
     email: z.string(),
     phone: z.string(),
+    timezone: z.string().nullable(),
     created_at: timestamp(),
     updated_at: timestamp(),
     tags: z.array(tagSchema),

@@ -1,5 +1,6 @@
 // Workflows, versions, batches, runs (E4-E9) and DECISIONS.md's extensions.
 import { z } from 'zod';
+import { batchSettingsUpdate } from '../../domain/batch-settings.ts';
 import { batchCreate, batchStatusUpdate } from '../../domain/batches.ts';
 import { notFound } from '../../domain/errors.ts';
 import { runFilter, runSorts } from '../../domain/runs.ts';
@@ -10,8 +11,11 @@ import {
   batchSchema,
   presentBatch,
   presentRun,
+  presentRunDetail,
   presentVersion,
   presentWorkflow,
+  runDetailFragment,
+  runDetailSchema,
   runFragment,
   runSchema,
   versionFragment,
@@ -25,6 +29,7 @@ const WorkflowCreate = typesFromSchema(workflowCreate);
 const WorkflowUpdate = typesFromSchema(workflowUpdate);
 const WorkflowVersionCreate = typesFromSchema(workflowVersionCreate);
 const BatchCreate = typesFromSchema(batchCreate);
+const BatchSettingsUpdate = typesFromSchema(batchSettingsUpdate);
 const RunFilter = typesFromSchema(runFilter);
 
 /** E6's query: DECISIONS.md's parameter names, the filter members of `runFilter`, and `sort`. */
@@ -170,5 +175,37 @@ export const workflowRoutes = defineRoutes(
     variables: ({ params, body }) => ({ id: params.batch_id, status: body.status }),
     respond: (data) => presentBatch(data.updateBatchStatus),
     response: batchSchema,
+  },
+  {
+    method: 'PATCH',
+    path: '/batches/:batch_id/settings',
+    endpoint: null,
+    summary: "Change a live batch's calling window, pacing, retry policy or circuit breaker",
+    operation: `mutation($id: ID!, $input: BatchSettingsUpdateInput!) {
+      updateBatchSettings(id: $id, input: $input) { ...BatchRest } } ${batchFragment}`,
+    body: batchSettingsUpdate,
+    variables: ({ params, body }) => ({ id: params.batch_id, input: BatchSettingsUpdate.toInput(body) }),
+    respond: (data) => presentBatch(data.updateBatchSettings),
+    response: batchSchema,
+  },
+  {
+    method: 'POST',
+    path: '/batches/:batch_id/retry-failed',
+    endpoint: null,
+    summary: "Give the batch's FAILED runs one more attempt each (409 on a cancelled batch)",
+    operation: `mutation($id: ID!) { retryFailedRuns(id: $id) { ...BatchRest } } ${batchFragment}`,
+    variables: ({ params }) => ({ id: params.batch_id }),
+    respond: (data) => presentBatch(data.retryFailedRuns),
+    response: batchSchema,
+  },
+  {
+    method: 'GET',
+    path: '/runs/:run_id',
+    endpoint: null,
+    summary: "Get a run with its call attempts, oldest first",
+    operation: `query($id: ID!) { run(id: $id) { ...RunDetailRest } } ${runDetailFragment}`,
+    variables: ({ params }) => ({ id: params.run_id }),
+    respond: (data) => presentRunDetail(found(data.run, 'run')),
+    response: runDetailSchema,
   },
 );

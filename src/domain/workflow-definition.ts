@@ -1,0 +1,82 @@
+// A workflow definition's steps: `{ "steps": [{ "id", "type", ... }] }`. The
+// step types the service knows (call, webhook, wait) are checked when a
+// version is published, references included (the call's agent, trunk and
+// caller number must be the organization's), so a run never meets a step
+// that was wrong from the start. Other types pass: handlers are pluggable.
+import { z } from 'zod';
+import { badInput, type FieldProblem } from './errors.ts';
+import type { Scope } from './scope.ts';
+import { e164 } from './telephony.ts';
+import { problemsOf } from './validation.ts';
+
+export const step = z.looseObject({ id: z.string().min(1), type: z.string().min(1) });
+export type Step = z.infer<typeof step>;
+
+export const definitionSteps = z.looseObject({ steps: z.array(step).default([]) });
+
+export const callStep = z.looseObject({
+  agent_id: z.string().min(1).meta({ description: 'The agent that speaks on the call (required).' }),
+  trunk_id: z.string().min(1).optional().meta({ description: 'An outbound SIP trunk; its max_concurrency holds.' }),
+  from_number: e164.optional().meta({ description: 'Caller id; without it, the trunk’s numbers in turn.' }),
+});
+export type CallStep = z.output<typeof callStep>;
+
+export const webhookStep = z.looseObject({
+  url: z.url(),
+  method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).default('POST'),
+  headers: z.record(z.string(), z.string()).default({}),
+  timeout_ms: z.number().int().min(1).max(60_000).default(10_000),
+});
+
+export const waitStep = z.looseObject({ seconds: z.number().min(0).max(86_400) });
+
+export const knownSteps: Record<string, z.ZodType> = { call: callStep, webhook: webhookStep, wait: waitStep };
+
+/**
+ * Refuses a definition whose steps are malformed or name what the
+ * organization does not have: a 400 naming each step and member.
+ */
+export async function checkDefinition(scope: Scope, definition: unknown) {
+  const parsed = definitionSteps.safeParse(definition ?? {});
+  if (!parsed.success) throw badInput(problemsOf(parsed.error, ['definition']));
+  const problems: FieldProblem[] = [];
+  const seen = new Set<string>();
+  const calls: { index: number; step: CallStep & Step }[] = [];
+  for (const [index, value] of parsed.data.steps.entries()) {
+    const at = ['definition', 'steps', index];
+    if (seen.has(value.id)) problems.push({ path: `${at.join('.')}.id`, rule: 'unique', message: `step id ${value.id} is used twice` });
+    seen.add(value.id);
+    const schema = knownSteps[value.type];
+    const checked = schema?.safeParse(value);
+    if (checked && !checked.success) {
+      problems.push(...problemsOf(checked.error, at).map((problem) => ({ ...problem, message: `step ${value.id}: ${problem.message}` })));
+    } else if (value.type === 'call') calls.push({ index, step: checked!.data as CallStep & Step });
+  }
+  for (const { index, step: call } of calls) problems.push(...(await missingReferences(scope, call, `definition.steps.${index}`)));
+  if (problems.length > 0) throw badInput(problems);
+}
+
+/** The call step's agent, trunk and caller number that are not the organization's. */
+async function missingReferences(scope: Scope, call: CallStep & Step, at: string): Promise<FieldProblem[]> {
+  const problems: FieldProblem[] = [];
+  const missing = (member: string, message: string) =>
+    problems.push({ path: `${at}.${member}`, rule: 'exists', message: `step ${call.id}: ${message}` });
+  // Through the tenant client: another organization's agent or trunk reads as missing.
+  if (!(await scope.prisma.agent.findUnique({ where: { id: call.agent_id }, select: { id: true } }))) {
+    missing('agent_id', `agent ${call.agent_id} does not exist`);
+  }
+  if (call.trunk_id) {
+    const trunk = await scope.prisma.sipTrunk.findUnique({ where: { id: call.trunk_id }, select: { direction: true } });
+    if (trunk?.direction !== 'outbound') missing('trunk_id', `${call.trunk_id} is not an outbound SIP trunk of the organization`);
+  }
+  if (call.from_number) {
+    const number = await scope.prisma.phoneNumber.findFirst({
+      where: { number: call.from_number, ...(call.trunk_id ? { sipTrunkId: call.trunk_id } : {}) },
+      select: { id: true },
+    });
+    if (!number) {
+      missing('from_number', `${call.from_number} is not a phone number of the organization${call.trunk_id ? ' on that trunk' : ''}`);
+    }
+  }
+  return problems;
+}

@@ -1,0 +1,117 @@
+// A workflow's `call` step: one attempt to reach the run's prospect. Before
+// dialling: the number must be E.164 (else the run fails, invalid_number),
+// not on the organization's do-not-call list (else it is cancelled,
+// do_not_call), and the agent's pre-call webhook, if any, may skip the call
+// or hand it variables. The attempt is written open before the call is placed
+// and closed with the dialer's outcome; the batch's retry policy decides what
+// follows.
+import { e164 } from '../domain/telephony.ts';
+import { callStep, type Step } from '../domain/workflow-definition.ts';
+import type { Clock } from './clock.ts';
+import type { Dialer } from './dialer.ts';
+import { sendPrecallWebhook, templateVariables } from './precall-webhook.ts';
+import type { ClaimedRun, RunStore } from './run-store.ts';
+import { parseStep, type Signer, StepFailed } from './steps.ts';
+
+export interface CallStepDependencies {
+  store: RunStore;
+  clock: Clock;
+  dialer: Dialer;
+  /** Takes a slot of an outbound trunk (its max_concurrency), waiting while it is full; release it after. */
+  holdTrunk(run: ClaimedRun, trunkId: string, signal: AbortSignal): Promise<() => Promise<void>>;
+  /** Tells the live-progress subscribers of these batches. */
+  announce(batchIds: string[]): void;
+  /** Signs the run organization's requests. */
+  signerFor(run: ClaimedRun): Signer;
+}
+
+/** What the run does after its call step: go on with the next step, or stop (it ended or waits for a retry). */
+export type CallStepResult = 'continue' | 'ended';
+
+/** Each trunk's caller ids are used in turn, per instance. */
+const turns = new Map<string, number>();
+
+async function callerId(store: RunStore, trunkId: string | undefined, fromNumber: string | undefined) {
+  if (fromNumber || !trunkId) return fromNumber ?? null;
+  const numbers = await store.numbersOfTrunk(trunkId);
+  if (numbers.length === 0) return null;
+  const turn = turns.get(trunkId) ?? 0;
+  turns.set(trunkId, turn + 1);
+  return numbers[turn % numbers.length]!;
+}
+
+export async function performCallStep(
+  dependencies: CallStepDependencies,
+  run: ClaimedRun,
+  step: Step,
+  signal: AbortSignal,
+): Promise<CallStepResult> {
+  const { store, dialer, announce } = dependencies;
+  const call = parseStep(callStep, step);
+  const phone = run.prospect.phone;
+  const endWithoutCall = async (to: 'FAILED' | 'CANCELLED', reason: string, error: string | null) => {
+    announce(await store.endWithoutCall(run, to, reason, error));
+    return 'ended' as const;
+  };
+  if (!e164.safeParse(phone).success) {
+    return endWithoutCall('FAILED', 'invalid_number', `step ${step.id}: the prospect's phone "${phone}" is not E.164`);
+  }
+  if (await store.onDoNotCallList(run.organizationId, phone)) return endWithoutCall('CANCELLED', 'do_not_call', null);
+  const webhook = await store.precallWebhookOf(run.organizationId, call.agent_id);
+  if (webhook === undefined) throw new StepFailed(`step ${step.id}: agent ${call.agent_id} no longer exists`);
+
+  const number = run.attempts + 1;
+  let dynamicVariables: Record<string, unknown> | null = null;
+  if (webhook) {
+    const answer = await sendPrecallWebhook(webhook, templateVariables(run, call.agent_id, number), dependencies.signerFor(run), signal);
+    if (answer.kind === 'skip') return endWithoutCall('CANCELLED', 'precall_skip', null);
+    if (answer.kind === 'failed') {
+      // An attempt that never dialled: recorded, and retried like any failed one.
+      const attempt = { number, stepId: step.id, fromNumber: call.from_number ?? null, toNumber: phone, dynamicVariables: null, startedAt: null };
+      if (!(await store.startAttempt(run, attempt))) return 'ended';
+      run.attempts = number;
+      const after = await store.endAttempt(run, number, step.id, { outcome: 'failed', reason: 'precall_webhook', durationSeconds: 0 });
+      announce(after.batchIds);
+      return after.next;
+    }
+    dynamicVariables = answer.variables;
+  }
+
+  const release = call.trunk_id ? await dependencies.holdTrunk(run, call.trunk_id, signal) : async () => {};
+  try {
+    const fromNumber = await callerId(store, call.trunk_id, call.from_number);
+    // A paced batch's attempt starts at its slot (calls_per_second): recorded so, and placed then, never before.
+    const slotAt = run.slotAt;
+    run.slotAt = null;
+    const attempt = { number, stepId: step.id, fromNumber, toNumber: phone, dynamicVariables, startedAt: slotAt };
+    if (!(await store.startAttempt(run, attempt))) return 'ended';
+    run.attempts = number;
+    if (slotAt) await dependencies.clock.sleepUntil(slotAt, signal);
+    const result = await dialer
+      .dial(
+      {
+        organizationId: run.organizationId,
+        runId: run.id,
+        batchId: run.batchId,
+        attempt: number,
+        agentId: call.agent_id,
+        trunkId: call.trunk_id ?? null,
+        fromNumber,
+        toNumber: phone,
+        prospect: run.prospect,
+        dynamicVariables,
+      },
+      signal,
+    )
+      .catch((error: Error) => {
+        // Hung up because this instance stops: stop() records the attempt. Any other failure is the call's.
+        signal.throwIfAborted();
+        return { outcome: 'failed' as const, reason: `dialer: ${error.message}`, durationSeconds: 0 };
+      });
+    const after = await store.endAttempt(run, number, step.id, result);
+    announce(after.batchIds);
+    return after.next;
+  } finally {
+    await release();
+  }
+}

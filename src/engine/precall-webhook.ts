@@ -1,0 +1,79 @@
+// The agent's pre-call webhook, sent before each attempt: the receiver may
+// skip the call (`"skip": true`) or hand the dialer variables for it.
+import { precallWebhook } from '../domain/agent-config.ts';
+import type { ClaimedRun } from './run-store.ts';
+import type { Signer } from './steps.ts';
+
+export type PrecallAnswer =
+  | { kind: 'call'; variables: Record<string, unknown> | null }
+  | { kind: 'skip' }
+  | { kind: 'failed'; reason: string };
+
+const DEFAULT_TIMEOUT_SECONDS = 10;
+
+/** What `{{name}}` placeholders read: the prospect, the run, its batch and the agent, with SPEC.md's names. */
+export function templateVariables(run: ClaimedRun, agentId: string, attempt: number): Record<string, string | number> {
+  const { prospect } = run;
+  return {
+    'prospect.id': prospect.id,
+    'prospect.first_name': prospect.firstName,
+    'prospect.last_name': prospect.lastName,
+    'prospect.email': prospect.email,
+    'prospect.phone': prospect.phone,
+    'run.id': run.id,
+    'run.attempt': attempt,
+    'batch.id': run.batchId,
+    'agent.id': agentId,
+  };
+}
+
+/** Renders every string of the template; a string that is one placeholder keeps its value's type. */
+export function renderTemplate(template: unknown, variables: Record<string, string | number>): unknown {
+  if (typeof template === 'string') {
+    const whole = /^\{\{\s*([\w.]+)\s*\}\}$/.exec(template);
+    if (whole && whole[1]! in variables) return variables[whole[1]!];
+    return template.replace(/\{\{\s*([\w.]+)\s*\}\}/g, (text, name: string) => (name in variables ? String(variables[name]) : text));
+  }
+  if (Array.isArray(template)) return template.map((item) => renderTemplate(item, variables));
+  if (template && typeof template === 'object') {
+    return Object.fromEntries(Object.entries(template).map(([key, value]) => [key, renderTemplate(value, variables)]));
+  }
+  return template;
+}
+
+/**
+ * Sends the webhook and reads its answer: a 2xx with `"skip": true` skips the
+ * call, its `variables` object goes to the dialer; a timeout, a network
+ * failure or another status is a failed attempt (reason `precall_webhook`).
+ */
+export async function sendPrecallWebhook(
+  config: unknown,
+  variables: Record<string, string | number>,
+  sign: Signer,
+  signal: AbortSignal,
+): Promise<PrecallAnswer> {
+  const parsed = precallWebhook.safeParse(config);
+  if (!parsed.success) return { kind: 'failed', reason: 'the agent’s precall_webhook is invalid' };
+  const { method, url, headers, body_template: template, timeout_seconds: timeout } = parsed.data;
+  const body = method === 'GET' ? '' : JSON.stringify(renderTemplate(template ?? {}, variables));
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method,
+      headers: { 'content-type': 'application/json', ...headers, ...(await sign(body)) },
+      body: method === 'GET' ? undefined : body,
+      signal: AbortSignal.any([signal, AbortSignal.timeout((timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000)]),
+    });
+  } catch (error) {
+    signal.throwIfAborted();
+    return { kind: 'failed', reason: `${method} ${url} failed: ${(error as Error).message}` };
+  }
+  if (!response.ok) {
+    await response.body?.cancel();
+    return { kind: 'failed', reason: `${method} ${url} answered ${response.status}` };
+  }
+  const answer = (await response.json().catch(() => null)) as { skip?: unknown; variables?: unknown } | null;
+  if (answer?.skip === true) return { kind: 'skip' };
+  const given = answer?.variables;
+  return { kind: 'call', variables: given && typeof given === 'object' && !Array.isArray(given) ? (given as Record<string, unknown>) : null };
+}

@@ -1,0 +1,46 @@
+// The organization's do-not-call list (issue 12).
+import { z } from 'zod';
+import { doNotCallAdd } from '../../domain/do-not-call.ts';
+import { typesFromSchema } from '../../schema/json-schema-types.ts';
+import { int } from '../resources/common.ts';
+import { doNotCallFragment, doNotCallSchema, presentDoNotCall } from '../resources/do-not-call.ts';
+import { defineRoutes, envelopeA, envelopeASchema, pageArgs, pageLimitQuery } from '../route.ts';
+
+const DoNotCallAdd = typesFromSchema(doNotCallAdd);
+
+export const doNotCallRoutes = defineRoutes(
+  {
+    method: 'POST',
+    path: '/do-not-call',
+    endpoint: null,
+    summary: 'Add numbers to the do-not-call list (idempotent: a listed number stays once, its reason replaced when one is given)',
+    operation: `mutation($input: DoNotCallAddInput!) { addDoNotCallNumbers(input: $input) { count } }`,
+    body: doNotCallAdd,
+    status: 201,
+    variables: ({ body }) => ({ input: DoNotCallAdd.toInput(body) }),
+    respond: (data) => ({ count: data.addDoNotCallNumbers.count }),
+    response: z.strictObject({ count: int() }),
+  },
+  {
+    method: 'GET',
+    path: '/do-not-call',
+    endpoint: null,
+    summary: 'List the do-not-call list, most recently listed first',
+    operation: `query($first: Int, $after: String) {
+      doNotCallNumbers(first: $first, after: $after) { totalCount nodes { ...DoNotCallRest } } } ${doNotCallFragment}`,
+    query: pageLimitQuery,
+    variables: ({ query }) => pageArgs(query.page, query.limit),
+    respond: (data, { query }) => envelopeA(data.doNotCallNumbers, query.page, query.limit, presentDoNotCall),
+    response: envelopeASchema(doNotCallSchema),
+  },
+  {
+    method: 'DELETE',
+    path: '/do-not-call/:number',
+    endpoint: null,
+    summary: 'Take a number (E.164) off the do-not-call list',
+    operation: `mutation($number: String!) { removeDoNotCallNumber(number: $number) { number } }`,
+    variables: ({ params }) => ({ number: params.number }),
+    respond: () => ({}),
+    response: z.strictObject({}),
+  },
+);

@@ -10,7 +10,12 @@
 //   (d) one batch change reaching 1,000 WebSocket subscribers
 //   (e) a trivial query: gateway, plain graphql-yoga
 //   (f) the gateway process's resident memory, idle and under load
+//   (g) the run engine, one instance, 1,000 calls of 1 s in flight: gateway,
+//       a raw loop of the same RunStore statements (bench/engine.ts), each on
+//       a database of its own
 //
+// `npm run bench -- --only engine` (or BENCH_ONLY=engine) runs (g) alone,
+// without the 1M-run dataset.
 // The Markdown report is printed and saved to BENCH_REPORT (default
 // bench-report.md in the system's temporary directory).
 import { execFileSync, spawn } from 'node:child_process';
@@ -36,6 +41,7 @@ import {
 } from './queries.ts';
 import { mib, ms, ratio, Report, rps, verdict } from './report.ts';
 import { SEED, seed } from './seed.ts';
+import { type BenchDatabase, engineTargets, measureEngine, reportEngine } from './engine.ts';
 import { DASHBOARD_SQL, RUNS_COUNTING_SQL, RUNS_SQL } from './sql.ts';
 import { captureStatements, explain, type CapturedRequest } from './statements.ts';
 import {
@@ -73,13 +79,25 @@ const startedAt = performance.now();
 const loadAtStart = os.loadavg();
 const elapsed = () => `${((performance.now() - startedAt) / 1000).toFixed(0)} s`;
 
-const database = await createBenchDatabase();
+const onlyArgument = process.argv.indexOf('--only');
+const only = process.env.BENCH_ONLY || (onlyArgument >= 0 ? (process.argv[onlyArgument + 1] ?? '') : undefined);
+if (only !== undefined && only !== 'engine') {
+  log(`--only ${only}: the scenario that runs alone is "engine"`);
+  process.exit(2);
+}
+
+const databases: BenchDatabase[] = [];
+const newDatabase = async () => {
+  const created = await createBenchDatabase();
+  databases.push(created);
+  return created;
+};
 let cleanedUp = false;
 async function cleanUp() {
   if (cleanedUp) return;
   cleanedUp = true;
   await stopAll().catch((error) => log(`stopping the servers: ${(error as Error).message}`));
-  await database.drop().catch((error) => log(`dropping ${database.name}: ${(error as Error).message}`));
+  for (const database of databases) await database.drop().catch((error) => log(`dropping ${database.name}: ${(error as Error).message}`));
 }
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
@@ -108,42 +126,20 @@ function codeVersion(): string {
 const versionOf = async (name: string) =>
   (JSON.parse(await readFile(path.join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
 
-interface Measured extends LoadResult {
-  /** Peak RSS of the server during the measured load, MiB. */
-  peakRss: number;
-  /** CPU ms the server process used per answered request. */
-  serverCpuPerRequest: number;
-  /** CPU ms the bench database's PostgreSQL backends used per answered request. */
-  postgresCpuPerRequest: number;
-}
-
-interface Servers {
-  gateway?: ServerProcess;
-  raw?: ServerProcess;
-  postgraphile?: ServerProcess;
-  yoga?: ServerProcess;
-}
-const servers: Servers = {};
-
-try {
-  // ---------------------------------------------------------------- set-up
-  log(`database ${database.name}: migrating and seeding (a few minutes)`);
-  const db = await prepareDatabase({ kind: 'postgres', url: database.url, poolSize: 4 });
-  const { organization, apiKey } = await createOrganization(db.prisma, 'Bench');
-  const keyRow = await db.prisma.apiKey.findFirstOrThrow({ where: { organizationId: organization.id } });
+/** The report's title and the machine measured on (PostgreSQL's settings read from `database`). */
+async function machineSection(database: BenchDatabase) {
   const sql = new pg.Client({ connectionString: database.url });
-  // A lost connection fails the next query (and the run, cleanly), not the process.
-  sql.on('error', (error) => log(`the benchmark's own connection: ${error.message}`));
+  sql.on('error', () => {});
   await sql.connect();
-  const seeded = await seed(sql, organization.id, keyRow.id, log);
   const pgSettings = Object.fromEntries(
     (
-      await sql.query<{ name: string; setting: string; unit: string | null }>(
-        `SELECT name, setting, unit FROM pg_settings WHERE name IN ('shared_buffers', 'work_mem', 'random_page_cost', 'max_parallel_workers_per_gather', 'jit')`,
-      )
+      await sql
+        .query<{ name: string; setting: string; unit: string | null }>(
+          `SELECT name, setting, unit FROM pg_settings WHERE name IN ('shared_buffers', 'work_mem', 'random_page_cost', 'max_parallel_workers_per_gather', 'jit')`,
+        )
+        .finally(() => sql.end())
     ).rows.map((row) => [row.name, row.unit === '8kB' ? `${(Number(row.setting) * 8) / 1024} MB` : `${row.setting}${row.unit ?? ''}`]),
   );
-
   const cpus = os.cpus();
   report.line(`# Benchmark run, ${new Date().toISOString()}`);
   report.line('');
@@ -163,6 +159,68 @@ try {
       ],
     ],
   );
+}
+
+/** The last line of the report, and the file. */
+function closeReport() {
+  report.line('');
+  report.line(
+    `Whole run: ${elapsed()}. Load average at the end (1, 5, 15 min): ${os.loadavg().map((value) => value.toFixed(2)).join(', ')} ` +
+      '(the machine is shared: anything else running competes for its cores).',
+  );
+  report.save(REPORT_FILE);
+  log(`report saved to ${REPORT_FILE}`);
+}
+
+/** (g) runs on two fresh databases of its own: the gateway's and the raw loop's. */
+const engineDatabases = async () => ({ gateway: await newDatabase(), raw: await newDatabase() });
+
+if (only === 'engine') {
+  try {
+    const onEngineDatabases = await engineDatabases();
+    await machineSection(onEngineDatabases.gateway);
+    const engine = await measureEngine(onEngineDatabases, log);
+    reportEngine(report, engine);
+    report.line('');
+    report.line('## Targets');
+    report.table(['target', 'measured', 'verdict'], engineTargets(engine));
+    closeReport();
+  } finally {
+    await cleanUp();
+  }
+  process.exit(0);
+}
+
+interface Measured extends LoadResult {
+  /** Peak RSS of the server during the measured load, MiB. */
+  peakRss: number;
+  /** CPU ms the server process used per answered request. */
+  serverCpuPerRequest: number;
+  /** CPU ms the bench database's PostgreSQL backends used per answered request. */
+  postgresCpuPerRequest: number;
+}
+
+interface Servers {
+  gateway?: ServerProcess;
+  raw?: ServerProcess;
+  postgraphile?: ServerProcess;
+  yoga?: ServerProcess;
+}
+const servers: Servers = {};
+
+const database = await newDatabase();
+try {
+  // ---------------------------------------------------------------- set-up
+  log(`database ${database.name}: migrating and seeding (a few minutes)`);
+  const db = await prepareDatabase({ kind: 'postgres', url: database.url, poolSize: 4 });
+  const { organization, apiKey } = await createOrganization(db.prisma, 'Bench');
+  const keyRow = await db.prisma.apiKey.findFirstOrThrow({ where: { organizationId: organization.id } });
+  const sql = new pg.Client({ connectionString: database.url });
+  // A lost connection fails the next query (and the run, cleanly), not the process.
+  sql.on('error', (error) => log(`the benchmark's own connection: ${error.message}`));
+  await sql.connect();
+  const seeded = await seed(sql, organization.id, keyRow.id, log);
+  await machineSection(database);
   report.line('');
   report.line('## Dataset');
   report.line(
@@ -497,6 +555,9 @@ try {
   await live.stop();
   await sql.end();
 
+  log(`${elapsed()}: (g) the run engine`);
+  const engine = await measureEngine(await engineDatabases(), log);
+
   // ----------------------------------------------------------------- report
   const loadHeader = ['server', 'req/s', 'median', 'p99', 'gateway req/s ÷ this', 'server CPU / req', 'PostgreSQL CPU / req'];
   const loadRow = (name: string, result: Measured, gatewayRps: number, isGateway = false) => [
@@ -614,6 +675,8 @@ try {
     ],
   );
 
+  reportEngine(report, engine);
+
   // ---------------------------------------------------------------- targets
   const e6c32 = runs.gateway!.c32;
   const e6c1 = runs.gateway!.c1;
@@ -649,6 +712,7 @@ try {
       ['(d) p99 < 250 ms', ms(percentile(delays, 99)), verdict(percentile(delays, 99) < 250)],
       ['(e) ≤ 1 ms added (median, 1 connection)', ms(addedLatency), verdict(addedLatency <= 1)],
       ['(f) idle < 200 MB', `${mib(gatewayIdleAtStart)} (after the loads ${mib(gatewayIdleAfterLoad)}; peak ${mib(peakGateway)})`, verdict(gatewayIdleAtStart * 1.048576 < 200)],
+      ...engineTargets(engine),
     ],
   );
 
@@ -691,13 +755,7 @@ try {
   showPlan('Raw baseline, E6 (total by count(*))', rawPlans.runsCounting);
   showPlan('Raw baseline, dashboard', rawPlans.dashboard);
 
-  report.line('');
-  report.line(
-    `Whole run: ${elapsed()}. Load average at the end (1, 5, 15 min): ${os.loadavg().map((value) => value.toFixed(2)).join(', ')} ` +
-      '(the machine is shared: anything else running competes for its cores).',
-  );
-  report.save(REPORT_FILE);
-  log(`report saved to ${REPORT_FILE}`);
+  closeReport();
 } finally {
   await cleanUp();
 }

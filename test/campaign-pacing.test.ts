@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/database.ts';
+import { retryTransient } from '../src/db/transient.ts';
 import { batchIn, expectStatsMatchRuns } from './support/batch-checks.ts';
 import { eventually, flows } from './support/flows.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
@@ -16,7 +17,7 @@ import { onPostgres } from './support/storage.ts';
 
 /** Each run's attempts are numbered 1, 2, … once each, and the run counts them. */
 async function expectEachAttemptOnce(db: Database, batchId: string) {
-  const runs = await db.prisma.run.findMany({ where: { batchId }, include: { callAttempts: true } });
+  const runs = await retryTransient(() => db.prisma.run.findMany({ where: { batchId }, include: { callAttempts: true } }));
   for (const run of runs) {
     expect(run.callAttempts.map((attempt) => attempt.number).sort()).toEqual(Array.from({ length: run.attempts }, (_, index) => index + 1));
   }

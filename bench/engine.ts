@@ -1,0 +1,452 @@
+// Scenario (g): the run engine's throughput, one instance. A batch of
+// BENCH_ENGINE_RUNS runs of a one-step workflow (a `call` naming an agent; the
+// prospects have E.164 phones) is worked through by the gateway as `npm start`
+// runs it, with ENGINE_CONCURRENCY=1000 and simulated calls of 1 s that are
+// all answered; beside it, bench/engine-raw.ts drives the engine's own
+// RunStore statements with nothing else, on an identical batch in a database
+// of its own. Everything is measured from the database afterwards (the
+// attempts' timestamps, the runs and the batch counters), except the claim
+// latency: the gateway's from its claim-duration histogram (GET /metrics),
+// the raw loop's timed around each claim.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { createOrganization } from '../src/domain/organizations.ts';
+import { prepareDatabase } from '../src/server.ts';
+import { ms, ratio, type Report, rps, verdict } from './report.ts';
+import { BENCH_DIR, cpuMs, type createBenchDatabase, freePort, npmStart, percentile, ROOT, sleep, startServer } from './support.ts';
+
+export type BenchDatabase = Awaited<ReturnType<typeof createBenchDatabase>>;
+
+const RUNS = Number(process.env.BENCH_ENGINE_RUNS ?? 20_000);
+export const ENGINE_BENCH = {
+  runs: RUNS,
+  concurrency: 1000,
+  callMs: 1000,
+  /** DATABASE_POOL_SIZE's default, on both sides. */
+  poolSize: 10,
+  /** Each side must end its batch within this (s): by default, at 20 attempts/s. */
+  timeoutSeconds: Number(process.env.BENCH_ENGINE_TIMEOUT ?? Math.max(300, RUNS / 20)),
+};
+const STEADY = { from: 0.1, to: 0.9 };
+const CLAIM_METRIC = 'gateway_engine_claim_duration_seconds';
+
+interface Seeded {
+  batchId: string;
+}
+
+/** One organization, an agent, a one-step workflow calling it, and a batch of `runs` runs, all due now. */
+async function seedBatch(database: BenchDatabase): Promise<Seeded> {
+  const db = await prepareDatabase({ kind: 'postgres', url: database.url, poolSize: 2 });
+  let organizationId: string;
+  let apiKeyId: string;
+  try {
+    const { organization } = await createOrganization(db.prisma, 'Engine bench');
+    organizationId = organization.id;
+    apiKeyId = (await db.prisma.apiKey.findFirstOrThrow({ where: { organizationId } })).id;
+  } finally {
+    await db.close();
+  }
+  const sql = new pg.Client({ connectionString: database.url });
+  sql.on('error', () => {});
+  await sql.connect();
+  try {
+    await sql.query('BEGIN');
+    const one = async (text: string, params: unknown[]) => (await sql.query<{ id: string }>(text, params)).rows[0]!.id;
+    const agentId = await one(`INSERT INTO "Agent" ("organizationId", name, "updatedAt") VALUES ($1, 'Bench agent', now()) RETURNING id`, [organizationId]);
+    const workflowId = await one(
+      `INSERT INTO "Workflow" ("organizationId", name, "updatedAt", "publishedAt") VALUES ($1, 'Engine bench', now(), now()) RETURNING id`,
+      [organizationId],
+    );
+    const definition = { steps: [{ id: 'dial', type: 'call', agent_id: agentId }] };
+    const versionId = await one(
+      `INSERT INTO "WorkflowVersion" ("organizationId", "workflowId", version, definition, "createdBy") VALUES ($1, $2, 1, $3, $4) RETURNING id`,
+      [organizationId, workflowId, JSON.stringify(definition), apiKeyId],
+    );
+    await sql.query(
+      `INSERT INTO "Prospect" ("organizationId", "firstName", "lastName", email, phone, "updatedAt")
+       SELECT $1, 'First' || n, 'Last' || n, 'prospect' || n || '@example.com', '+1415' || lpad(n::text, 7, '0'), now()
+       FROM generate_series(1, $2::int) AS n`,
+      [organizationId, ENGINE_BENCH.runs],
+    );
+    const batchId = await one(
+      `INSERT INTO "Batch" ("organizationId", "workflowId", "workflowVersionId", name, "sourceType", "createdBy", "totalProspects", "pendingCount", "updatedAt")
+       VALUES ($1, $2, $3, 'Engine bench', 'prospect_ids', $4, $5, $5, now()) RETURNING id`,
+      [organizationId, workflowId, versionId, apiKeyId, ENGINE_BENCH.runs],
+    );
+    await sql.query(
+      `INSERT INTO "Run" ("organizationId", "workflowId", "workflowVersionId", "batchId", "prospectId", "updatedAt")
+       SELECT $1, $2, $3, $4, id, now() FROM "Prospect" WHERE "organizationId" = $1`,
+      [organizationId, workflowId, versionId, batchId],
+    );
+    await sql.query('COMMIT');
+    await sql.query('VACUUM ANALYZE');
+    return { batchId };
+  } finally {
+    await sql.end();
+  }
+}
+
+/**
+ * The database's PostgreSQL backends, sampled as they come and go: their CPU
+ * time (one seen first mid-run counts from 0), and what each was doing at
+ * each sample (state and wait event: where the time goes).
+ */
+function postgresSampler(sql: pg.Client) {
+  const first = new Map<number, number>();
+  const last = new Map<number, number>();
+  const states = new Map<string, number>();
+  let sampled = false;
+  return {
+    async sample() {
+      const { rows } = await sql.query<{ pid: number; state: string | null; wait: string | null }>(
+        `SELECT pid, state, wait_event_type || ': ' || wait_event AS wait FROM pg_stat_activity
+         WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'`,
+      );
+      for (const { pid, state, wait } of rows) {
+        const used = cpuMs(pid);
+        if (!first.has(pid)) first.set(pid, sampled ? 0 : used);
+        last.set(pid, used);
+        if (sampled) {
+          const what = `${state ?? '?'}${wait ? ` (${wait})` : ''}`;
+          states.set(what, (states.get(what) ?? 0) + 1);
+        }
+      }
+      sampled = true;
+    },
+    cpuMs: () => [...last].reduce((sum, [pid, used]) => sum + used - first.get(pid)!, 0),
+    /** The most frequent states, with their share of all samples. */
+    states(top = 5) {
+      const total = [...states.values()].reduce((sum, count) => sum + count, 0);
+      return [...states].sort((a, b) => b[1] - a[1]).slice(0, top).map(([what, count]) => `${what} ${((count / total) * 100).toFixed(0)}%`).join(', ');
+    },
+  };
+}
+
+/** Polls the batch (and samples PostgreSQL's backends) until none of its runs is left to do, or `gaveUp()`. */
+async function untilBatchEnds(
+  sql: pg.Client,
+  batchId: string,
+  postgres: ReturnType<typeof postgresSampler>,
+  label: string,
+  log: (line: string) => void,
+  gaveUp = () => false,
+) {
+  const deadline = Date.now() + ENGINE_BENCH.timeoutSeconds * 1000;
+  let loggedAt = Date.now();
+  for (;;) {
+    await postgres.sample();
+    const { rows } = await sql.query<{ status: string; ended: number }>(
+      `SELECT status::text AS status, "finishedCount" + "failedCount" + "cancelledCount" AS ended FROM "Batch" WHERE id = $1`,
+      [batchId],
+    );
+    const { status, ended } = rows[0]!;
+    if (!['PENDING', 'IN_PROGRESS'].includes(status) || gaveUp()) return;
+    if (Date.now() > deadline) throw new Error(`(g) ${label}: ${ended} of ${ENGINE_BENCH.runs} runs ended after ${ENGINE_BENCH.timeoutSeconds} s (BENCH_ENGINE_TIMEOUT)`);
+    if (Date.now() - loggedAt >= 5000) {
+      log(`  ${label}: ${ended.toLocaleString('en')} of ${ENGINE_BENCH.runs.toLocaleString('en')} runs ended`);
+      loggedAt = Date.now();
+    }
+    await sleep(250);
+  }
+}
+
+/** Cumulative histogram buckets: `count` observations were <= `le` seconds. */
+type Buckets = { le: number; count: number }[];
+
+function parseHistogram(text: string, name: string): Buckets {
+  const buckets: Buckets = [];
+  for (const match of text.matchAll(new RegExp(`^${name}_bucket\\{le="([^"]+)"\\} (\\d+)$`, 'gm'))) {
+    buckets.push({ le: match[1] === '+Inf' ? Infinity : Number(match[1]), count: Number(match[2]) });
+  }
+  if (buckets.length === 0) throw new Error(`GET /metrics has no ${name}`);
+  return buckets;
+}
+
+function bucketsOf(seconds: number[], bounds: number[]): Buckets {
+  return bounds.map((le) => ({ le, count: seconds.filter((value) => value <= le).length }));
+}
+
+/** A quantile (ms) from cumulative buckets, interpolated within its bucket as Prometheus's histogram_quantile does. */
+function bucketQuantile(buckets: Buckets, q: number): number {
+  const rank = q * buckets.at(-1)!.count;
+  let previous = { le: 0, count: 0 };
+  for (const bucket of buckets) {
+    if (bucket.count >= rank) {
+      if (!Number.isFinite(bucket.le)) return previous.le * 1000;
+      const share = bucket.count === previous.count ? 1 : (rank - previous.count) / (bucket.count - previous.count);
+      return (previous.le + (bucket.le - previous.le) * share) * 1000;
+    }
+    previous = bucket;
+  }
+  return NaN;
+}
+
+interface Attempts {
+  attempts: number;
+  /** Attempts ended per second between the 10th and the 90th percentile of the end times. */
+  steadyPerSecond: number;
+  /** All attempts over first start to last end. */
+  overallPerSecond: number;
+  seconds: number;
+  /** The run claimed (Run.startedAt) to its attempt written open (RunAttempt.startedAt), ms. */
+  claimToDial: number[];
+  /** The attempt closed to the run ended, ms. */
+  hangUpToEnd: number[];
+  /** Stats == counts, every run FINISHED after exactly one attempt, none open. */
+  consistent: boolean;
+  consistency: string;
+}
+
+async function readAttempts(sql: pg.Client, batchId: string): Promise<Attempts> {
+  const { rows } = await sql.query<{ started: number; ended: number; claimed: number; run_ended: number }>(
+    `SELECT (extract(epoch FROM a."startedAt") * 1000)::float8 AS started, (extract(epoch FROM a."endedAt") * 1000)::float8 AS ended,
+            (extract(epoch FROM r."startedAt") * 1000)::float8 AS claimed, (extract(epoch FROM r."endedAt") * 1000)::float8 AS run_ended
+     FROM "RunAttempt" a JOIN "Run" r ON r.id = a."runId" WHERE a."batchId" = $1`,
+    [batchId],
+  );
+  const ends = rows.map((row) => row.ended).filter((ended) => ended !== null).sort((a, b) => a - b);
+  const from = Math.floor(STEADY.from * ends.length);
+  const to = Math.floor(STEADY.to * ends.length);
+  const firstStart = rows.reduce((first, row) => Math.min(first, row.started), Infinity);
+  const seconds = (ends.at(-1)! - firstStart) / 1000;
+
+  const [batch] = (
+    await sql.query<Record<string, number | string>>(
+      `SELECT status::text AS status, "totalProspects" AS total, "pendingCount" AS "PENDING", "inProgressCount" AS "IN_PROGRESS",
+              "pausedCount" AS "PAUSED", "finishedCount" AS "FINISHED", "cancelledCount" AS "CANCELLED", "failedCount" AS "FAILED"
+       FROM "Batch" WHERE id = $1`,
+      [batchId],
+    )
+  ).rows;
+  const counts = Object.fromEntries(
+    (await sql.query<{ status: string; count: number }>(`SELECT status::text AS status, count(*)::int AS count FROM "Run" WHERE "batchId" = $1 GROUP BY status`, [batchId])).rows.map(
+      (row) => [row.status, row.count],
+    ),
+  );
+  const [attempts] = (
+    await sql.query<{ total: number; runs: number; open: number; answered: number }>(
+      `SELECT count(*)::int AS total, count(DISTINCT "runId")::int AS runs, count(*) FILTER (WHERE "endedAt" IS NULL)::int AS open,
+              count(*) FILTER (WHERE outcome = 'answered')::int AS answered
+       FROM "RunAttempt" WHERE "batchId" = $1`,
+      [batchId],
+    )
+  ).rows;
+  const statuses = ['PENDING', 'IN_PROGRESS', 'PAUSED', 'FINISHED', 'CANCELLED', 'FAILED'];
+  const statsEqualCounts = statuses.every((status) => batch![status] === (counts[status] ?? 0)) && batch!.total === ENGINE_BENCH.runs;
+  const n = ENGINE_BENCH.runs;
+  const allDone = batch!.status === 'FINISHED' && counts.FINISHED === n && attempts!.total === n && attempts!.runs === n && attempts!.open === 0 && attempts!.answered === n;
+  const consistency =
+    `stats ${statsEqualCounts ? '==' : '≠'} counts (${statuses.filter((status) => counts[status]).map((status) => `${counts[status]} ${status}`).join(', ')}); ` +
+    `batch ${batch!.status}; ${attempts!.total} attempts over ${attempts!.runs} runs, ${attempts!.open} open`;
+  return {
+    attempts: ends.length,
+    steadyPerSecond: (to - from) / ((ends[to]! - ends[from]!) / 1000),
+    overallPerSecond: ends.length / seconds,
+    seconds,
+    claimToDial: rows.map((row) => row.started - row.claimed),
+    hangUpToEnd: rows.map((row) => row.run_ended - row.ended),
+    consistent: statsEqualCounts && allDone,
+    consistency,
+  };
+}
+
+export interface EngineSide extends Attempts {
+  /** Claim transactions, as cumulative buckets of seconds (the gateway's histogram's bounds). */
+  claims: Buckets;
+  /** Exact claim durations (ms), where they are known (the raw loop). */
+  claimMs?: number[];
+  /** CPU time (ms) the gateway or raw loop process, and the database's PostgreSQL backends, used for the batch. */
+  processCpuMs: number;
+  postgresCpuMs: number;
+  /** The PostgreSQL backends' states while the batch ran. */
+  postgresStates: string;
+  /** The machine's 1-minute load average when the side started (the machine is shared). */
+  loadAtStart: number;
+}
+
+export interface EngineMeasured {
+  gateway: EngineSide;
+  raw: EngineSide;
+}
+
+async function runGateway(database: BenchDatabase, { batchId }: Seeded, log: (line: string) => void): Promise<Omit<EngineSide, keyof Attempts>> {
+  const start = npmStart();
+  const port = await freePort();
+  const sql = new pg.Client({ connectionString: database.url });
+  sql.on('error', () => {});
+  await sql.connect();
+  const gateway = await startServer({
+    name: 'gateway (engine)',
+    script: start.script,
+    nodeArgs: start.nodeArgs,
+    env: {
+      DATABASE_URL: database.url,
+      DATABASE_POOL_SIZE: String(ENGINE_BENCH.poolSize),
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+      ENGINE_CONCURRENCY: String(ENGINE_BENCH.concurrency),
+      SIMULATED_CALL_MS: String(ENGINE_BENCH.callMs),
+      SIMULATED_CALL_OUTCOMES: 'answered=1',
+      // Empty: unset, the default.
+      RUN_LEASE_MS: '',
+      INSIGHTS_INTERVAL_MS: '0',
+      LOG_LEVEL: 'warn',
+      REDIS_URL: '',
+    },
+    port,
+    readyPath: '/ready',
+  });
+  try {
+    const loadAtStart = os.loadavg()[0]!;
+    const postgres = postgresSampler(sql);
+    await postgres.sample();
+    const cpuAtStart = cpuMs(gateway.pid);
+    await untilBatchEnds(sql, batchId, postgres, 'gateway', log);
+    const processCpu = cpuMs(gateway.pid) - cpuAtStart;
+    const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
+    return {
+      claims: parseHistogram(metrics, CLAIM_METRIC),
+      processCpuMs: processCpu,
+      postgresCpuMs: postgres.cpuMs(),
+      postgresStates: postgres.states(),
+      loadAtStart,
+    };
+  } finally {
+    await gateway.stop();
+    await sql.end();
+  }
+}
+
+async function runRaw(database: BenchDatabase, { batchId }: Seeded, log: (line: string) => void) {
+  const sql = new pg.Client({ connectionString: database.url });
+  sql.on('error', () => {});
+  await sql.connect();
+  const loadAtStart = os.loadavg()[0]!;
+  const postgres = postgresSampler(sql);
+  await postgres.sample();
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(BENCH_DIR, 'engine-raw.ts')], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      DATABASE_URL: database.url,
+      DATABASE_POOL_SIZE: String(ENGINE_BENCH.poolSize),
+      BENCH_ENGINE_CONCURRENCY: String(ENGINE_BENCH.concurrency),
+      BENCH_CALL_MS: String(ENGINE_BENCH.callMs),
+    },
+    // Its stdin stays open while this process lives: it ends when this one does.
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  let exitCode: number | null | undefined;
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve((exitCode = code))));
+  try {
+    await untilBatchEnds(sql, batchId, postgres, 'raw loop', log, () => exitCode !== undefined);
+    const code = await exited;
+    if (code !== 0) throw new Error(`(g) the raw loop failed (exit ${code})`);
+    await postgres.sample();
+    const result = JSON.parse(output.trim()) as { claimMs: number[]; cpuMs: number };
+    return {
+      claimMs: result.claimMs,
+      processCpuMs: result.cpuMs,
+      postgresCpuMs: postgres.cpuMs(),
+      postgresStates: postgres.states(),
+      loadAtStart,
+    };
+  } finally {
+    child.stdin!.end();
+    await sql.end();
+  }
+}
+
+/** Seeds both databases, then runs the gateway's engine, then the raw loop, each on its own batch. */
+export async function measureEngine(databases: { gateway: BenchDatabase; raw: BenchDatabase }, log: (line: string) => void): Promise<EngineMeasured> {
+  log(`(g) seeding two batches of ${ENGINE_BENCH.runs.toLocaleString('en')} runs`);
+  const seeded = { gateway: await seedBatch(databases.gateway), raw: await seedBatch(databases.raw) };
+  log('(g) the gateway engine');
+  const gatewayRun = await runGateway(databases.gateway, seeded.gateway, log);
+  log('(g) the raw RunStore loop');
+  const rawRun = await runRaw(databases.raw, seeded.raw, log);
+  const attemptsOf = async (database: BenchDatabase, { batchId }: Seeded) => {
+    const sql = new pg.Client({ connectionString: database.url });
+    sql.on('error', () => {});
+    await sql.connect();
+    try {
+      return await readAttempts(sql, batchId);
+    } finally {
+      await sql.end();
+    }
+  };
+  const bounds = gatewayRun.claims.map((bucket) => bucket.le);
+  const measured: EngineMeasured = {
+    gateway: { ...gatewayRun, ...(await attemptsOf(databases.gateway, seeded.gateway)) },
+    raw: { ...rawRun, claims: bucketsOf(rawRun.claimMs.map((value) => value / 1000), bounds), ...(await attemptsOf(databases.raw, seeded.raw)) },
+  };
+  for (const [name, side] of Object.entries(measured)) {
+    log(`  ${name}: ${rps(side.steadyPerSecond)} attempts/s, claim p50 ${ms(bucketQuantile(side.claims, 0.5))} p99 ${ms(bucketQuantile(side.claims, 0.99))}; ${side.consistency}`);
+  }
+  return measured;
+}
+
+const pair = (values: number[]) => `${ms(percentile(values, 50))} / ${ms(percentile(values, 99))}`;
+
+export function reportEngine(report: Report, { gateway, raw }: EngineMeasured) {
+  const claims = (side: EngineSide) => side.claims.at(-1)!.count;
+  report.line('');
+  report.line(`## (g) Run engine, one instance: ENGINE_CONCURRENCY=${ENGINE_BENCH.concurrency}, calls of ${ENGINE_BENCH.callMs / 1000} s`);
+  report.line(
+    `A batch of ${ENGINE_BENCH.runs.toLocaleString('en')} runs of a one-step workflow (\`call\` naming an agent; prospects +1415…, E.164), ` +
+      `seeded in bulk on a fresh database. The gateway as \`npm start\` runs it (\`SIMULATED_CALL_OUTCOMES=answered=1\`, \`RUN_LEASE_MS\` default, ` +
+      `a pool of ${ENGINE_BENCH.poolSize} connections). Beside it, on an identical batch in a database of its own, the raw loop (bench/engine-raw.ts): ` +
+      `the engine's own RunStore (the same SQL) driven by the same claim policy, each run claim → startAttempt → ${ENGINE_BENCH.callMs / 1000} s → endAttempt → finish, ` +
+      `up to ${ENGINE_BENCH.concurrency} in flight, without the engine's per-run work (definition read, step record, do-not-call and pre-call webhook look-ups, ` +
+      `progress announcements, lease renewals). Measured from the database afterwards; the ceiling is ${ENGINE_BENCH.concurrency.toLocaleString('en')} slots ÷ ${ENGINE_BENCH.callMs / 1000} s = ` +
+      `${rps((ENGINE_BENCH.concurrency * 1000) / ENGINE_BENCH.callMs)} attempts/s, less each run's time outside its call.`,
+  );
+  report.table(
+    ['', 'gateway engine', 'raw RunStore loop', 'gateway ÷ raw'],
+    [
+      [
+        `completed attempts/s, steady (ends between the ${STEADY.from * 100}th and ${STEADY.to * 100}th percentile)`,
+        rps(gateway.steadyPerSecond),
+        rps(raw.steadyPerSecond),
+        ratio(gateway.steadyPerSecond / raw.steadyPerSecond),
+      ],
+      ['completed attempts/s, whole batch (first start to last end)', rps(gateway.overallPerSecond), rps(raw.overallPerSecond), ratio(gateway.overallPerSecond / raw.overallPerSecond)],
+      ['whole batch', `${gateway.seconds.toFixed(1)} s`, `${raw.seconds.toFixed(1)} s`, ''],
+      ['load average (1 min) at the start', gateway.loadAtStart.toFixed(2), raw.loadAtStart.toFixed(2), ''],
+      ['claim transactions (runs per claim, mean)', `${claims(gateway)} (${(gateway.attempts / claims(gateway)).toFixed(1)})`, `${claims(raw)} (${(raw.attempts / claims(raw)).toFixed(1)})`, ''],
+      ['claim latency p50', ms(bucketQuantile(gateway.claims, 0.5)), ms(bucketQuantile(raw.claims, 0.5)), ''],
+      ['claim latency p99', ms(bucketQuantile(gateway.claims, 0.99)), ms(bucketQuantile(raw.claims, 0.99)), ''],
+      ['run claimed → attempt started, p50 / p99', pair(gateway.claimToDial), pair(raw.claimToDial), ''],
+      ['attempt ended → run ended, p50 / p99', pair(gateway.hangUpToEnd), pair(raw.hangUpToEnd), ''],
+      ['process CPU / attempt', ms(gateway.processCpuMs / gateway.attempts), ms(raw.processCpuMs / raw.attempts), ''],
+      ['PostgreSQL CPU / attempt', ms(gateway.postgresCpuMs / gateway.attempts), ms(raw.postgresCpuMs / raw.attempts), ''],
+      ['PostgreSQL connections, sampled every 250 ms', gateway.postgresStates, raw.postgresStates, ''],
+      ['after', gateway.consistency, raw.consistency, ''],
+    ],
+  );
+  report.line('');
+  report.line(
+    `Claim latency: the claim transaction (\`RunStore.claim\`), from the call to its commit, so waiting for a pool connection included, ` +
+      `and empty claims too; the gateway's from its \`${CLAIM_METRIC}\` histogram, ` +
+      `the raw loop's timed around each call and put in the same buckets, both interpolated within the bucket as histogram_quantile does ` +
+      `(the raw loop's exact p50 / p99: ${pair(raw.claimMs ?? [])}). Timestamps are stored to the millisecond.`,
+  );
+}
+
+export function engineTargets({ gateway, raw }: EngineMeasured): string[][] {
+  return [
+    ['(g) ≥ 1,000 completed attempts/s', `${rps(gateway.steadyPerSecond)} (steady)`, verdict(gateway.steadyPerSecond >= 1000)],
+    [
+      '(g) ≥ 0.8× the raw loop',
+      `${rps(gateway.steadyPerSecond)} vs ${rps(raw.steadyPerSecond)} (${ratio(gateway.steadyPerSecond / raw.steadyPerSecond)})`,
+      verdict(gateway.steadyPerSecond >= 0.8 * raw.steadyPerSecond),
+    ],
+    ['(g) stats == counts after', gateway.consistency, verdict(gateway.consistent)],
+  ];
+}

@@ -1,0 +1,117 @@
+// The outbox. A change that webhooks report writes its events, and one
+// delivery per enabled endpoint of the organization that subscribes to them,
+// in the transaction that makes the change: a change rolled back sends
+// nothing, a change committed is never lost (src/events/webhook-worker.ts
+// delivers them from any instance). The events of a transaction are written
+// by one statement at its end, which writes nothing when no endpoint of the
+// organization wants them: that statement is the check, there is no other.
+//
+// Event ids (`evt_…`, the deliveries' `webhook-id`) are 36 hex digits: 8 of
+// a hash of the object's id, then the database's clock in microseconds when
+// the statement ran (14), the event's place in the statement (6), and 8
+// random ones. Every change to an object holds its row (a batch, a run, an
+// agent …) until it commits, and its events are written after the row was
+// taken, so the ids of one object's events share their first 12 characters
+// and sort in the order of its changes: on the deliveries' unique key
+// ("endpointId", "eventId"), an endpoint's deliveries about one object are one
+// short range, which keeps the delivery order cheap (src/events/webhook-store.ts).
+import { Prisma, type PrismaClient } from '../generated/prisma/client.ts';
+import { type EventSubject, subjectKey, subjectSources, type SubjectKind } from './event-payloads.ts';
+
+export const webhookEventTypes = [
+  'batch.status_changed',
+  'batch.finished',
+  'run.status_changed',
+  'run.finished',
+  'run.failed',
+  'call.attempt_ended',
+  'agent.updated',
+  'integration.connected',
+  'webhook_endpoint.disabled',
+] as const;
+export type WebhookEventType = (typeof webhookEventTypes)[number];
+
+/** Hex digits of an event id's object hash: `evt_` and these are the same for every event of one object. */
+export const OBJECT_PREFIX_DIGITS = 8;
+/** An event id's first characters, the same for every event of its object. */
+export const OBJECT_PREFIX_LENGTH = 'evt_'.length + OBJECT_PREFIX_DIGITS;
+
+/** What an endpoint subscribes to: event types, or `*` for all. */
+export const ALL_EVENTS = '*';
+
+/** What moving statements need: raw SQL, on any client or transaction. */
+type SqlClient = Pick<PrismaClient, '$executeRaw'>;
+
+interface PendingEvent {
+  type: WebhookEventType;
+  organizationId: string;
+  subject: EventSubject;
+}
+
+/** The events of one transaction, in the order they happened; the same event of the same object once. */
+export class Outbox {
+  private readonly events = new Map<string, PendingEvent>();
+
+  add(type: WebhookEventType, organizationId: string, subject: EventSubject): this {
+    const { id, number } = subjectKey(subject);
+    const key = `${type} ${subject.kind} ${id} ${number}`;
+    if (!this.events.has(key)) this.events.set(key, { type, organizationId, subject });
+    return this;
+  }
+
+  /** A run's status move: `run.status_changed`, and `run.finished` / `run.failed` when it ended so. */
+  runMoved(organizationId: string, runId: string, status: string): this {
+    this.add('run.status_changed', organizationId, { kind: 'run', id: runId });
+    if (status === 'FINISHED') this.add('run.finished', organizationId, { kind: 'run', id: runId });
+    if (status === 'FAILED') this.add('run.failed', organizationId, { kind: 'run', id: runId });
+    return this;
+  }
+
+  /** A batch's status move: `batch.status_changed`, and `batch.finished` when every run ended (FINISHED or FAILED). */
+  batchMoved(organizationId: string, batchId: string, status: string): this {
+    this.add('batch.status_changed', organizationId, { kind: 'batch', id: batchId });
+    if (status === 'FINISHED' || status === 'FAILED') this.add('batch.finished', organizationId, { kind: 'batch', id: batchId });
+    return this;
+  }
+
+  /**
+   * Writes the events some enabled endpoint of their organization subscribes
+   * to, with their deliveries, in one statement (none when nothing was
+   * added). `at` is the events' `timestamp`.
+   */
+  async write(tx: SqlClient, at: Date): Promise<void> {
+    if (this.events.size === 0) return;
+    const pending = [...this.events.values()];
+    const kinds = [...new Set(pending.map((event) => event.subject.kind))] as SubjectKind[];
+    // `wanted`: the events in order, each with what its kind joins on; then one SELECT per kind present.
+    const subjects = kinds.map((kind) => {
+      const source = subjectSources[kind];
+      return `SELECT w.position, w.type, w.org, ${source.objectId} AS object_id, ${source.data} AS data
+        FROM wanted w ${source.join} WHERE w.kind = '${kind}' AND w.subscribed`;
+    });
+    await tx.$executeRaw`
+      WITH stamp AS MATERIALIZED (SELECT clock_timestamp() AS at),
+      wanted AS (
+        SELECT given.*, EXISTS (
+          SELECT 1 FROM "WebhookEndpoint" e
+          WHERE e."organizationId" = given.org AND e.enabled AND e.events && ARRAY[given.type, ${ALL_EVENTS}]) AS subscribed
+        FROM unnest(${pending.map((event) => event.type)}::text[], ${pending.map((event) => event.organizationId)}::text[],
+          ${pending.map((event) => event.subject.kind)}::text[], ${pending.map((event) => subjectKey(event.subject).id)}::text[],
+          ${pending.map((event) => subjectKey(event.subject).number)}::int[])
+          WITH ORDINALITY AS given(type, org, kind, id, number, position)
+      ),
+      subjects AS (${Prisma.raw(subjects.join(' UNION ALL '))}),
+      events AS (
+        INSERT INTO "WebhookEvent" (id, "organizationId", type, "objectId", payload, "createdAt")
+        SELECT 'evt_' || left(md5(s.object_id), ${OBJECT_PREFIX_DIGITS}) || lpad(to_hex((extract(epoch FROM stamp.at) * 1000000)::bigint), 14, '0')
+            || lpad(to_hex(s.position), 6, '0') || left(replace(gen_random_uuid()::text, '-', ''), 8),
+          s.org, s.type, s.object_id, jsonb_build_object('type', s.type, 'timestamp', ${at.toISOString()}::text, 'data', s.data), stamp.at
+        FROM subjects s CROSS JOIN stamp
+        RETURNING id, "organizationId", type, "createdAt"
+      )
+      INSERT INTO "WebhookDelivery" ("organizationId", "endpointId", "eventId", "nextAttemptAt", "createdAt")
+      SELECT ev."organizationId", e.id, ev.id, ev."createdAt", ev."createdAt"
+      FROM events ev JOIN "WebhookEndpoint" e
+        ON e."organizationId" = ev."organizationId" AND e.enabled AND e.events && ARRAY[ev.type, ${ALL_EVENTS}]`;
+  }
+}

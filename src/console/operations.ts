@@ -1,0 +1,321 @@
+// Every GraphQL document the console sends, with the types of its variables
+// and of its answer. The console sends each one as a persisted operation (its
+// SHA-256, never its text): the gateway allows them as it allows the REST
+// layer's own (src/http/app.ts), so the console works with
+// GRAPHQL_PERSISTED_ONLY=on; scripts/build-console.js gives the bundle their
+// hashes. This module is plain data, read by the browser bundle and the server.
+
+/** A document with the types of its answer and variables (they exist for the compiler only). */
+export interface Operation<Data, Variables> {
+  readonly name: string;
+  readonly text: string;
+  readonly types?: { data: Data; variables: Variables };
+}
+
+type NoVariables = Record<string, never>;
+
+/** Every operation below, in order: the allow-list the gateway serves the console with. */
+export const consoleOperations: Operation<unknown, unknown>[] = [];
+
+function operation<Data, Variables = NoVariables>(text: string): Operation<Data, Variables> {
+  const name = /^(?:query|mutation|subscription) (\w+)/.exec(text)?.[1];
+  if (!name) throw new Error(`a console operation needs a name: ${text.slice(0, 40)}`);
+  const defined = { name, text };
+  consoleOperations.push(defined);
+  return defined;
+}
+
+export type BatchStatus = 'PENDING' | 'IN_PROGRESS' | 'PAUSED' | 'FINISHED' | 'CANCELLED' | 'FAILED';
+export type RunStatus = BatchStatus;
+export type CallOutcome = 'answered' | 'no_answer' | 'busy' | 'voicemail' | 'failed';
+export type RunOrder = 'STARTED_DESC' | 'STARTED_ASC' | 'STATUS_ASC' | 'STATUS_DESC';
+
+export interface Stats {
+  pendingCount: number;
+  inProgressCount: number;
+  pausedCount: number;
+  finishedCount: number;
+  cancelledCount: number;
+  failedCount: number;
+  totalCount: number;
+}
+
+export interface Outcomes {
+  attempts: number;
+  answered: number;
+  noAnswer: number;
+  busy: number;
+  voicemail: number;
+  failed: number;
+}
+
+export interface AttemptsInterval extends Outcomes {
+  start: string;
+  end: string;
+}
+
+interface PageInfo {
+  endCursor: string | null;
+  startCursor: string | null;
+  hasNextPage: boolean;
+  hasPreviousPage: boolean;
+}
+
+const STATS = 'stats { pendingCount inProgressCount pausedCount finishedCount cancelledCount failedCount totalCount }';
+const OUTCOMES = 'attempts answered noAnswer busy voicemail failed';
+const PAGE_INFO = 'pageInfo { endCursor startCursor hasNextPage hasPreviousPage }';
+/** What a batch's card shows; the timeline is the last hour, minute by minute. */
+const BATCH_CARD = `id name status createdAt workflow { id name } ${STATS} outcomes { ${OUTCOMES} } windowState pausedReason
+  lastHour: attemptsTimeline(minutes: 60) { start end ${OUTCOMES} }`;
+
+export interface BatchCard {
+  id: string;
+  name: string;
+  status: BatchStatus;
+  createdAt: string;
+  workflow: { id: string; name: string };
+  stats: Stats;
+  outcomes: Outcomes;
+  windowState: string | null;
+  pausedReason: string | null;
+  lastHour: AttemptsInterval[];
+}
+
+export const ConsoleOrganization = operation<{ organization: { id: string; name: string } }>(
+  'query ConsoleOrganization { organization { id name } }',
+);
+
+export const ConsoleWorkflows = operation<{ workflows: { nodes: { id: string; name: string }[] } }>(
+  'query ConsoleWorkflows { workflows(first: 100) { nodes { id name } } }',
+);
+
+export const ConsoleBatches = operation<
+  { batches: { totalCount: number; pageInfo: PageInfo; nodes: BatchCard[] } },
+  { workflowId?: string | null; status?: BatchStatus | null; first: number }
+>(`query ConsoleBatches($workflowId: ID, $status: BatchStatus, $first: Int!) {
+  batches(workflowId: $workflowId, status: $status, first: $first) { totalCount ${PAGE_INFO} nodes { ${BATCH_CARD} } }
+}`);
+
+export interface BatchProgress {
+  batchId: string;
+  status: BatchStatus;
+  stats: Stats;
+  batch: { outcomes: Outcomes; windowState: string | null; pausedReason: string | null };
+}
+
+export const ConsoleBatchProgress = operation<{ batchProgress: BatchProgress }, { batchId: string }>(
+  `subscription ConsoleBatchProgress($batchId: ID!) {
+  batchProgress(batchId: $batchId) { batchId status ${STATS} batch { outcomes { ${OUTCOMES} } windowState pausedReason } }
+}`,
+);
+
+export interface BatchDetail extends BatchCard {
+  totalProspects: number;
+  scheduledAt: string | null;
+  workflowVersionNumber: number;
+  maxConcurrency: number | null;
+  callsPerSecond: number | null;
+  callingWindow: { days: string[]; start: string; end: string; timezone: string } | null;
+  retry: { maxAttempts: number; on: CallOutcome[]; delaySeconds: number };
+  autoPause: { failureRate: number; window: number } | null;
+  history: AttemptsInterval[];
+}
+
+export const ConsoleBatch = operation<{ batch: BatchDetail | null }, { id: string; minutes: number; intervalMinutes: number }>(
+  `query ConsoleBatch($id: ID!, $minutes: Int!, $intervalMinutes: Int!) {
+  batch(id: $id) {
+    ${BATCH_CARD}
+    totalProspects scheduledAt workflowVersionNumber maxConcurrency callsPerSecond
+    callingWindow { days start end timezone } retry { maxAttempts on delaySeconds } autoPause { failureRate window }
+    history: attemptsTimeline(minutes: $minutes, intervalMinutes: $intervalMinutes) { start end ${OUTCOMES} }
+  }
+}`,
+);
+
+export interface CallAttempt {
+  number: number;
+  startedAt: string;
+  endedAt: string | null;
+  outcome: CallOutcome | null;
+  reason: string | null;
+  fromNumber: string | null;
+  toNumber: string;
+  durationSeconds: number | null;
+}
+
+export interface RunRow {
+  id: string;
+  status: RunStatus;
+  attempts: number;
+  lastOutcome: CallOutcome | null;
+  currentStepId: string | null;
+  error: string | null;
+  reason: string | null;
+  nextAttemptAt: string | null;
+  startedAt: string | null;
+  endedAt: string | null;
+  prospect: { firstName: string; lastName: string; phone: string };
+  callAttempts: CallAttempt[];
+}
+
+export interface RunFilter {
+  status?: RunStatus;
+  startedAfter?: string;
+  startedBefore?: string;
+}
+
+export const ConsoleBatchRuns = operation<
+  { batch: { runs: { totalCount: number; pageInfo: PageInfo; nodes: RunRow[] } } | null },
+  { id: string; filter: RunFilter; orderBy: RunOrder; first?: number; after?: string; last?: number; before?: string }
+>(`query ConsoleBatchRuns($id: ID!, $filter: RunFilterInput, $orderBy: RunOrder, $first: Int, $after: String, $last: Int, $before: String) {
+  batch(id: $id) {
+    runs(filter: $filter, orderBy: $orderBy, first: $first, after: $after, last: $last, before: $before) {
+      totalCount ${PAGE_INFO}
+      nodes {
+        id status attempts lastOutcome currentStepId error reason nextAttemptAt startedAt endedAt
+        prospect { firstName lastName phone }
+        callAttempts { number startedAt endedAt outcome reason fromNumber toNumber durationSeconds }
+      }
+    }
+  }
+}`);
+
+export const ConsoleSetBatchStatus = operation<
+  { updateBatchStatus: { id: string; status: BatchStatus } },
+  { id: string; status: 'PAUSED' | 'PENDING' | 'CANCELLED' }
+>('mutation ConsoleSetBatchStatus($id: ID!, $status: BatchStatus!) { updateBatchStatus(id: $id, status: $status) { id status } }');
+
+export const ConsoleRetryFailedRuns = operation<{ retryFailedRuns: { id: string; status: BatchStatus } }, { id: string }>(
+  'mutation ConsoleRetryFailedRuns($id: ID!) { retryFailedRuns(id: $id) { id status } }',
+);
+
+export interface AgentSummary {
+  id: string;
+  name: string;
+  type: string;
+  updatedAt: string;
+  llmConfig: { provider: string; model: string } | null;
+  voiceConfig: { provider: string; model: string } | null;
+  transcriberConfig: { provider: string; model: string | null } | null;
+  tools: { id: string }[];
+}
+
+export const ConsoleAgents = operation<{ agents: { totalCount: number; nodes: AgentSummary[] } }>(
+  `query ConsoleAgents {
+  agents(first: 100) {
+    totalCount
+    nodes { id name type updatedAt llmConfig { provider model } voiceConfig { provider model } transcriberConfig { provider model } tools { id } }
+  }
+}`,
+);
+
+/** A configuration object as REST has it (snake_case), fallbacks at any depth. */
+export type WireConfig = Record<string, unknown>;
+
+/** The agent's configuration members, by their GraphQL names. */
+export const configMembers = [
+  'llmConfig',
+  'voiceConfig',
+  'transcriberConfig',
+  'vadConfig',
+  'greetingConfig',
+  'goodbyeConfig',
+  'extraConfig',
+  'roomDurationConfig',
+  'backgroundSound',
+  'precallWebhook',
+] as const;
+
+export type ConfigMember = (typeof configMembers)[number];
+
+export interface AgentTool {
+  id: string;
+  name: string;
+  description: string;
+  method: string;
+  url: string;
+  isEnabled: boolean;
+  parameters: { name: string; type: string; required: boolean; description: string }[];
+}
+
+export type AgentDetail = {
+  id: string;
+  name: string;
+  type: string;
+  promptTemplate: string;
+  createdAt: string;
+  updatedAt: string;
+  tools: AgentTool[];
+} & Record<ConfigMember, { json: WireConfig } | null>;
+
+const AGENT_DETAIL = `id name type promptTemplate createdAt updatedAt
+  ${configMembers.map((member) => `${member} { json }`).join(' ')}
+  tools { id name description method url isEnabled parameters { name type required description } }`;
+
+export const ConsoleAgent = operation<{ agent: AgentDetail | null }, { id: string }>(
+  `query ConsoleAgent($id: ID!) { agent(id: $id) { ${AGENT_DETAIL} } }`,
+);
+
+export const ConsoleUpdateAgent = operation<{ updateAgent: AgentDetail }, { id: string; input: Record<string, unknown> }>(
+  `mutation ConsoleUpdateAgent($id: ID!, $input: AgentUpdateInput!) { updateAgent(id: $id, input: $input) { ${AGENT_DETAIL} } }`,
+);
+
+export interface InsightRow {
+  id: string;
+  periodStart: string;
+  periodEnd: string;
+  totalCalls: number;
+  issuesIdentified: number;
+  issueRate: number;
+  executiveSummary: string;
+  createdAt: string;
+}
+
+export const ConsoleInsights = operation<{ insights: { totalCount: number; nodes: InsightRow[] } }>(
+  `query ConsoleInsights {
+  insights(first: 100) { totalCount nodes { id periodStart periodEnd totalCalls issuesIdentified issueRate executiveSummary createdAt } }
+}`,
+);
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface WebhookDeliveryRow {
+  id: string;
+  eventId: string;
+  eventType: string;
+  status: DeliveryStatus;
+  attempts: number;
+  lastResponseCode: number | null;
+  lastError: string | null;
+  latencyMs: number | null;
+  createdAt: string;
+  deliveredAt: string | null;
+  nextAttemptAt: string | null;
+}
+
+export interface WebhookEndpointRow {
+  id: string;
+  url: string;
+  description: string;
+  events: string[];
+  enabled: boolean;
+  disabledAt: string | null;
+  failingSince: string | null;
+  createdAt: string;
+  deliveries: { totalCount: number; nodes: WebhookDeliveryRow[] };
+}
+
+const DELIVERY = 'id eventId eventType status attempts lastResponseCode lastError latencyMs createdAt deliveredAt nextAttemptAt';
+
+export const ConsoleWebhookEndpoints = operation<{ webhookEndpoints: { totalCount: number; nodes: WebhookEndpointRow[] } }>(
+  `query ConsoleWebhookEndpoints {
+  webhookEndpoints(first: 50) {
+    totalCount
+    nodes { id url description events enabled disabledAt failingSince createdAt deliveries(first: 20) { totalCount nodes { ${DELIVERY} } } }
+  }
+}`,
+);
+
+export const ConsoleReplayWebhookDelivery = operation<{ replayWebhookDelivery: WebhookDeliveryRow }, { id: string }>(
+  `mutation ConsoleReplayWebhookDelivery($id: ID!) { replayWebhookDelivery(id: $id) { ${DELIVERY} } }`,
+);

@@ -1,0 +1,32 @@
+// Pages are addressed by the URL's hash (#/batches/bat_…), so the gateway
+// serves one page at /dashboard and links, reloads and the back button work.
+import { useEffect, useState } from 'preact/hooks';
+
+export type Route =
+  | { page: 'batches' }
+  | { page: 'batch'; id: string }
+  | { page: 'agents' }
+  | { page: 'agent'; id: string }
+  | { page: 'insights' }
+  | { page: 'webhooks' };
+
+export function parseRoute(hash: string): Route {
+  const [page, id] = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
+  if (page === 'batches' && id) return { page: 'batch', id };
+  if (page === 'agents' && id) return { page: 'agent', id };
+  if (page === 'agents' || page === 'insights' || page === 'webhooks') return { page };
+  return { page: 'batches' };
+}
+
+export const hrefOf = (route: Route): string =>
+  route.page === 'batch' ? `#/batches/${encodeURIComponent(route.id)}` : route.page === 'agent' ? `#/agents/${encodeURIComponent(route.id)}` : `#/${route.page}`;
+
+export function useRoute(): Route {
+  const [route, setRoute] = useState(() => parseRoute(location.hash));
+  useEffect(() => {
+    const changed = () => setRoute(parseRoute(location.hash));
+    addEventListener('hashchange', changed);
+    return () => removeEventListener('hashchange', changed);
+  }, []);
+  return route;
+}

@@ -13,9 +13,10 @@
 //   (g) the run engine, one instance, 1,000 calls of 1 s in flight: gateway,
 //       a raw loop of the same RunStore statements (bench/engine.ts), each on
 //       a database of its own
+//   (h) a 100,000-row CSV file imported in one request (bench/csv-import.ts)
 //
 // `npm run bench -- --only engine` (or BENCH_ONLY=engine) runs (g) alone,
-// without the 1M-run dataset.
+// without the 1M-run dataset; `--only csv` runs (h) alone.
 // The Markdown report is printed and saved to BENCH_REPORT (default
 // bench-report.md in the system's temporary directory).
 import { execFileSync, spawn } from 'node:child_process';
@@ -41,6 +42,7 @@ import {
 } from './queries.ts';
 import { mib, ms, ratio, Report, rps, verdict } from './report.ts';
 import { SEED, seed } from './seed.ts';
+import { csvImportTargets, measureCsvImport, reportCsvImport } from './csv-import.ts';
 import { type BenchDatabase, engineTargets, measureEngine, reportEngine } from './engine.ts';
 import { DASHBOARD_SQL, RUNS_COUNTING_SQL, RUNS_SQL } from './sql.ts';
 import { captureStatements, explain, type CapturedRequest } from './statements.ts';
@@ -81,8 +83,8 @@ const elapsed = () => `${((performance.now() - startedAt) / 1000).toFixed(0)} s`
 
 const onlyArgument = process.argv.indexOf('--only');
 const only = process.env.BENCH_ONLY || (onlyArgument >= 0 ? (process.argv[onlyArgument + 1] ?? '') : undefined);
-if (only !== undefined && only !== 'engine') {
-  log(`--only ${only}: the scenario that runs alone is "engine"`);
+if (only !== undefined && only !== 'engine' && only !== 'csv') {
+  log(`--only ${only}: the scenarios that run alone are "engine" and "csv"`);
   process.exit(2);
 }
 
@@ -184,6 +186,22 @@ if (only === 'engine') {
     report.line('');
     report.line('## Targets');
     report.table(['target', 'measured', 'verdict'], engineTargets(engine));
+    closeReport();
+  } finally {
+    await cleanUp();
+  }
+  process.exit(0);
+}
+
+if (only === 'csv') {
+  try {
+    const database = await newDatabase();
+    await machineSection(database);
+    const csv = await measureCsvImport(database, log);
+    reportCsvImport(report, csv);
+    report.line('');
+    report.line('## Targets');
+    report.table(['target', 'measured', 'verdict'], csvImportTargets(csv));
     closeReport();
   } finally {
     await cleanUp();
@@ -557,6 +575,8 @@ try {
 
   log(`${elapsed()}: (g) the run engine`);
   const engine = await measureEngine(await engineDatabases(), log);
+  log(`${elapsed()}: (h) the CSV import`);
+  const csv = await measureCsvImport(await newDatabase(), log);
 
   // ----------------------------------------------------------------- report
   const loadHeader = ['server', 'req/s', 'median', 'p99', 'gateway req/s ÷ this', 'server CPU / req', 'PostgreSQL CPU / req'];
@@ -676,6 +696,7 @@ try {
   );
 
   reportEngine(report, engine);
+  reportCsvImport(report, csv);
 
   // ---------------------------------------------------------------- targets
   const e6c32 = runs.gateway!.c32;
@@ -713,6 +734,7 @@ try {
       ['(e) ≤ 1 ms added (median, 1 connection)', ms(addedLatency), verdict(addedLatency <= 1)],
       ['(f) idle < 200 MB', `${mib(gatewayIdleAtStart)} (after the loads ${mib(gatewayIdleAfterLoad)}; peak ${mib(peakGateway)})`, verdict(gatewayIdleAtStart * 1.048576 < 200)],
       ...engineTargets(engine),
+      ...csvImportTargets(csv),
     ],
   );
 

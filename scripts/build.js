@@ -13,9 +13,13 @@
 //
 // dist/main.js.map maps the bundle back to src/ (`node --enable-source-maps
 // dist/main.js` for stack traces in TypeScript lines).
+//
+// The operator console at /dashboard is built here too, into dist/console/
+// (scripts/build-console.js).
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
+import { buildConsole, consoleDir } from './build-console.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const outfile = path.join(root, 'dist', 'main.js');
@@ -61,4 +65,7 @@ await esbuild.build({
   },
   plugins: [sourceImportMeta],
 });
-if (!process.argv.includes('--quiet')) process.stdout.write(`built ${path.relative(root, outfile)} from src/main.ts\n`);
+await buildConsole();
+if (!process.argv.includes('--quiet')) {
+  process.stdout.write(`built ${path.relative(root, outfile)} from src/main.ts, ${path.relative(root, consoleDir)}/ from src/console/\n`);
+}

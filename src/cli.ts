@@ -1,15 +1,22 @@
 // The operator command line: `npx gateway <command>`. Results are JSON on
 // stdout and nothing else goes there; failures go to stderr with exit code 1
 // (2 for a misused command). Reads the same configuration as the server.
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { Presets, SingleBar } from 'cli-progress';
 import { loadConfig } from './config.ts';
 import { type Database, openDatabase } from './db/database.ts';
 import { migrate } from './db/migrator.ts';
+import { tenantClient } from './db/tenant.ts';
+import { DomainError } from './domain/errors.ts';
+import { importProspects } from './domain/prospect-import.ts';
+import type { Scope } from './domain/scope.ts';
 import { createOrganization, issueApiKey, revokeApiKey, rotateApiKey } from './domain/organizations.ts';
 import { seedDemo, type Progress } from './demo/seed-demo.ts';
 import { importManifest } from './graphql/persisted-manifest.ts';
 import { loadSecretBox } from './domain/secrets.ts';
+import { presentImport } from './rest/routes/prospect-import.ts';
 import { prepareDatabase } from './server.ts';
 
 /** A progress bar on stderr when it is a terminal (stdout carries only the JSON result). */
@@ -29,7 +36,50 @@ interface Command {
   usage: string;
   summary: string;
   options: Record<string, { type: 'string'; description: string; required: boolean }>;
-  run(values: Record<string, string>): Promise<unknown>;
+  /** The file the command reads, given after its name: what it is. */
+  file?: string;
+  run(values: Record<string, string>, file: string): Promise<unknown>;
+}
+
+/** The chunks of `stream`, counted on the progress bar on their way. */
+async function* counted(stream: AsyncIterable<Buffer>, progress: Progress) {
+  for await (const chunk of stream) {
+    progress.advance(chunk.length);
+    yield chunk;
+  }
+}
+
+/** `gateway prospects import`: the file streamed into the import, with its progress on stderr. */
+async function importFile(db: Database, values: Record<string, string>, file: string) {
+  const organizationId = values.org!;
+  if (!(await db.prisma.organization.findUnique({ where: { id: organizationId } }))) throw new Error('organization not found');
+  const scope: Scope = { prisma: tenantClient(db.prisma, organizationId), viewer: { organizationId, apiKeyId: 'cli' } };
+  const progress = progressBar();
+  progress.start((await stat(file)).size, 'reading');
+  let written = 0;
+  try {
+    const result = await importProspects(
+      scope,
+      counted(createReadStream(file), progress),
+      {
+        list_name: values['list-name'],
+        tag_ids: values['tag-ids']?.split(',').map((id) => id.trim()).filter(Boolean),
+        default_country: values['default-country'],
+        on_duplicate: values['on-duplicate'],
+      },
+      (rows, total) => {
+        if (written === 0) {
+          progress.stop();
+          progress.start(total, 'writing');
+        }
+        progress.advance(rows - written);
+        written = rows;
+      },
+    );
+    return presentImport(result);
+  } finally {
+    progress.stop();
+  }
 }
 
 async function withDatabase<T>(work: (db: Database) => Promise<T>, prepare = true): Promise<T> {
@@ -112,6 +162,19 @@ const commands: Record<string, Command> = {
       return importManifest(manifest!, allowList, schema);
     },
   },
+  'prospects import': {
+    usage: 'gateway prospects import --org ORG_ID FILE.csv [--list-name NAME] [--tag-ids IDS] [--default-country CC] [--on-duplicate MODE]',
+    summary: 'Import prospects from a CSV file, streamed, all or nothing.',
+    file: 'FILE.csv: a header row naming the columns, then one prospect per row',
+    options: {
+      org: { type: 'string', description: 'the organization id', required: true },
+      'list-name': { type: 'string', description: 'also create a prospect list of the imported prospects', required: false },
+      'tag-ids': { type: 'string', description: 'tags (tag_…, comma-separated) to put on them', required: false },
+      'default-country': { type: 'string', description: 'ISO country (US, FR…) numbers without + are read in', required: false },
+      'on-duplicate': { type: 'string', description: "skip (default), update or error for a phone a prospect has", required: false },
+    },
+    run: (values, file) => withDatabase((db) => importFile(db, values, file)),
+  },
   'keys revoke': {
     usage: 'gateway keys revoke --key KEY',
     summary: 'Revoke an API key; it is refused from then on.',
@@ -125,7 +188,8 @@ function helpText(command?: Command): string {
     const options = Object.entries(command.options).map(
       ([name, option]) => `  --${name.padEnd(11)} ${option.description}${option.required ? ' (required)' : ''}`,
     );
-    return [`usage: ${command.usage}`, '', command.summary, '', ...options, '  --help        show this help', ''].join('\n');
+    const file = command.file ? [`  ${command.file}`] : [];
+    return [`usage: ${command.usage}`, '', command.summary, '', ...file, ...options, '  --help        show this help', ''].join('\n');
   }
   const lines = Object.values(commands).map((entry) => `  ${entry.usage.padEnd(48)} ${entry.summary}`);
   return [
@@ -156,16 +220,21 @@ export async function main(argv: string[]): Promise<number> {
       allowPositionals: true,
       strict: true,
     });
-    if (positionals.length !== name!.split(' ').length) throw new UsageError(`unexpected argument: ${positionals.at(-1)}`);
+    const expected = name!.split(' ').length + (command.file ? 1 : 0);
+    if (positionals.length > expected) throw new UsageError(`unexpected argument: ${positionals.at(-1)}`);
+    if (positionals.length < expected) throw new UsageError(`${command.file!.split(':')[0]} is required`);
     for (const [key, option] of Object.entries(command.options)) {
       if (option.required && !values[key]) throw new UsageError(`--${key} is required`);
     }
-    const result = await command.run(values as Record<string, string>);
+    const result = await command.run(values as Record<string, string>, positionals[expected - 1]!);
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } catch (error) {
     const usage = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
     process.stderr.write(`gateway: ${(error as Error).message}\n`);
+    // A refused input's problems (a CSV file's lines), one JSON object a line.
+    const detail = error instanceof DomainError ? error.detail : null;
+    if (Array.isArray(detail)) for (const problem of detail) process.stderr.write(`${JSON.stringify(problem)}\n`);
     if (usage) process.stderr.write(`run 'gateway ${name ? `${name} ` : ''}--help' for usage\n`);
     return usage ? 2 : 1;
   }

@@ -4,6 +4,18 @@ import { z } from 'zod';
 import { defaultGraphQLLimits, type GraphQLLimits } from './graphql/protections.ts';
 import type { RateLimits } from './http/rate-limits.ts';
 import { parseOutcomeShares, type SimulatedCalls } from './engine/dialer.ts';
+import { defaultWebhookSettings, parseDuration, parseRetrySchedule, type WebhookSettings } from './events/webhook-settings.ts';
+
+/** A variable read by `parse`, its error message the variable's problem. */
+const parsed = <T>(parse: (text: string) => T) =>
+  z.string().transform((text, context) => {
+    try {
+      return parse(text);
+    } catch (error) {
+      context.addIssue({ code: 'custom', message: (error as Error).message });
+      return z.NEVER;
+    }
+  });
 
 const environment = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
@@ -43,7 +55,21 @@ const environment = z.object({
   RUN_MAX_RECOVERIES: z.coerce.number().int().min(1).max(100).default(3),
   ENGINE_DRAIN_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
   INSIGHTS_INTERVAL_MS: z.coerce.number().int().min(0).default(3_600_000),
+  WEBHOOK_ALLOW_HTTP: z.enum(['on', 'off']).default('off'),
+  WEBHOOK_ALLOW_PRIVATE: z.enum(['on', 'off']).default('off'),
+  WEBHOOK_RETRY_SCHEDULE_MS: parsed(parseRetrySchedule).optional(),
+  WEBHOOK_DISABLE_AFTER: parsed(parseDuration).optional(),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(defaultWebhookSettings.timeoutMs),
+  DIALER: z.enum(['simulated', 'livekit']).default('simulated'),
+  LIVEKIT_URL: z.string().url().optional(),
+  LIVEKIT_API_KEY: z.string().optional(),
+  LIVEKIT_API_SECRET: z.string().optional(),
+  LIVEKIT_AGENT_NAME: z.string().optional(),
+  LIVEKIT_RINGING_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(300).default(30),
 });
+
+/** What DIALER=livekit cannot start without. */
+const LIVEKIT_REQUIRED = ['LIVEKIT_URL', 'LIVEKIT_API_KEY', 'LIVEKIT_API_SECRET', 'LIVEKIT_AGENT_NAME'] as const;
 
 export type Storage =
   | { kind: 'embedded'; dataDir: string }
@@ -61,6 +87,10 @@ export interface Config {
   /** Origins browsers may call the API from; `*` for any. */
   corsOrigins: string[];
   engine: EngineConfig;
+  /** Webhook endpoints' URLs, and their deliveries (made by instances that run the engine). */
+  webhooks: WebhookSettings;
+  /** Calls placed through LiveKit (DIALER=livekit); null: the simulated dialer, and nothing of trunks sent anywhere. */
+  livekit: LiveKitSettings | null;
   logLevel: z.infer<typeof environment>['LOG_LEVEL'];
 }
 
@@ -78,6 +108,18 @@ export interface EngineConfig {
   insightsIntervalMs: number;
 }
 
+/** The LiveKit project (Cloud or self-hosted) calls go through, and the agent worker dispatched to them. */
+export interface LiveKitSettings {
+  /** `https://<project>.livekit.cloud` or a self-hosted server's URL. */
+  url: string;
+  apiKey: string;
+  apiSecret: string;
+  /** The `agent_name` the agent worker registers with (explicit dispatch). */
+  agentName: string;
+  /** How long a call may ring before it counts as not answered. */
+  ringingTimeoutSeconds: number;
+}
+
 export class ConfigError extends Error {}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -89,6 +131,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
   }
   const values = parsed.data;
+  const livekitMissing = values.DIALER === 'livekit' ? LIVEKIT_REQUIRED.filter((name) => values[name] === undefined) : [];
+  if (livekitMissing.length > 0) {
+    throw new ConfigError(`invalid configuration: DIALER=livekit needs ${livekitMissing.join(', ')}`);
+  }
   return {
     port: values.PORT,
     host: values.HOST,
@@ -121,6 +167,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       drainMs: values.ENGINE_DRAIN_MS,
       simulatedCalls: { durationMs: values.SIMULATED_CALL_MS, outcomes: values.SIMULATED_CALL_OUTCOMES },
       insightsIntervalMs: values.INSIGHTS_INTERVAL_MS,
+    },
+    livekit:
+      values.DIALER === 'livekit'
+        ? {
+            url: values.LIVEKIT_URL!,
+            apiKey: values.LIVEKIT_API_KEY!,
+            apiSecret: values.LIVEKIT_API_SECRET!,
+            agentName: values.LIVEKIT_AGENT_NAME!,
+            ringingTimeoutSeconds: values.LIVEKIT_RINGING_TIMEOUT_SECONDS,
+          }
+        : null,
+    webhooks: {
+      allowHttp: values.WEBHOOK_ALLOW_HTTP === 'on',
+      allowPrivate: values.WEBHOOK_ALLOW_PRIVATE === 'on',
+      retryScheduleMs: values.WEBHOOK_RETRY_SCHEDULE_MS ?? defaultWebhookSettings.retryScheduleMs,
+      disableAfterMs: values.WEBHOOK_DISABLE_AFTER ?? defaultWebhookSettings.disableAfterMs,
+      timeoutMs: values.WEBHOOK_TIMEOUT_MS,
     },
     logLevel: values.LOG_LEVEL,
   };

@@ -8,11 +8,13 @@ import { migrate } from './db/migrator.ts';
 import { seedIntegrationCatalog } from './domain/integration-catalog.ts';
 import { createOrganization } from './domain/organizations.ts';
 import { loadSecretBox } from './domain/secrets.ts';
+import { systemClock } from './engine/clock.ts';
 import { InsightScheduler } from './engine/insight-scheduler.ts';
 import { RunEngine } from './engine/run-engine.ts';
 import { simulatedDialer } from './engine/dialer.ts';
 import { defaultStepHandlers } from './engine/steps.ts';
 import { redisClientOptions } from './events/redis-health.ts';
+import { WebhookWorker, type WebhookWorkerOptions } from './events/webhook-worker.ts';
 import { buildApp } from './http/app.ts';
 import { createServices, type Services } from './services.ts';
 
@@ -57,9 +59,15 @@ export function createEngine(config: Config, services: Services): RunEngine | nu
     pollMs: 250,
     drainMs: config.engine.drainMs,
     handlers: defaultStepHandlers(),
-    dialer: simulatedDialer(config.engine.simulatedCalls),
+    // DIALER=livekit: real calls (src/livekit/); else the simulated ones.
+    dialer: services.livekit?.dialer(systemClock) ?? simulatedDialer(config.engine.simulatedCalls),
     secrets: services.secrets,
   });
+}
+
+/** The webhook delivery worker of an instance that runs the engine (an API-only one delivers none). */
+export function createWebhookWorker(services: Services, options: Partial<WebhookWorkerOptions> = {}): WebhookWorker {
+  return new WebhookWorker(services.db.prisma, services.secrets, services.webhooks, { concurrency: 16, pollMs: 200, ...options });
 }
 
 export async function startServer(config: Config): Promise<RunningServer> {
@@ -69,15 +77,16 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const redis: Redis | undefined = config.redisUrl
     ? new (await import('ioredis')).Redis(config.redisUrl, redisClientOptions)
     : undefined;
-  const services = createServices(db, loadSecretBox(config.storage, config.encryptionKey), redis);
+  const services = createServices(db, loadSecretBox(config.storage, config.encryptionKey), redis, config.livekit, config.webhooks);
   let app: FastifyInstance | undefined;
   let engine: RunEngine | null = null;
+  let webhooks: WebhookWorker | null = null;
   let insights: InsightScheduler | null = null;
   // Shutdown order: stop accepting and finish the requests in flight (WebSockets
-  // are told 1001), then hand this instance's runs back, then the connections.
+  // are told 1001), then hand this instance's runs and webhook deliveries back, then the connections.
   const release = async () => {
     await app?.close();
-    await engine?.stop();
+    await Promise.all([engine?.stop(), webhooks?.stop()]);
     insights?.stop();
     await services.close();
     await redis?.quit().catch(() => redis.disconnect());
@@ -96,6 +105,9 @@ export async function startServer(config: Config): Promise<RunningServer> {
     engine = createEngine(config, services);
     if (engine) services.metrics.attachEngine(engine);
     engine?.start();
+    webhooks = config.engine.enabled ? createWebhookWorker(services) : null;
+    if (webhooks) services.metrics.attachWebhooks(webhooks);
+    webhooks?.start();
     insights = config.engine.enabled ? new InsightScheduler(db.prisma, config.engine.insightsIntervalMs, app.log) : null;
     insights?.start();
     if (firstOrganization) {

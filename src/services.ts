@@ -1,10 +1,13 @@
 // What the process provides every request and the run engine: storage, the
 // secret box and batch-progress events (through Redis when there is one).
 import type { Redis } from 'ioredis';
+import type { LiveKitSettings } from './config.ts';
 import type { Database } from './db/database.ts';
 import type { SecretBox } from './domain/secrets.ts';
 import { BatchProgressHub } from './events/batch-progress.ts';
 import { RedisHealth } from './events/redis-health.ts';
+import { defaultWebhookSettings, type WebhookSettings } from './events/webhook-settings.ts';
+import { LiveKit } from './livekit/livekit.ts';
 import { createMetrics, type Metrics } from './observability/metrics.ts';
 
 export interface Services {
@@ -19,10 +22,20 @@ export interface Services {
   redis?: Redis;
   /** Whether Redis answers (with `redis` only). */
   redisHealth?: RedisHealth;
+  /** Calls and trunks through LiveKit (DIALER=livekit); null with the simulated dialer. */
+  livekit: LiveKit | null;
+  /** Where webhook endpoints may point, and how their deliveries go. */
+  webhooks: WebhookSettings;
   close(): Promise<void>;
 }
 
-export function createServices(db: Database, secrets: SecretBox, redis?: Redis): Services {
+export function createServices(
+  db: Database,
+  secrets: SecretBox,
+  redis?: Redis,
+  livekitSettings: LiveKitSettings | null = null,
+  webhooks: WebhookSettings = defaultWebhookSettings,
+): Services {
   // Redis delivers a subscriber's messages only on a connection of its own.
   const subscriber = redis?.duplicate();
   const redisHealth = redis && subscriber ? new RedisHealth([redis, subscriber]) : undefined;
@@ -30,6 +43,7 @@ export function createServices(db: Database, secrets: SecretBox, redis?: Redis):
     (batchId) => db.prisma.batch.findUnique({ where: { id: batchId } }),
     redis && subscriber && redisHealth ? { publish: redis, subscribe: subscriber, health: redisHealth } : undefined,
   );
+  const liveKit = livekitSettings && new LiveKit(livekitSettings, db.prisma);
   return {
     db,
     secrets,
@@ -37,7 +51,10 @@ export function createServices(db: Database, secrets: SecretBox, redis?: Redis):
     metrics: createMetrics(db, events, redisHealth),
     redis,
     redisHealth,
+    livekit: liveKit,
+    webhooks,
     async close() {
+      liveKit?.close();
       events.close();
       redisHealth?.stop();
       // quit, not disconnect: the unsubscribe commands events.close() sent are answered first.

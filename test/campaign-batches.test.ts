@@ -265,6 +265,18 @@ describe('the circuit breaker', () => {
   });
 });
 
+describe('the circuit breaker and a batch that ends', () => {
+  it('leaves a batch its last failed attempt ended as it ended, not paused', async () => {
+    await withServer({ callMs: 5, outcomes: { failed: 1 }, concurrency: 10 }, async (server, api) => {
+      const batchId = await api.batch(await api.workflow([{ id: 'dial', type: 'call' }]), await api.prospects(10), {
+        autoPause: { failureRate: 0.5, window: 10 },
+      });
+      const ended = await batchIn(server.db, batchId, ['FAILED', 'PAUSED']);
+      expect(ended).toMatchObject({ status: 'FAILED', failedCount: 10, pausedReason: null });
+    });
+  });
+});
+
 describe('an instance that dies with a call in flight', () => {
   it("records the attempt failed / lost, never re-runs it at once, and follows the batch's retry policy", async () => {
     const clock = new ManualClock(MONDAY_NOON_UTC);

@@ -1,7 +1,9 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { defaultGraphQLLimits, operationHash } from '../src/graphql/protections.ts';
 import { restClient } from './support/rest.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
@@ -116,6 +118,28 @@ describe('GraphQL limits (production settings)', () => {
     refusedWith(arbitrary.body, /persisted operations only/);
     const unknown = await post({ extensions: { persistedQuery: { version: 1, sha256Hash: 'f'.repeat(64) } } });
     refusedWith(unknown.body, /no persisted operation/);
+  });
+
+  it('runs persisted operations only over graphql-ws too', async () => {
+    const client = createClient({ url: server.url.replace('http', 'ws') + '/graphql', webSocketImpl: WebSocket, connectionParams: { 'x-api-key': org.apiKey }, retryAttempts: 0 });
+    const run = (payload: { query: string; extensions?: Record<string, unknown> }) =>
+      new Promise<{ data?: unknown; errors?: { message: string }[] }>((resolve) => {
+        client.subscribe(payload, {
+          next: (result) => resolve(result as never),
+          error: (errors) => resolve({ errors: errors as { message: string }[] }),
+          complete: () => {},
+        });
+      });
+    try {
+      const byHash = await run({ query: '', extensions: { persistedQuery: { version: 1, sha256Hash: operationHash(allowed) } } });
+      expect(byHash).toEqual({ data: { organization: { name: 'Prod' } } });
+      const arbitrary = await run({ query: '{ organization { id } }' });
+      expect(arbitrary.errors?.[0]?.message).toMatch(/persisted operations only/);
+      const unknown = await run({ query: '', extensions: { persistedQuery: { version: 1, sha256Hash: 'f'.repeat(64) } } });
+      expect(unknown.errors?.[0]?.message).toMatch(/no persisted operation/);
+    } finally {
+      await client.dispose();
+    }
   });
 
   it('keeps the REST layer working: its operations are persisted', async () => {

@@ -37,7 +37,14 @@ const SPEC_ENDPOINTS: Record<string, [string, string]> = {
 /** DECISIONS.md: 201 for creates (E4, E10, E15-E18 and the create extensions), 200 otherwise (E21 included). */
 const CREATES = new Set(['E4', 'E10', 'E15', 'E16', 'E17', 'E18']);
 /** POSTs that act on what exists instead of creating: 200. */
-const ACTIONS = new Set(['/prospects/:prospect_id/tags', '/batches/:batch_id/retry-failed', '/signing-secret/rotate']);
+const ACTIONS = new Set([
+  '/prospects/:prospect_id/tags',
+  '/batches/:batch_id/retry-failed',
+  '/signing-secret/rotate',
+  '/runs/:run_id/attempts/:attempt/outcome',
+  '/webhook-endpoints/:id/rotate-secret',
+  '/webhook-deliveries/:id/replay',
+]);
 const expectedSuccess = (endpoint: string | null, method: string, path: string) =>
   endpoint ? (CREATES.has(endpoint) ? '201' : '200') : method === 'POST' && !ACTIONS.has(path) ? '201' : '200';
 
@@ -136,7 +143,7 @@ describe('GET /openapi.json', () => {
         for (const parameter of op.parameters.filter((p: Schema) => p.in === 'path')) {
           expect(parameter).toMatchObject({ required: true, schema: { type: 'string' } });
         }
-        expect(Boolean(op.requestBody), `request body of ${route.method} ${path}`).toBe(Boolean(route.body));
+        expect(Boolean(op.requestBody), `request body of ${route.method} ${path}`).toBe(Boolean(route.body ?? route.upload));
         if (route.endpoint) expect(op.summary).toMatch(new RegExp(`^${route.endpoint}\\. `));
         else expect(op.summary).not.toMatch(/^E\d+\./);
       }
@@ -323,6 +330,18 @@ describe('GET /openapi.json', () => {
     expect(property(prospect, 'timezone')).toMatchObject({ type: 'string', description: expect.stringContaining('IANA') });
     const shown = resolve(resolve(property(resolve(operation('post', '/prospects').responses['201'].content['application/json'].schema), 'created').items));
     expect(shown.properties.timezone.type).toEqual(['string', 'null']);
+  });
+
+  it('the CSV import takes a text/csv body and its options as query parameters', () => {
+    const importing = operation('post', '/prospects/import');
+    expect(Object.keys(importing.requestBody.content)).toEqual(['text/csv']);
+    expect(importing.requestBody.content['text/csv'].schema).toEqual({ type: 'string' });
+    expect(importing.requestBody.description).toMatch(/phone/);
+    const query = importing.parameters.filter((p: Schema) => p.in === 'query');
+    expect(query.map((p: Schema) => p.name).sort()).toEqual(['default_country', 'list_name', 'on_duplicate', 'tag_ids']);
+    expect(query.find((p: Schema) => p.name === 'on_duplicate').schema).toMatchObject({ enum: ['skip', 'update', 'error'], default: 'skip' });
+    const created = resolve(importing.responses['201'].content['application/json'].schema);
+    expect(Object.keys(created.properties).sort()).toEqual(['count', 'duplicates_skipped', 'list_id']);
   });
 
   it("E20's response is envelope C of SPEC.md's insight; the error body is SPEC.md's", () => {

@@ -1,14 +1,29 @@
-// The pages a person opens: REST docs and the live batch page (driven in
-// headless Chromium: start a batch, watch its bar move, pause, see PAUSED;
-// call outcomes, window state, auto-pause reason, retry failed, the runs
-// drill-down with its attempts).
-import { existsSync } from 'node:fs';
-import type { Page } from 'playwright-core';
+// The pages a person opens: the REST docs, and the operator console at
+// /dashboard driven in Debian's Chromium over a seeded server whose engine
+// calls (simulated): batches with live progress, outcomes, charts, pause; a
+// batch's runs and attempts; agents edited through E1 with its validation
+// errors next to their fields; insights; the console's documents sent as
+// persisted operations (GRAPHQL_PERSISTED_ONLY=on). Screenshots at 1280 and
+// 390 px wide go to .ci/ (CI keeps them as artifacts).
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { parse, validate } from 'graphql';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { consoleOperations } from '../src/console/operations.ts';
+import { defaultGraphQLLimits, operationHash } from '../src/graphql/protections.ts';
+import { schema } from '../src/schema/index.ts';
+import { llm, transcriber, voice } from './support/agent-configs.ts';
 import { eventually, flows } from './support/flows.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
+import { type Receiver, startReceiver } from './support/webhook-receiver.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
+const SCREENSHOTS = '.ci';
+const WIDTHS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } } as const;
+type Width = keyof typeof WIDTHS;
+const hasChromium = existsSync(CHROMIUM) || Boolean(process.env.CI);
 
 async function launchChromium() {
   const { chromium } = await import('playwright-core');
@@ -18,12 +33,35 @@ async function launchChromium() {
   });
 }
 
-/** Opens the dashboard and connects with the key. */
-async function connectDashboard(page: Page, server: TestServer, apiKey: string, organizationName: string) {
-  await page.goto(`${server.url}/dashboard`);
+/** The console is served from dist/console/: built here, so a test never runs an old bundle. */
+const buildConsole = () => promisify(execFile)(process.execPath, ['scripts/build-console.js', '--quiet']);
+
+/** Every body a console tab POSTed to /graphql. */
+const sentBodies: Record<string, unknown>[] = [];
+
+/** A tab at `width` with the key entered, on the page of `hash`. */
+async function openConsole(browser: Browser, server: TestServer, apiKey: string, organizationName: string, width: Width = 'desktop', hash = '') {
+  const page = await browser.newPage({ viewport: WIDTHS[width] });
+  page.on('request', (request) => {
+    if (request.url().endsWith('/graphql') && request.method() === 'POST') sentBodies.push(request.postDataJSON());
+  });
+  await page.goto(`${server.url}/dashboard${hash}`);
   await page.fill('#api-key', apiKey);
   await page.click('#key-form button[type=submit]');
-  await page.waitForSelector(`#status:has-text("Connected to ${organizationName}")`);
+  await page.locator('#status', { hasText: `Connected to ${organizationName}` }).waitFor();
+  return page;
+}
+
+/** The input of the agent form's field for an E1 member (`llm_config.temperature`). */
+const control = (page: Page, path: string) => page.locator(`.field[data-path="${path}"]`).locator('input, select, textarea');
+
+/** A full page, or what the window shows (`fullPage: false`: a form whose save bar stays at the window's bottom). */
+async function screenshot(page: Page, name: string, { fullPage = true } = {}) {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  // From the top (the bar stays on top), once the charts have drawn at their size.
+  if (fullPage) await page.evaluate(() => window.scrollTo(0, 0));
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: `${SCREENSHOTS}/console-${name}.png`, fullPage });
 }
 
 describe('/docs', () => {
@@ -49,185 +87,402 @@ describe('/docs', () => {
   });
 });
 
-// CI installs Chromium (.ci/run); elsewhere the browser test needs Debian's `chromium` package.
-describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('/dashboard in Chromium', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({ engine: { callMs: 400, concurrency: 1 } });
+describe('the console documents', () => {
+  it('are named, distinct and valid against the schema', () => {
+    expect(consoleOperations.length).toBeGreaterThanOrEqual(10);
+    expect(new Set(consoleOperations.map((operation) => operation.name)).size).toBe(consoleOperations.length);
+    for (const operation of consoleOperations) expect(validate(schema, parse(operation.text)), operation.name).toEqual([]);
   });
-  afterAll(() => server.close());
+});
 
-  it('shows a batch whose bar moves live, and pauses it', { timeout: 120_000 }, async () => {
-    const { apiKey } = await server.createOrganization('Dashboard org');
+describe.skipIf(!hasChromium)('the console at /dashboard in Chromium', () => {
+  let server: TestServer;
+  let browser: Browser;
+  let apiKey: string;
+  let organizationId: string;
+  const ids = {} as { finished: string; running: string; waiting: string; renewals: string; winBack: string; agent: string };
+
+  beforeAll(async () => {
+    await buildConsole();
+    server = await startTestServer({
+      engine: { callMs: 250, concurrency: 3, outcomes: { answered: 0.6, no_answer: 0.2, busy: 0.1, voicemail: 0.05, failed: 0.05 } },
+    });
+    ({ apiKey, organizationId } = await server.createOrganization('Acme Outbound'));
     const api = flows(server, apiKey);
-    const batchId = await api.batch(await api.workflow([{ id: 'dial', type: 'call' }]), await api.prospects(12));
+    // Created through REST, which takes the configuration objects as stored (snake_case).
+    const created = await fetch(`${server.url}/org/${organizationId}/agents`, {
+      method: 'POST',
+      headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        name: 'Ava (renewals)',
+        prompt_template: 'You call customers whose plan renews this month.',
+        llm_config: llm('openai', 'gpt-4o', [llm('anthropic', 'claude-3-5-haiku')]),
+        voice_config: voice('elevenlabs', 'eleven_turbo_v2', [voice('cartesia', 'sonic-2')]),
+        transcriber_config: transcriber('deepgram', [transcriber('assemblyai')]),
+        vad_config: { activation_threshold: 0.5, min_speech_duration: 0.1, min_silence_duration: 0.4 },
+        greeting_config: { agent_speaks_first: true, greeting: 'Hi {{prospect.first_name}}, this is Ava from Acme.' },
+      }),
+    });
+    expect(created.status).toBe(201);
+    ids.agent = ((await created.json()) as { id: string }).id;
+    await api.ok(`mutation($id: ID!, $tools: [AgentToolInput!]!) { setAgentTools(agentId: $id, tools: $tools) { id } }`, {
+      id: ids.agent,
+      tools: [{ name: 'lookup_plan', description: "Finds the customer's plan", method: 'GET', url: 'https://crm.example.com/plans', parameters: [{ name: 'phone', required: true }] }],
+    });
+    const named = (index: number) => ({ firstName: ['Ada', 'Alan', 'Grace', 'Edsger', 'Barbara', 'Donald'][index % 6], lastName: `Customer ${index}` });
+    ids.renewals = await api.workflow([{ id: 'dial', type: 'call' }]);
+    await api.ok(`mutation($id: ID!) { updateWorkflow(id: $id, input: { name: "Renewal calls" }) { id } }`, { id: ids.renewals });
+    ids.winBack = await api.workflow([{ id: 'dial', type: 'call' }]);
+    await api.ok(`mutation($id: ID!) { updateWorkflow(id: $id, input: { name: "Win-back" }) { id } }`, { id: ids.winBack });
+    ids.finished = await api.batch(ids.renewals, await api.prospects(24, named), { name: 'November renewals' });
+    await eventually(async () => ((await server.db.prisma.batch.findUniqueOrThrow({ where: { id: ids.finished } })).status === 'FINISHED' ? true : undefined), 60_000, 'the first batch to finish');
+    // Each attempt ~250 ms, one at a time: it runs through the whole test.
+    ids.running = await api.batch(ids.winBack, await api.prospects(400, (index) => ({ ...named(index), phone: `+1415${String(5_000_000 + index)}` })), {
+      name: 'Win-back wave 1',
+      maxConcurrency: 1,
+    });
+    const weekdays = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
+    ids.waiting = await api.batch(ids.renewals, await api.prospects(5, (index) => ({ ...named(index), phone: `+1415${String(6_000_000 + index)}` })), {
+      name: 'Weekend follow-up',
+      callingWindow: { days: [weekdays[(new Date().getUTCDay() + 2) % 7]], start: '09:00', end: '17:00', timezone: 'UTC' },
+    });
+    // Insights: today's from the runs, and the six days before (seeded as generated then).
+    await api.ok(`mutation($day: Date!) { generateInsight(periodStart: $day, periodEnd: $day) { id } }`, { day: new Date().toISOString().slice(0, 10) });
+    const calls = [41, 58, 37, 66, 52, 73];
+    await server.db.prisma.insight.createMany({
+      data: calls.map((totalCalls, index) => {
+        const day = new Date(Date.now() - (6 - index) * 86_400_000);
+        const issues = Math.round(totalCalls * [0.12, 0.09, 0.16, 0.07, 0.1, 0.05][index]!);
+        return {
+          organizationId,
+          periodStart: new Date(day.toISOString().slice(0, 10)),
+          periodEnd: new Date(day.toISOString().slice(0, 10)),
+          totalCalls,
+          issuesIdentified: issues,
+          issueRate: issues / totalCalls,
+          executiveSummary: `${totalCalls} calls ended, ${issues} with an issue.`,
+        };
+      }),
+    });
+    // Some attempts of the running batch, for its chart.
+    await eventually(async () => ((await server.db.prisma.runAttempt.count({ where: { batchId: ids.running, outcome: { not: null } } })) >= 8 ? true : undefined), 60_000);
+    browser = await launchChromium();
+  }, 180_000);
 
-    const browser = await launchChromium();
-    try {
-      const page = await browser.newPage();
-      await connectDashboard(page, server, apiKey, 'Dashboard org');
-      const row = page.locator(`tr[data-batch-id="${batchId}"]`);
-      await row.waitFor();
-      const progress = () => row.locator('progress').evaluate((bar) => (bar as HTMLProgressElement).value);
-      const first = await progress();
-      await page.waitForFunction(
-        ([id, before]) => (document.querySelector(`tr[data-batch-id="${id}"] progress`) as HTMLProgressElement).value > before,
-        [batchId, first] as const,
-        { timeout: 30_000 },
-      );
-      expect(await progress()).toBeGreaterThan(first);
-      await page.screenshot({ path: 'test-results/dashboard-running.png' }).catch(() => {});
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
 
-      await row.locator('button.pause').click();
-      await row.locator('.status:has-text("PAUSED")').waitFor({ timeout: 15_000 });
-      expect(await row.locator('button.resume').isEnabled()).toBe(true);
-      const stored = await server.db.prisma.batch.findUniqueOrThrow({ where: { id: batchId } });
-      expect(stored.status).toBe('PAUSED');
+  /** The stored attempts of a batch by outcome. */
+  async function storedOutcomes(batchId: string) {
+    const groups = await server.db.prisma.runAttempt.groupBy({ by: ['outcome'], where: { batchId }, _count: true });
+    return Object.fromEntries(groups.map((group) => [group.outcome ?? 'open', group._count])) as Record<string, number>;
+  }
+
+  it('lists every batch with its outcomes, chart, answer rate and window state, filters them, and keeps the key in the tab', { timeout: 120_000 }, async () => {
+    for (const width of ['desktop', 'phone'] as const) {
+      const page = await openConsole(browser, server, apiKey, 'Acme Outbound', width);
+      const finished = page.locator(`article[data-batch-id="${ids.finished}"]`);
+      await finished.waitFor();
+      expect(await page.locator('article.batch-card').count()).toBe(3);
+
+      const outcomes = await storedOutcomes(ids.finished);
+      const attempts = Object.values(outcomes).reduce((sum, value) => sum + value, 0);
+      expect(await finished.locator('[data-status]').getAttribute('data-status')).toBe('FINISHED');
+      expect(await finished.locator('.legend .total .count').textContent()).toBe(String(attempts));
+      for (const [field, outcome] of [['answered', 'answered'], ['noAnswer', 'no_answer'], ['busy', 'busy'], ['voicemail', 'voicemail'], ['failed', 'failed']]) {
+        expect(await finished.locator(`.legend .${field} .count`).textContent(), outcome).toBe(String(outcomes[outcome!] ?? 0));
+      }
+      const rate = (outcomes.answered ?? 0) / attempts;
+      expect(await finished.locator('.answer-rate .value').textContent()).toBe(`${Math.round(rate * 1000) / 10}%`);
+      expect(await finished.locator('.eta .value').textContent()).toBe('Done');
+      expect(await finished.locator('.counts').textContent()).toMatch(/^24 \/ 24 done/);
+      expect(await finished.locator('canvas[role=img]').getAttribute('aria-label')).toContain(`${attempts} attempts`);
+
+      const waiting = page.locator(`article[data-batch-id="${ids.waiting}"]`);
+      await waiting.locator('.window-state', { hasText: /^waiting for \w{3} 09:00 UTC$/ }).waitFor();
+      expect(await waiting.locator('.eta .note').textContent()).toBe('window closed');
+
+      // The running batch is followed live and shows its pace.
+      const running = page.locator(`article[data-batch-id="${ids.running}"]`);
+      await running.locator('.live').waitFor();
+      await running.locator('.pace .value', { hasText: /\/min$/ }).waitFor();
+      expect(await running.locator('.eta .value').textContent()).toMatch(/^≈ \d/);
+      await screenshot(page, `batches-${width}`);
+
+      if (width === 'desktop') {
+        await page.getByLabel('Status').selectOption('FINISHED');
+        await page.locator('article.batch-card').nth(1).waitFor({ state: 'detached' });
+        expect(await page.locator('article.batch-card').evaluateAll((cards) => cards.map((card) => (card as HTMLElement).dataset.batchId))).toEqual([ids.finished]);
+        await page.getByLabel('Status').selectOption('');
+        await page.getByLabel('Workflow').selectOption(ids.renewals);
+        await page.locator(`article[data-batch-id="${ids.running}"]`).waitFor({ state: 'detached' });
+        expect(await page.locator('article.batch-card').count()).toBe(2);
+      }
       // The key stays in this tab only.
       expect(await page.evaluate(() => sessionStorage.getItem('gateway.apiKey'))).toBe(apiKey);
       expect(await page.evaluate(() => localStorage.length)).toBe(0);
+      await page.close();
+    }
+    // Persisted operations only: a hash, never a document's text.
+    const hashes = consoleOperations.map((operation) => operationHash(operation.text));
+    expect(sentBodies.length).toBeGreaterThan(5);
+    for (const body of sentBodies) {
+      expect(body.query).toBeUndefined();
+      expect(hashes).toContain((body.extensions as { persistedQuery: { sha256Hash: string } }).persistedQuery.sha256Hash);
+    }
+  });
+
+  it('pauses a batch from the console: the server stores it and the live views show it', { timeout: 120_000 }, async () => {
+    const list = await openConsole(browser, server, apiKey, 'Acme Outbound');
+    const detail = await openConsole(browser, server, apiKey, 'Acme Outbound', 'desktop', `#/batches/${ids.running}`);
+    await detail.locator('.batch-page .live').waitFor();
+    expect(await detail.locator('h1 [data-status]').getAttribute('data-status')).toBe('IN_PROGRESS');
+
+    const card = list.locator(`article[data-batch-id="${ids.running}"]`);
+    await card.getByRole('button', { name: 'Pause Win-back wave 1' }).click();
+    await card.locator('[data-status="PAUSED"]').waitFor({ timeout: 15_000 });
+    expect((await server.db.prisma.batch.findUniqueOrThrow({ where: { id: ids.running } })).status).toBe('PAUSED');
+    // The other tab was not touched: its subscription delivered the change.
+    await detail.locator('h1 [data-status="PAUSED"]').waitFor({ timeout: 15_000 });
+    await detail.getByRole('button', { name: 'Resume Win-back wave 1' }).waitFor();
+    expect(await detail.locator('.eta .note').textContent()).toBe('paused');
+
+    // Resumed from the batch page, the list sees it too.
+    await detail.getByRole('button', { name: 'Resume Win-back wave 1' }).click();
+    await card.locator('[data-status="IN_PROGRESS"], [data-status="PENDING"]').waitFor({ timeout: 15_000 });
+    expect(['PENDING', 'IN_PROGRESS']).toContain((await server.db.prisma.batch.findUniqueOrThrow({ where: { id: ids.running } })).status);
+    await list.close();
+    await detail.close();
+  });
+
+  it("shows a batch's runs with E6's filters, sort and paging, each run's attempts, and its outcomes over time", { timeout: 120_000 }, async () => {
+    for (const width of ['desktop', 'phone'] as const) {
+      const page = await openConsole(browser, server, apiKey, 'Acme Outbound', width, `#/batches/${ids.finished}`);
+      const runs = page.locator('section.runs');
+      await runs.locator('.runs-summary', { hasText: /^1–24 of 24$/ }).waitFor();
+      expect(await runs.locator('tbody.run').count()).toBe(24);
+      expect(await page.locator('.batch-page canvas[role=img]').getAttribute('aria-label')).toContain('by outcome, last hour');
+
+      const failedRuns = await server.db.prisma.run.count({ where: { batchId: ids.finished, status: 'FAILED' } });
+      await runs.locator('select[name=status]').selectOption('FAILED');
+      await runs.locator('.runs-summary', { hasText: failedRuns ? new RegExp(`of ${failedRuns}$`) : /^0 of 0$/ }).waitFor();
+      expect(await runs.locator('tbody.run').count()).toBe(failedRuns);
+      await runs.locator('select[name=status]').selectOption('');
+      await runs.locator('.runs-summary', { hasText: /^1–24 of 24$/ }).waitFor();
+
+      // Earliest first: the first run started is the first row; its attempts open under it.
+      await runs.locator('select[name=order]').selectOption('STARTED_ASC');
+      const first = await server.db.prisma.run.findFirstOrThrow({ where: { batchId: ids.finished }, orderBy: [{ startedAt: 'asc' }, { id: 'asc' }], include: { prospect: true } });
+      const row = runs.locator('tbody.run').first();
+      await page.waitForFunction((id) => document.querySelector('tbody.run')?.getAttribute('data-run-id') === id, first.id);
+      expect(await row.locator('.phone').textContent()).toBe(first.prospect.phone);
+      await row.locator('.attempts-toggle').click();
+      const stored = await server.db.prisma.runAttempt.findMany({ where: { runId: first.id }, orderBy: { number: 'asc' } });
+      const items = row.locator('.call-attempts li');
+      expect(await items.count()).toBe(stored.length);
+      expect(await items.first().locator('.outcome').textContent()).toBe(stored[0]!.outcome!.replace('_', ' '));
+      await screenshot(page, `batch-${width}`);
+      await page.close();
+    }
+
+    // Paging: the running batch has 400 runs, 25 a page; paused (and its last call ended), they hold still.
+    await flows(server, apiKey).setStatus(ids.running, 'PAUSED');
+    await eventually(async () => ((await server.db.prisma.batch.findUniqueOrThrow({ where: { id: ids.running } })).inProgressCount === 0 ? true : undefined));
+    const page = await openConsole(browser, server, apiKey, 'Acme Outbound', 'desktop', `#/batches/${ids.running}`);
+    const runs = page.locator('section.runs');
+    await runs.locator('.runs-summary', { hasText: /^1–25 of 400$/ }).waitFor();
+    const firstPage = await runs.locator('tbody.run').evaluateAll((rows) => rows.map((row) => (row as HTMLElement).dataset.runId));
+    await runs.getByRole('button', { name: 'Next →' }).click();
+    await runs.locator('.runs-summary', { hasText: /^26–50 of 400$/ }).waitFor();
+    const secondPage = await runs.locator('tbody.run').evaluateAll((rows) => rows.map((row) => (row as HTMLElement).dataset.runId));
+    expect(secondPage).toHaveLength(25);
+    expect(secondPage.filter((id) => firstPage.includes(id))).toEqual([]);
+    await runs.getByRole('button', { name: '← Previous' }).click();
+    await runs.locator('.runs-summary', { hasText: /^1–25 of 400$/ }).waitFor();
+    await page.close();
+  });
+
+  it("shows an agent's configuration in sections and edits it through E1, with E1's validation errors next to their fields", { timeout: 120_000 }, async () => {
+    const page = await openConsole(browser, server, apiKey, 'Acme Outbound', 'desktop', '#/agents');
+    const row = page.locator(`tr[data-agent-id="${ids.agent}"]`);
+    await row.waitFor();
+    expect(await row.locator('td').nth(1).textContent()).toBe('openai · gpt-4o');
+    expect(await page.locator('.agents-table tbody tr').count()).toBe(await server.db.prisma.agent.count({ where: { organizationId } }));
+    await screenshot(page, 'agents-desktop');
+    await row.getByRole('link', { name: 'Ava (renewals)' }).click();
+
+    const llmSection = page.locator('fieldset.section-llmConfig');
+    await llmSection.waitFor();
+    expect(await llmSection.locator('.fallbacks li').allTextContents()).toEqual(['anthropic · claude-3-5-haiku']);
+    expect(await page.locator('fieldset.section-voiceConfig .fallbacks li').allTextContents()).toEqual(['cartesia · sonic-2 · rachel']);
+    expect(await page.locator('fieldset.section-transcriberConfig .fallbacks li').allTextContents()).toEqual(['assemblyai · nova-3']);
+    expect(await page.getByLabel('Model', { exact: true }).first().inputValue()).toBe('gpt-4o');
+    expect(await page.locator('section.section-tools').textContent()).toContain('GET https://crm.example.com/plans');
+
+    const temperature = control(page, 'llm_config.temperature');
+    await temperature.fill('3');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    const error = page.locator('.field[data-path="llm_config.temperature"] .field-error');
+    await error.waitFor();
+    expect(await error.textContent()).toBe('Too big: expected number to be <=2');
+    expect(await temperature.getAttribute('aria-invalid')).toBe('true');
+    expect(await temperature.getAttribute('aria-describedby')).toContain((await error.getAttribute('id'))!);
+    const unchanged = await server.db.prisma.agent.findUniqueOrThrow({ where: { id: ids.agent } });
+    expect((unchanged.llmConfig as { temperature: number }).temperature).toBe(0.7);
+    await screenshot(page, 'agent-desktop', { fullPage: false });
+
+    await temperature.fill('0.4');
+    await control(page, 'greeting_config.greeting').fill('Hello {{prospect.first_name}}!');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.locator('.save-state', { hasText: 'Saved.' }).waitFor();
+    expect(await error.count()).toBe(0);
+    const saved = await server.db.prisma.agent.findUniqueOrThrow({ where: { id: ids.agent } });
+    const llmConfig = saved.llmConfig as { temperature: number; fallbacks: { model: string }[]; top_k: number };
+    // The section is sent whole: members the form does not show, and the fallbacks, stay.
+    expect(llmConfig.temperature).toBe(0.4);
+    expect(llmConfig.top_k).toBe(40);
+    expect(llmConfig.fallbacks.map((fallback) => fallback.model)).toEqual(['claude-3-5-haiku']);
+    expect(saved.greetingConfig).toEqual({ agent_speaks_first: true, greeting: 'Hello {{prospect.first_name}}!' });
+    expect(saved.voiceConfig).toEqual(unchanged.voiceConfig);
+    await page.close();
+
+    const phone = await openConsole(browser, server, apiKey, 'Acme Outbound', 'phone', `#/agents/${ids.agent}`);
+    await phone.locator('fieldset.section-llmConfig').waitFor();
+    await control(phone, 'llm_config.temperature').fill('-1');
+    await phone.getByRole('button', { name: 'Save changes' }).click();
+    await phone.locator('.field[data-path="llm_config.temperature"] .field-error').waitFor();
+    await control(phone, 'llm_config.temperature').evaluate((input) => input.scrollIntoView({ block: 'center' }));
+    await screenshot(phone, 'agent-phone', { fullPage: false });
+    await phone.close();
+  });
+
+  it('shows the insights: calls and issue rate over time, and each summary', { timeout: 60_000 }, async () => {
+    const stored = await server.db.prisma.insight.findMany({ where: { organizationId } });
+    for (const width of ['desktop', 'phone'] as const) {
+      const page = await openConsole(browser, server, apiKey, 'Acme Outbound', width, '#/insights');
+      await page.locator('li.insight').first().waitFor();
+      expect(await page.locator('li.insight').count()).toBe(stored.length);
+      for (const insight of stored) {
+        expect(await page.locator(`li[data-insight-id="${insight.id}"] .summary`).textContent()).toBe(insight.executiveSummary);
+      }
+      const calls = stored.reduce((sum, insight) => sum + insight.totalCalls, 0);
+      expect(await page.locator('canvas[role=img]').getAttribute('aria-label')).toContain(`${calls} calls in all`);
+      await screenshot(page, `insights-${width}`);
+      await page.close();
+    }
+  });
+});
+
+describe.skipIf(!hasChromium)('the console\'s webhooks page in Chromium', () => {
+  let server: TestServer;
+  const receivers: Receiver[] = [];
+  beforeAll(async () => {
+    await buildConsole();
+    // No retries: a delivery the receiver refuses fails at once.
+    server = await startTestServer({ webhooks: { deliver: true, retryScheduleMs: [] } });
+  });
+  afterAll(async () => {
+    await server?.close();
+    for (const receiver of receivers) await receiver.close();
+  });
+
+  it('lists the endpoints with their deliveries, and replays a failed one', { timeout: 120_000 }, async () => {
+    const { apiKey, organizationId } = await server.createOrganization('Hooked org');
+    const [crm, flaky] = [await startReceiver(), await startReceiver()];
+    receivers.push(crm, flaky);
+    flaky.answer = () => 500;
+    const endpoint = async (url: string, description: string) => {
+      const response = await fetch(`${server.url}/org/${organizationId}/webhook-endpoints`, {
+        method: 'POST',
+        headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ url, events: ['batch.status_changed'], description }),
+      });
+      expect(response.status).toBe(201);
+      return ((await response.json()) as { id: string }).id;
+    };
+    const crmEndpoint = await endpoint(crm.url, 'CRM sync');
+    const flakyEndpoint = await endpoint(flaky.url, 'Analytics (down)');
+    // A batch that waits for a date far away: pausing it is the one event.
+    const api = flows(server, apiKey);
+    const batchId = await api.batch(await api.workflow([{ id: 'dial', type: 'call' }]), await api.prospects(2), { scheduledAt: '2099-01-01T00:00:00Z' });
+    await api.setStatus(batchId, 'PAUSED');
+    const failed = await eventually(async () => {
+      const deliveries = await server.db.prisma.webhookDelivery.findMany({ where: { organizationId } });
+      const settled = deliveries.filter((delivery) => delivery.status !== 'pending');
+      return settled.length >= 2 ? deliveries.find((delivery) => delivery.status === 'failed') : undefined;
+    });
+    expect(failed?.endpointId).toBe(flakyEndpoint);
+
+    const browser = await launchChromium();
+    try {
+      for (const width of ['phone', 'desktop'] as const) {
+        const page = await openConsole(browser, server, apiKey, 'Hooked org', width, '#/webhooks');
+        const crmCard = page.locator(`article[data-endpoint-id="${crmEndpoint}"]`);
+        const flakyCard = page.locator(`article[data-endpoint-id="${flakyEndpoint}"]`);
+        await crmCard.locator('.delivery [data-status="delivered"]').waitFor();
+        expect(await crmCard.locator('.endpoint-url').textContent()).toBe(crm.url);
+        expect(await crmCard.locator('.delivery .event-type').allTextContents()).toEqual(['batch.status_changed']);
+        const failedRow = flakyCard.locator(`tr[data-delivery-id="${failed!.id}"]`);
+        expect(await failedRow.locator('[data-status]').textContent()).toBe('failed');
+        expect(await failedRow.locator('.answer').textContent()).toMatch(/^HTTP 500 · \d+ ms/);
+        expect(await flakyCard.locator('.card-title .badge').textContent()).toMatch(/^Failing since /);
+        await screenshot(page, `webhooks-${width}`);
+        if (width === 'desktop') {
+          // The receiver is back: a replay delivers the same event.
+          flaky.answer = () => 204;
+          await failedRow.getByRole('button', { name: /^Replay batch.status_changed/ }).click();
+          await eventually(async () => ((await server.db.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: failed!.id } })).status === 'delivered' ? true : undefined));
+          await failedRow.locator('[data-status="delivered"]').waitFor({ timeout: 20_000 });
+          expect(flaky.received.at(-1)!.headers['webhook-id']).toBe(failed!.eventId);
+        }
+        await page.close();
+      }
     } finally {
       await browser.close();
     }
   });
 });
 
-describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('/dashboard campaign view in Chromium', () => {
-  // Every call busy on one instance, every call failed on the other.
-  let busyServer: TestServer;
-  let failingServer: TestServer;
+describe.skipIf(!hasChromium)('the console with GRAPHQL_PERSISTED_ONLY=on', () => {
+  let server: TestServer;
   beforeAll(async () => {
-    [busyServer, failingServer] = await Promise.all([
-      startTestServer({ engine: { callMs: 20, outcomes: { busy: 1 } } }),
-      startTestServer({ engine: { callMs: 20, outcomes: { failed: 1 } } }),
-    ]);
+    await buildConsole();
+    server = await startTestServer({ graphqlLimits: { ...defaultGraphQLLimits, persistedOnly: true }, engine: { callMs: 20 } });
   });
-  afterAll(async () => {
-    await Promise.all([busyServer?.close(), failingServer?.close()]);
-  });
+  afterAll(() => server?.close());
 
-  it('shows the outcomes and the window state, retries the failed runs, and lists a run\'s attempts', { timeout: 120_000 }, async () => {
-    const server = busyServer;
-    const { apiKey } = await server.createOrganization('Busy org');
-    const api = flows(server, apiKey);
-    const workflowId = await api.workflow([{ id: 'dial', type: 'call' }]);
-    const busyBatch = await api.batch(workflowId, await api.prospects(3), { name: '<b>All busy</b>' });
-    // A window on another weekday only: closed now, so nothing is dialled.
-    const weekdays = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
-    const otherDay = weekdays[(new Date().getUTCDay() + 2) % 7]!;
-    const waitingBatch = await api.batch(workflowId, await api.prospects(2, (index) => ({ phone: `+1415555${String(index).padStart(4, '0')}` })), {
-      name: 'Waiting for its window',
-      callingWindow: { days: [otherDay], start: '09:00', end: '10:00', timezone: 'UTC' },
-    });
+  it('runs its own operations, and the server still refuses any other', { timeout: 120_000 }, async () => {
+    const { apiKey, organizationId: org } = await server.createOrganization('Allow-list org');
+    const refused = await server.graphql(apiKey, '{ organization { name } }');
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors[0].message).toMatch(/^PersistedQueryOnly/);
+
+    // Seeded through the REST layer, whose operations are persisted too.
+    const rest = (method: string, path: string, body: unknown) =>
+      fetch(`${server.url}${path}`, { method, headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.json());
+    const agent = await rest('POST', `/org/${org}/agents`, { name: 'Allow-listed agent', llm_config: { provider: 'openai', model: 'gpt-4o-mini' } });
+    const workflow = await rest('POST', `/org/${org}/workflows`, { name: 'Listed', definition: { steps: [{ id: 'dial', type: 'call', agent_id: agent.id }] } });
+    const prospects = await rest('POST', `/org/${org}/prospects`, { prospects: [{ first_name: 'Ada', phone: '+14155550101' }, { first_name: 'Alan', phone: '+14155550102' }] });
+    const batch = await rest('POST', `/org/${org}/workflows/${workflow.id}/batches`, { name: 'Listed batch', prospect_ids: prospects.created.map((p: { id: string }) => p.id) });
+    await eventually(async () => ((await server.db.prisma.batch.findUniqueOrThrow({ where: { id: batch.id } })).status === 'FINISHED' ? true : undefined));
 
     const browser = await launchChromium();
     try {
-      const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-      await connectDashboard(page, server, apiKey, 'Busy org');
-      const row = page.locator(`tr[data-batch-id="${busyBatch}"]`);
-
-      // Each run: one attempt, busy, not retried (max_attempts 1): the batch fails.
-      await row.locator('.status', { hasText: /^FAILED$/ }).waitFor({ timeout: 30_000 });
-      await row.locator('.attempts', { hasText: /^3 attempts$/ }).waitFor();
-      expect(await row.locator('.outcomes li').allTextContents()).toEqual(['0 answered', '0 no answer', '3 busy', '0 voicemail', '0 failed']);
-      expect(await row.locator('.paused-reason').textContent()).toBe('');
-      // Names are text, never markup.
-      expect(await row.locator('.name button').textContent()).toBe('<b>All busy</b>');
-      expect(await row.locator('.name b').count()).toBe(0);
-
-      const waiting = page.locator(`tr[data-batch-id="${waitingBatch}"]`);
-      const label = otherDay[0]!.toUpperCase() + otherDay.slice(1);
-      await waiting.locator('.window-state', { hasText: `waiting for ${label} 09:00 UTC` }).waitFor();
-      expect(await waiting.locator('.attempts').textContent()).toBe('0 attempts');
-      expect(await waiting.locator('button.retry').isEnabled()).toBe(false);
-
-      // Retry failed dials each run once more; busy again, so 6 attempts and the batch failed again.
-      expect(await row.locator('button.retry').isEnabled()).toBe(true);
-      await row.locator('button.retry').click();
-      await row.locator('.attempts', { hasText: /^6 attempts$/ }).waitFor({ timeout: 30_000 });
-      await row.locator('.status', { hasText: /^FAILED$/ }).waitFor({ timeout: 30_000 });
-      expect(await row.locator('.outcomes .busy .count').textContent()).toBe('6');
-      const runs = await server.db.prisma.run.findMany({ where: { batchId: busyBatch } });
-      expect(runs.map((run) => [run.status, run.attempts])).toEqual(Array.from({ length: 3 }, () => ['FAILED', 2]));
-
-      // The drill-down: each run with both of its attempts, oldest first.
-      await row.locator('.name button').click();
-      const detail = page.locator(`tr.runs-row[data-runs-of="${busyBatch}"]`);
-      await detail.locator('.runs-summary', { hasText: /^3 of 3 runs/ }).waitFor();
-      expect(await detail.locator('.run').count()).toBe(3);
-      expect(await detail.locator('button.more').isHidden()).toBe(true);
-      const prospect = await server.db.prisma.prospect.findUniqueOrThrow({ where: { id: runs[0]!.prospectId } });
-      const run = detail.locator(`.run[data-run-id="${runs[0]!.id}"]`);
-      expect(await run.locator('.phone').textContent()).toBe(prospect.phone);
-      expect(await run.locator('.status').textContent()).toBe('FAILED');
-      expect(await run.locator('.note').textContent()).toBe('2 attempts · last busy · ' + runs[0]!.error);
-      const attempts = run.locator('.call-attempts li');
-      expect(await attempts.count()).toBe(2);
-      expect(await attempts.nth(0).locator('.number').textContent()).toBe('#1');
-      expect(await attempts.nth(1).locator('.number').textContent()).toBe('#2');
-      for (const index of [0, 1]) expect(await attempts.nth(index).locator('.outcome').textContent()).toMatch(new RegExp(`^busy · .* · 0 s · to \\${prospect.phone}$`));
-      await page.screenshot({ path: '/tmp/dashboard.png', fullPage: true });
-
-      // Clicking the name again closes it.
-      await row.locator('.name button').click();
-      await detail.waitFor({ state: 'detached' });
-    } finally {
-      await browser.close();
-    }
-  });
-
-  it('shows why the circuit breaker paused a batch, retries its failed runs, and pages its runs', { timeout: 120_000 }, async () => {
-    const server = failingServer;
-    const { apiKey } = await server.createOrganization('Failing org');
-    const api = flows(server, apiKey);
-    const batchId = await api.batch(await api.workflow([{ id: 'dial', type: 'call' }]), await api.prospects(60), {
-      name: 'Failing calls',
-      autoPause: { failureRate: 0.5, window: 10 },
-    });
-
-    const browser = await launchChromium();
-    try {
-      const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-      await connectDashboard(page, server, apiKey, 'Failing org');
-      const row = page.locator(`tr[data-batch-id="${batchId}"]`);
-      await row.locator('.status', { hasText: /^PAUSED$/ }).waitFor({ timeout: 30_000 });
-      // Calls in flight when it paused still end: wait for them, then the page shows the stored counts.
-      const stored = await eventually(async () => {
-        const batch = await server.db.prisma.batch.findUniqueOrThrow({ where: { id: batchId } });
-        return batch.inProgressCount === 0 ? batch : undefined;
-      });
-      const failedAttempts = await server.db.prisma.runAttempt.count({ where: { batchId, outcome: 'failed' } });
-      expect(failedAttempts).toBeGreaterThanOrEqual(10);
-      expect(stored.pausedReason).toMatch(/^auto_pause: \d+ of 10 attempts failed$/);
-      await row.locator('.paused-reason', { hasText: stored.pausedReason! }).waitFor();
-      await row.locator('.attempts', { hasText: new RegExp(`^${failedAttempts} attempts$`) }).waitFor();
-      expect(await row.locator('.outcomes .failed .count').textContent()).toBe(String(failedAttempts));
-      expect(await row.locator('.outcomes .answered .count').textContent()).toBe('0');
-      expect(await row.locator('.counts').textContent()).toContain(`${stored.failedCount} failed`);
-
-      // Retry failed on a paused batch: the failed runs wait with the others for the resume.
-      expect(await row.locator('button.retry').isEnabled()).toBe(true);
-      await row.locator('button.retry').click();
-      await row.locator('.counts', { hasText: /· 0 failed$/ }).waitFor();
-      expect(await row.locator('.counts').textContent()).toContain(`· 60 paused ·`);
-      expect(await row.locator('button.retry').isDisabled()).toBe(true);
-      expect(await server.db.prisma.run.count({ where: { batchId, status: 'PAUSED' } })).toBe(60);
-
-      // The drill-down pages: 50 runs, then the rest; the runs that were called list their failed attempt.
-      await row.locator('.name button').click();
-      const detail = page.locator(`tr.runs-row[data-runs-of="${batchId}"]`);
-      await detail.locator('.runs-summary', { hasText: /^50 of 60 runs/ }).waitFor();
-      await detail.locator('button.more').click();
-      await detail.locator('.runs-summary', { hasText: /^60 of 60 runs/ }).waitFor();
-      expect(await detail.locator('button.more').isHidden()).toBe(true);
-      expect(await detail.locator('.run').count()).toBe(60);
-      expect(new Set(await detail.locator('.run').evaluateAll((items) => items.map((item) => (item as HTMLElement).dataset.runId))).size).toBe(60);
-      const called = detail.locator('.run', { has: page.locator('.call-attempts li') });
-      expect(await called.count()).toBe(await server.db.prisma.run.count({ where: { batchId, attempts: { gt: 0 } } }));
-      const attempt = called.first().locator('.call-attempts li').first();
-      expect(await attempt.locator('.number').textContent()).toBe('#1');
-      expect(await attempt.locator('.outcome').textContent()).toMatch(/^failed · .* · 0 s · to \+1415\d{7} · simulated failure$/);
-      await page.screenshot({ path: '/tmp/dashboard-paused.png', fullPage: true });
+      const page = await openConsole(browser, server, apiKey, 'Allow-list org');
+      const card = page.locator(`article[data-batch-id="${batch.id}"]`);
+      await card.locator('.legend .answered .count', { hasText: '2' }).waitFor();
+      await card.getByRole('link', { name: 'Listed batch' }).click();
+      await page.locator('section.runs .runs-summary', { hasText: /^1–2 of 2$/ }).waitFor();
+      await page.goto(`${server.url}/dashboard#/agents/${agent.id}`);
+      await control(page, 'llm_config.model').fill('gpt-4o');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.locator('.save-state', { hasText: 'Saved.' }).waitFor();
+      expect((await server.db.prisma.agent.findUniqueOrThrow({ where: { id: agent.id } })).llmConfig).toMatchObject({ model: 'gpt-4o' });
+      await page.goto(`${server.url}/dashboard#/insights`);
+      await page.locator('.insights-page .state').waitFor();
+      expect(await page.locator('.state.error').count()).toBe(0);
     } finally {
       await browser.close();
     }

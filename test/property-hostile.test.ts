@@ -194,6 +194,7 @@ interface Own {
   connection: string;
   slug: string;
   version: string;
+  webhookEndpoint: string;
 }
 
 let phoneCounter = 1000 + Math.floor(Math.random() * 8000);
@@ -239,6 +240,9 @@ const REST_BODIES: Record<string, Template> = {
   'POST /phone-numbers': (own) => ({ number: freshNumber(), sip_trunk_id: own.trunk, label: 'Support' }),
   'POST /phone-numbers/bulk': (own) => ({ sip_trunk_id: own.trunk, numbers: [{ number: freshNumber(), label: 'a' }] }),
   'POST /do-not-call': () => ({ numbers: [freshNumber(), freshNumber()], reason: 'asked not to be called' }),
+  'POST /webhook-endpoints': () => ({ url: 'https://hooks.example.com/gateway', events: ['batch.status_changed', 'run.finished'], description: 'CRM' }),
+  'PATCH /webhook-endpoints/:id': () => ({ url: 'https://hooks.example.com/v2', events: ['*'], description: 'All', enabled: true }),
+  'POST /runs/:run_id/attempts/:attempt/outcome': () => ({ outcome: 'voicemail' }),
 };
 
 /** Valid variables for the mutations (GraphQL names); others get generated ones only. */
@@ -257,6 +261,10 @@ const MUTATION_VARIABLES: Record<string, Template> = {
   createSipTrunk: () => ({ input: { name: 'T', address: 'sip.example.com', provider: 'other', phoneNumbers: [freshNumber()] } }),
   createTag: () => ({ input: { name: `T ${Math.random().toString(36).slice(2)}` } }),
   createWorkflow: () => ({ input: { name: 'W', definition: { steps: [] } } }),
+  createWebhookEndpoint: () => ({ input: { url: 'https://hooks.example.com/gateway', events: ['agent.updated'], description: 'd' } }),
+  updateWebhookEndpoint: (own) => ({ id: own.webhookEndpoint, input: { url: 'https://hooks.example.com/v3', events: ['*'], enabled: true } }),
+  replayWebhookDelivery: () => ({ id: 'dlv_00000000000000000000000000000000' }),
+  importProspects: (own) => ({ csv: `First Name,Phone,Plan\nAda,${freshNumber()},Gold\n`, options: { listName: 'L', tagIds: [own.tag], onDuplicate: 'update' } }),
   generateInsight: () => ({ periodStart: '2026-01-01', periodEnd: '2026-01-31' }),
   publishWorkflowVersion: (own) => ({ workflowId: own.workflow, input: { definition: { steps: [] } } }),
   setAgentTools: (own) => ({ agentId: own.agent, tools: [{ name: 'lookup', url: 'https://x.example', method: 'GET', parameters: [{ name: 'q' }] }] }),
@@ -415,6 +423,37 @@ const headerText = fc.oneof(
   fc.integer({ min: 200, max: 2000 }).map((length) => 'k'.repeat(length)),
 );
 
+/**
+ * CSV files for upload routes: a phone column and valid numbers, other columns
+ * known or hostile, cells mostly plain and sometimes hostile (always quoted),
+ * now and then a raw line that breaks the file; any line ending, a BOM or none.
+ */
+const csvText = (() => {
+  const quoted = (text: string) => `"${text.replaceAll('"', '""')}"`;
+  const cell = fc.oneof({ weight: 4, arbitrary: fc.string({ maxLength: 20 }) }, { weight: 1, arbitrary: hostileString.filter((text) => text.length < 2000) });
+  const name = fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom('First Name', 'last_name', 'Plan', 'Account Number', 'E-mail', 'tz') },
+    { weight: 1, arbitrary: hostileString.filter((text) => text.length < 200) },
+  );
+  const rawLine = fc.oneof(fc.constantFrom('"unclosed', 'a,"b"c', ',,,', '\u0000', '(415) 555-0100', '+14155550100,x,y,z,w,v'), hostileString.filter((text) => text.length < 2000));
+  return fc
+    .record({
+      names: fc.array(name, { maxLength: 4 }),
+      rows: fc.array(fc.tuple(fc.integer({ min: 0, max: 9_999_999 }), fc.array(cell, { minLength: 4, maxLength: 4 })), { minLength: 1, maxLength: 5 }),
+      raw: fc.option(fc.tuple(rawLine, fc.nat()), { nil: undefined, freq: 3 }),
+      eol: fc.constantFrom('\n', '\r\n', '\r'),
+      bom: fc.boolean(),
+    })
+    .map(({ names, rows, raw, eol, bom }) => {
+      const lines = [
+        ['Phone', ...names].map(quoted).join(','),
+        ...rows.map(([number, cells]) => [`+1415${String(number).padStart(7, '0')}`, ...cells.slice(0, names.length)].map(quoted).join(',')),
+      ];
+      if (raw) lines.splice(raw[1] % (lines.length + 1), 0, raw[0]);
+      return (bom ? '\ufeff' : '') + lines.join(eol);
+    });
+})();
+
 const CONTENT_TYPES = [
   'application/json',
   'application/json',
@@ -465,6 +504,7 @@ describe('hostile input, generated: never a 5xx, always the error body, nothing 
     const batch = await ok('POST', `/workflows/${workflow.id}/batches`, { prospect_ids: prospectIds, scheduled_at: '2099-01-01T00:00:00Z' });
     const trunks = await ok('POST', '/sip-trunks', { name: 'T', address: 'sip.example.com', provider: 'twilio', phone_numbers: [freshNumber()] });
     const connection = await ok('POST', '/integrations', { slug: 'hubspot', credentials: { private_app_token: 'secret' } });
+    const webhookEndpoint = await ok('POST', '/webhook-endpoints', { url: 'https://hooks.example.com/gateway', events: ['*'] });
     own = {
       agent: agent.id,
       workflow: workflow.id,
@@ -477,6 +517,7 @@ describe('hostile input, generated: never a 5xx, always the error body, nothing 
       connection: connection.id,
       slug: 'hubspot',
       version: versions.data[0].id,
+      webhookEndpoint: webhookEndpoint.id,
     };
 
     const tables = await server.db.prisma.$queryRawUnsafe<{ table_name: string }[]>(
@@ -540,7 +581,8 @@ describe('hostile input, generated: never a 5xx, always the error body, nothing 
       batch_id: own.batch,
       prospect_id: own.prospect,
       slug: own.slug,
-      id: own.connection,
+      // `:id` names what the path's segment before it says: a connection, or a webhook endpoint.
+      id: route.path.startsWith('/webhook-endpoints/') ? own.webhookEndpoint : own.connection,
     };
     // A delete only ever names objects that never existed.
     return route.method === 'DELETE' ? undefined : byName[param];
@@ -562,8 +604,18 @@ describe('hostile input, generated: never a 5xx, always the error body, nothing 
         prefix: fc.constantFrom(...REST_PREFIXES),
         segments: fc.tuple(...params.map(() => pathSegment)),
         query: fc.oneof({ weight: 1, arbitrary: fc.constant('') }, { weight: 2, arbitrary: queryString(queryMembers) }),
-        body: hasBody ? bodyOf(bodyMembers) : fc.constant<BodySpec>({ kind: 'none' }),
-        contentType: fc.constantFrom(...CONTENT_TYPES),
+        // Upload routes mostly get files of their media type; the others' JSON bodies (a 415) now and then.
+        body: route.upload
+          ? fc.oneof({ weight: 4, arbitrary: csvText.map((text): BodySpec => ({ kind: 'raw', text })) }, { weight: 1, arbitrary: bodyOf(bodyMembers) })
+          : hasBody
+            ? bodyOf(bodyMembers)
+            : fc.constant<BodySpec>({ kind: 'none' }),
+        contentType: route.upload
+          ? fc.oneof(
+              { weight: 4, arbitrary: fc.constantFrom(route.upload.contentType, `${route.upload.contentType}; charset=utf-8`) },
+              { weight: 1, arbitrary: fc.constantFrom(...CONTENT_TYPES) },
+            )
+          : fc.constantFrom(...CONTENT_TYPES),
         // Creates take an Idempotency-Key: a few reused ones (same key, another body), and hostile ones.
         idempotencyKey:
           route.status === 201
@@ -607,9 +659,9 @@ describe('hostile input, generated: never a 5xx, always the error body, nothing 
   // -- GraphQL mutations --------------------------------------------------------------------
 
   /** Ids of the organization's own objects (for mutations that do not destroy what they name). */
-  const ownIds = () => [own.agent, own.workflow, own.batch, own.prospect, own.prospectList, own.tag, own.trunk, own.connection, own.version];
+  const ownIds = () => [own.agent, own.workflow, own.batch, own.prospect, own.prospectList, own.tag, own.trunk, own.connection, own.version, own.webhookEndpoint];
   const madeUpId = fc.oneof(
-    fc.constantFrom('agt', 'wf', 'wfv', 'bat', 'run', 'prs', 'pl', 'tag', 'int', 'oint', 'trk', 'num', 'ins', 'key', 'org', 'evl', 'tool', 'zzz', '').chain((prefix) =>
+    fc.constantFrom('agt', 'wf', 'wfv', 'bat', 'run', 'prs', 'pl', 'tag', 'int', 'oint', 'trk', 'num', 'ins', 'key', 'org', 'evl', 'tool', 'whe', 'dlv', 'zzz', '').chain((prefix) =>
       fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 0, maxLength: 40 }).map((rest) => `${prefix}_${rest}`),
     ),
     hostileString.filter((text) => text.length < 1000),

@@ -56,7 +56,9 @@ type Kind =
   | 'connection'
   | 'trunk'
   | 'number'
-  | 'insight';
+  | 'insight'
+  | 'webhookEndpoint'
+  | 'webhookDelivery';
 
 /** A reference member's stem (snake_case, without `_id`/`_ids`) and the kind it names. */
 const REFERENCE_STEMS: Record<string, Kind> = {
@@ -112,14 +114,17 @@ const SEGMENT_KINDS: Record<string, Kind> = {
   'phone-numbers': 'number',
   insights: 'insight',
   evals: 'evaluation',
+  'webhook-endpoints': 'webhookEndpoint',
+  'webhook-deliveries': 'webhookDelivery',
 };
 
-/** Path parameters that name no object by id: a connected integration's slug, a number on the do-not-call list. */
-type ParamKind = Kind | 'slug' | 'listedNumber';
+/** Path parameters that name no object by id: a connected integration's slug, a number on the do-not-call list, a run's attempt number. */
+type ParamKind = Kind | 'slug' | 'listedNumber' | 'attemptNumber';
 
 function paramKind(route: Route, param: string): ParamKind {
   if (param === 'slug') return 'slug';
   if (param === 'number' && route.path.startsWith('/do-not-call/')) return 'listedNumber';
+  if (param === 'attempt') return 'attemptNumber';
   if (param === 'id') {
     const segments = route.path.split('/');
     const kind = SEGMENT_KINDS[segments[segments.indexOf(':id') - 1] ?? ''];
@@ -179,8 +184,12 @@ interface Refs {
   trunk: string;
   number: string;
   insight: string;
+  webhookEndpoint: string;
+  webhookDelivery: string;
   slug: string;
   listedNumber: string;
+  /** Attempt numbers are the same in every organization: the run names whose. */
+  attemptNumber: string;
 }
 
 function refsOf(tenant: Tenant): Refs {
@@ -203,8 +212,11 @@ function refsOf(tenant: Tenant): Refs {
     trunk: first('trunk'),
     number: first('number'),
     insight: first('insight'),
+    webhookEndpoint: first('webhookEndpoint'),
+    webhookDelivery: first('webhookDelivery'),
     slug: tenant.slug,
     listedNumber: tenant.listedNumber,
+    attemptNumber: '1',
   };
 }
 
@@ -240,11 +252,20 @@ const REST_BODIES: Record<string, Template> = {
   'POST /phone-numbers': (refs) => ({ number: freshNumber(), sip_trunk_id: refs.trunk, label: 'x' }),
   'POST /phone-numbers/bulk': (refs) => ({ sip_trunk_id: refs.trunk, numbers: [{ number: freshNumber() }] }),
   'POST /do-not-call': () => ({ numbers: [freshNumber()], reason: 'attacker' }),
+  'POST /webhook-endpoints': () => ({ url: 'https://attacker.example/hook', events: ['*'] }),
+  'PATCH /webhook-endpoints/:id': () => ({ url: 'https://attacker.example/hijacked', events: ['agent.updated'], description: 'Hijacked', enabled: false }),
+  'POST /runs/:run_id/attempts/:attempt/outcome': () => ({ outcome: 'voicemail' }),
+};
+
+/** A valid file for every upload route (its body, of the route's media type). */
+const REST_UPLOADS: Record<string, (refs: Refs) => string> = {
+  'POST /prospects/import': () => `First Name,Phone\nAttacker,${freshNumber()}\n`,
 };
 
 /** Query parameters: every reference member a route's query takes. */
 const REST_QUERIES: Record<string, (refs: Refs) => Record<string, string>> = {
   'GET /agents/evals': (refs) => ({ agent_id: refs.agent }),
+  'POST /prospects/import': (refs) => ({ tag_ids: refs.tag }),
   'GET /workflows/:workflow_id/runs': (refs) => ({ batch_id: refs.batch, prospect_id: refs.prospect, workflow_version_id: refs.version }),
 };
 
@@ -264,6 +285,12 @@ const MUTATION_VARIABLES: Record<string, Template> = {
   createSipTrunk: () => ({ input: { name: 'Attacker trunk', address: 'sip.attacker.example', provider: 'other', phoneNumbers: [freshNumber()] } }),
   createTag: () => ({ input: { name: `Attacker tag ${fresh()}` } }),
   createWorkflow: () => ({ input: { name: 'Attacker workflow', definition: { steps: [] } } }),
+  createWebhookEndpoint: () => ({ input: { url: 'https://attacker.example/hook', events: ['*'] } }),
+  updateWebhookEndpoint: (refs) => ({ id: refs.webhookEndpoint, input: { url: 'https://attacker.example/hijacked', enabled: false } }),
+  deleteWebhookEndpoint: (refs) => ({ id: refs.webhookEndpoint }),
+  rotateWebhookEndpointSecret: (refs) => ({ id: refs.webhookEndpoint }),
+  replayWebhookDelivery: (refs) => ({ id: refs.webhookDelivery }),
+  importProspects: (refs) => ({ csv: `First Name,Phone\nAttacker,${freshNumber()}\n`, options: { tagIds: [refs.tag] } }),
   deleteAgent: (refs) => ({ id: refs.agent }),
   disconnectIntegration: (refs) => ({ id: refs.connection }),
   generateInsight: () => ({ periodStart: VICTIM_PERIOD[0], periodEnd: VICTIM_PERIOD[1] }),
@@ -277,6 +304,7 @@ const MUTATION_VARIABLES: Record<string, Template> = {
   updateBatchSettings: (refs) => ({ id: refs.batch, input: { maxConcurrency: 1 } }),
   retryFailedRuns: (refs) => ({ id: refs.batch }),
   rotateSigningSecret: () => ({}),
+  reportCallOutcome: (refs) => ({ runId: refs.run, attempt: 1, outcome: 'voicemail' }),
   updateWorkflow: (refs) => ({ id: refs.workflow, input: { isActive: false, name: 'Hijacked' } }),
 };
 
@@ -411,6 +439,8 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
     path: string;
     query?: Record<string, string>;
     body?: unknown;
+    /** An upload route's file. */
+    upload?: { contentType: string; text: string };
   }
 
   const urlOf = (request: RestRequest) =>
@@ -418,7 +448,13 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
 
   async function send(apiKey: string, request: RestRequest, label: string, headers: Record<string, string> = {}): Promise<RestResponse> {
     const rest = restClient(server, '', apiKey);
-    const response = await rest(request.method, urlOf(request), { headers, ...(request.body === undefined ? {} : { body: request.body }) });
+    const response = await rest(
+      request.method,
+      urlOf(request),
+      request.upload
+        ? { raw: request.upload.text, headers: { 'content-type': request.upload.contentType, ...headers } }
+        : { headers, ...(request.body === undefined ? {} : { body: request.body }) },
+    );
     record(label, JSON.stringify(request), JSON.stringify(response.body ?? null));
     return response;
   }
@@ -447,11 +483,14 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
     const key = `${route.method} ${route.path}`;
     const template = REST_BODIES[key];
     if (route.body && !template) throw new Error(`${key} takes a body: add a valid one to REST_BODIES`);
+    const file = REST_UPLOADS[key];
+    if (route.upload && !file) throw new Error(`${key} takes a file: add a valid one to REST_UPLOADS`);
     return {
       method: route.method,
       path: prefix.replace(':org_id', organizationId) + route.path.replace(/:(\w+)/g, (_, param: string) => refOfParam(pathRefs, paramKind(route, param))),
       query: REST_QUERIES[key]?.(memberRefs),
       body: route.body ? template!(memberRefs) : undefined,
+      upload: route.upload ? { contentType: route.upload.contentType, text: file!(memberRefs) } : undefined,
     };
   }
 
@@ -548,6 +587,9 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
       return body.data;
     };
     const ownSecrets: string[] = [apiKey];
+    // First: the changes below (the agent's tools, the integration) are events delivered there.
+    const webhookEndpoint = await ok('POST', '/webhook-endpoints', { url: `https://${mark}.example/hook`, events: ['*'], description: `${mark} hook` });
+    ownSecrets.push(webhookEndpoint.secret);
     const agent = await ok('POST', '/agents', {
       name: `${mark} agent`,
       prompt_template: `${mark} prompt`,
@@ -569,6 +611,14 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
     const list = await ok('POST', '/prospect-lists', { name: `${mark} list`, prospect_ids: prospectIds.slice(0, 2) });
     const tag = await ok('POST', '/tags', { name: `${mark} tag` });
     await ok('POST', `/prospects/${prospectIds[0]}/tags`, { tag_ids: [tag.id] });
+    // The CSV import (an upload route: a text/csv body), tagging what it imports, with an Idempotency-Key.
+    const importKey = `${mark}-${fresh()}`;
+    idempotencyKeys.set('POST /prospects/import', importKey);
+    const imported = await rest('POST', `/org/{org}/prospects/import?tag_ids=${tag.id}`, {
+      raw: `First Name,Phone,Plan\n${mark} imported,${freshNumber(options.area)},${mark} plan\n`,
+      headers: { 'content-type': 'text/csv', 'idempotency-key': importKey },
+    });
+    if (imported.status !== 201) throw new Error(`POST /prospects/import: ${imported.status} ${JSON.stringify(imported.body)}`);
     const batch = await ok('POST', `/workflows/${workflow.id}/batches`, {
       name: `${mark} batch`,
       prospect_ids: [prospectIds[2]],
@@ -627,6 +677,8 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
         trunk: [trunks.outbound_trunk.id, trunks.inbound_trunk.id],
         number: numbers.map((number) => number.id),
         insight: [insight.generateInsight.id],
+        webhookEndpoint: [webhookEndpoint.id],
+        webhookDelivery: (await ok('GET', `/webhook-endpoints/${webhookEndpoint.id}/deliveries`)).data.map((delivery: { id: string }) => delivery.id),
       },
     };
     return { tenant, secrets: ownSecrets, numbers: [...numbers.map((number) => number.number), listedNumber], tagName: tag.name as string, idempotencyKeys };
@@ -650,6 +702,7 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
     A = refsOf(attacker);
     expect(victim.ids.version).toHaveLength(2);
     expect(victim.ids.run).toHaveLength(3);
+    expect(victim.ids.webhookDelivery.length).toBeGreaterThan(0);
     for (const ids of Object.values(victim.ids)) {
       for (const id of ids) {
         const match = /^([a-z]+)_([0-9a-z]+)$/.exec(id);

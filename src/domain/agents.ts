@@ -8,6 +8,7 @@ import { agentConfigMembers, agentCreate, agentUpdate, type AgentUpdate } from '
 import { notFound } from './errors.ts';
 import type { Scope } from './scope.ts';
 import { parseOrThrow } from './validation.ts';
+import { Outbox } from './webhook-events.ts';
 
 export const MAX_TOOLS = 100;
 
@@ -65,12 +66,21 @@ export async function createAgent(scope: Scope, input: unknown) {
   });
 }
 
-/** E1: a partial update, in one statement (a concurrent update of other members is not lost). */
+/** The webhook event of a changed agent, in the transaction that changed it. */
+const agentUpdated = (scope: Scope, agentId: string) => new Outbox().add('agent.updated', scope.viewer.organizationId, { kind: 'agent', id: agentId });
+
+/**
+ * E1: a partial update, in one statement (a concurrent update of other
+ * members is not lost), with its `agent.updated` event.
+ */
 export async function updateAgent(scope: Scope, agentId: string, input: unknown) {
   const data = parseOrThrow(agentUpdate, input);
-  const [agent] = await scope.prisma.agent.updateManyAndReturn({ where: { id: agentId }, data: columnsOf(data) });
-  if (!agent) throw notFound('agent');
-  return agent;
+  return scope.prisma.$transaction(async (tx) => {
+    const [agent] = await tx.agent.updateManyAndReturn({ where: { id: agentId }, data: columnsOf(data) });
+    if (!agent) throw notFound('agent');
+    await agentUpdated(scope, agentId).write(tx, agent.updatedAt);
+    return agent;
+  });
 }
 
 /** E3: the agent, its tools and its evaluations go (the foreign keys cascade). */
@@ -80,7 +90,7 @@ export async function deleteAgent(scope: Scope, agentId: string) {
   return { id: agentId };
 }
 
-/** Replaces the agent's tools with the given list, in order; returns the agent. */
+/** Replaces the agent's tools with the given list, in order (an `agent.updated` event); returns the agent. */
 export async function setAgentTools(scope: Scope, agentId: string, input: unknown) {
   const { tools } = parseOrThrow(agentToolsSet, input);
   return scope.prisma.$transaction(async (tx) => {
@@ -102,6 +112,7 @@ export async function setAgentTools(scope: Scope, agentId: string, input: unknow
         parameters: tool.parameters,
       })),
     });
+    await agentUpdated(scope, agentId).write(tx, agent.updatedAt);
     return agent;
   });
 }

@@ -3,11 +3,12 @@
 import { z } from 'zod';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.ts';
 import { batchSettingsShape, batchSettingsUpdate, settingsColumns } from './batch-settings.ts';
-import { type ClientBatchStatus, clientBatchStatuses, clientMove, counterColumn, type RunMove } from './batch-state.ts';
+import { type BatchStatusName, clientBatchStatuses, clientMove, counterColumn, type RunMove } from './batch-state.ts';
 import { badInput, conflict, notFound } from './errors.ts';
 import { limits } from './limits.ts';
 import { actorOf, type Scope } from './scope.ts';
 import { parseOrThrow } from './validation.ts';
+import { Outbox } from './webhook-events.ts';
 
 export const batchCreate = z
   .strictObject({
@@ -166,7 +167,7 @@ export const autoPauseBatch = (tx: SqlClient, batchId: string, reason: string) =
 
 /** Locks the organization's batch for a change (the lock order: the batch first); 404 when it is not theirs. */
 async function lockBatch(tx: SqlClient, scope: Scope, batchId: string) {
-  const [locked] = await tx.$queryRaw<{ status: ClientBatchStatus }[]>`
+  const [locked] = await tx.$queryRaw<{ status: BatchStatusName }[]>`
     SELECT status FROM "Batch" WHERE id = ${batchId} AND "organizationId" = ${scope.viewer.organizationId} FOR UPDATE`;
   if (!locked) throw notFound('batch');
   return locked;
@@ -177,14 +178,18 @@ async function lockBatch(tx: SqlClient, scope: Scope, batchId: string) {
  * is locked for the move, its runs change status in the same transaction and
  * the counters move by exactly the rows changed, so `stats` stays equal to the
  * runs' statuses even while the run engine works on the batch. Resuming clears
- * the reason the circuit breaker paused it for.
+ * the reason the circuit breaker paused it for. The move is one webhook event,
+ * `batch.status_changed`, however many runs it moves (no event per run).
  */
 export async function updateBatchStatus(scope: Scope, batchId: string, input: unknown) {
   const { status } = parseOrThrow(batchStatusUpdate, input);
   return scope.prisma.$transaction(async (tx) => {
     const locked = await lockBatch(tx, scope, batchId);
     const move = clientMove(locked.status, status);
-    if (move) await moveBatch(tx, batchId, move, status, null);
+    if (move) {
+      await moveBatch(tx, batchId, move, status, null);
+      await new Outbox().batchMoved(scope.viewer.organizationId, batchId, status).write(tx, new Date());
+    }
     return tx.batch.findUniqueOrThrow({ where: { id: batchId } });
   });
 }
@@ -212,8 +217,8 @@ export async function updateBatchSettings(scope: Scope, batchId: string, input: 
 
 /**
  * Gives the batch's FAILED runs one more attempt each: back to PENDING (to
- * PAUSED in a paused batch), and a finished batch is PENDING again. 409 on a
- * cancelled batch.
+ * PAUSED in a paused batch), and a finished batch is PENDING again (its one
+ * webhook event: `batch.status_changed`). 409 on a cancelled batch.
  */
 export async function retryFailedRuns(scope: Scope, batchId: string) {
   return scope.prisma.$transaction(async (tx) => {
@@ -228,6 +233,9 @@ export async function retryFailedRuns(scope: Scope, batchId: string) {
       UPDATE "Batch" SET "failedCount" = "failedCount" - ${count}, ${pending} = ${pending} + ${count}, "updatedAt" = now(),
         status = (CASE WHEN status IN ('FINISHED', 'FAILED') AND ${count} > 0 THEN 'PENDING' ELSE status::text END)::"BatchStatus"
       WHERE id = ${batchId}`;
+    if ((status === 'FINISHED' || status === 'FAILED') && count > 0) {
+      await new Outbox().batchMoved(scope.viewer.organizationId, batchId, 'PENDING').write(tx, new Date());
+    }
     return tx.batch.findUniqueOrThrow({ where: { id: batchId } });
   });
 }

@@ -9,6 +9,7 @@ export type ErrorKind =
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'RATE_LIMITED'
+  | 'BAD_GATEWAY'
   | 'SERVICE_UNAVAILABLE';
 
 export const httpStatusOf: Record<ErrorKind, number> = {
@@ -19,6 +20,7 @@ export const httpStatusOf: Record<ErrorKind, number> = {
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,
+  BAD_GATEWAY: 502,
   SERVICE_UNAVAILABLE: 503,
 };
 
@@ -57,3 +59,6 @@ export const unavailable = () =>
   new DomainError('SERVICE_UNAVAILABLE', 'the database is unavailable for a moment: retry the request shortly');
 
 export const conflict = (message: string, detail: unknown = null) => new DomainError('CONFLICT', message, detail);
+
+/** A service the request depends on (LiveKit) refused it or did not answer: nothing was written here. */
+export const badGateway = (message: string, detail: unknown = null) => new DomainError('BAD_GATEWAY', message, detail);

@@ -6,6 +6,7 @@ import type { SecretBox } from './secrets.ts';
 import { badInput, notFound } from './errors.ts';
 import type { Scope } from './scope.ts';
 import { int, parseOrThrow } from './validation.ts';
+import { Outbox } from './webhook-events.ts';
 
 const jsonObject = z.record(z.string(), z.unknown());
 
@@ -49,9 +50,9 @@ export function credentialsSchema(schemaConfig: unknown) {
 }
 
 /**
- * Connects the organization to the integration with `slug` (E10). Connecting
- * an already connected slug replaces its credentials and settings and keeps
- * the connection's id.
+ * Connects the organization to the integration with `slug` (E10), with its
+ * `integration.connected` event. Connecting an already connected slug
+ * replaces its credentials and settings and keeps the connection's id.
  */
 export async function connectIntegration(scope: Scope, secrets: SecretBox, input: unknown) {
   const data = parseOrThrow(integrationConnect, input);
@@ -69,10 +70,16 @@ export async function connectIntegration(scope: Scope, secrets: SecretBox, input
     organizationId_integrationId: { organizationId: scope.viewer.organizationId, integrationId: integration.id },
   };
   const upsert = () =>
-    scope.prisma.organizationIntegration.upsert({
-      where,
-      create: { organizationId: scope.viewer.organizationId, integrationId: integration.id, ...values },
-      update: values,
+    scope.prisma.$transaction(async (tx) => {
+      const connection = await tx.organizationIntegration.upsert({
+        where,
+        create: { organizationId: scope.viewer.organizationId, integrationId: integration.id, ...values },
+        update: values,
+      });
+      await new Outbox()
+        .add('integration.connected', scope.viewer.organizationId, { kind: 'integration', id: connection.id })
+        .write(tx, connection.updatedAt);
+      return connection;
     });
   try {
     return await upsert();

@@ -9,4 +9,8 @@ export const limits = {
   bulkItems: fromEnv('BULK_ITEMS_MAX', 10_000),
   /** a batch's prospect_ids */
   batchProspects: fromEnv('BATCH_PROSPECTS_MAX', 100_000),
+  /** rows of a CSV prospect import (src/domain/prospect-import.ts) */
+  importRows: fromEnv('PROSPECT_IMPORT_MAX_ROWS', 100_000),
+  /** bytes of a CSV prospect import */
+  importBytes: fromEnv('PROSPECT_IMPORT_MAX_BYTES', 32 * 1024 * 1024),
 };

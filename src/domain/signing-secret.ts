@@ -11,9 +11,12 @@ import type { SecretBox } from './secrets.ts';
 
 export const SIGNING_SECRET_PREFIX = 'whsec_';
 
+/** A new Standard Webhooks secret: `whsec_` and 32 random bytes in base64 (also a webhook endpoint's). */
+export const newSigningSecret = () => `${SIGNING_SECRET_PREFIX}${randomBytes(32).toString('base64')}`;
+
 /** Makes a new secret (the previous one stops signing at once); returns it, the only time it is shown. */
 export async function rotateSigningSecret(scope: Scope, secrets: SecretBox) {
-  const secret = `${SIGNING_SECRET_PREFIX}${randomBytes(32).toString('base64')}`;
+  const secret = newSigningSecret();
   const rotatedAt = new Date();
   await scope.prisma.organization.update({
     where: { id: scope.viewer.organizationId },
@@ -22,9 +25,12 @@ export async function rotateSigningSecret(scope: Scope, secrets: SecretBox) {
   return { secret, rotatedAt };
 }
 
-/** The Standard Webhooks headers for one request's body, signed at `at`. */
-export function signatureHeaders(secret: string, body: string, at: Date): Record<string, string> {
-  const id = `msg_${randomUUID().replaceAll('-', '')}`;
+/**
+ * The Standard Webhooks headers for one request's body, signed at `at`. `id`
+ * is the `webhook-id`: a new one per request, unless the request is a retry of
+ * the same message (a webhook event's deliveries carry the event's id).
+ */
+export function signatureHeaders(secret: string, body: string, at: Date, id = `msg_${randomUUID().replaceAll('-', '')}`): Record<string, string> {
   return {
     'webhook-id': id,
     'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),

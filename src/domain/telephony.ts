@@ -9,6 +9,12 @@
 // numbers and report the same `phoneCount`, whichever trunk of the pair a
 // number was stored on (E16/E17 store it on the trunk the client named). A
 // dashboard showing the pair therefore never shows "0 numbers" on one half.
+//
+// When calls go through LiveKit (DIALER=livekit), the trunks live there too
+// (a `TrunkDirectory`): E15 creates the pair there first and stores its ids
+// here, E16/E17 add the numbers there first. A LiveKit failure is a
+// BAD_GATEWAY (502) with nothing written here; a local write that fails after
+// LiveKit accepted is compensated (the pair deleted, the numbers removed there).
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { TenantClient } from '../db/tenant.ts';
@@ -72,6 +78,47 @@ export const phoneNumbersCreate = z
   .meta({ id: 'PhoneNumbersCreate', description: "E17's body: numbers to add to one trunk, all or nothing." });
 
 type NumberEntry = z.output<typeof phoneNumberEntry>;
+
+/** A trunk as the SIP service (LiveKit) knows it. */
+export interface RemoteTrunk {
+  id: string;
+  direction: 'inbound' | 'outbound';
+}
+
+/**
+ * The SIP service calls go through (src/livekit/trunks.ts), where trunks must
+ * exist as well. Every method throws a BAD_GATEWAY DomainError when the
+ * service fails.
+ */
+export interface TrunkDirectory {
+  /** Creates an inbound and an outbound trunk with the pair's numbers; answers their ids there. */
+  createPair(pair: {
+    name: string;
+    address: string;
+    numbers: string[];
+    authUsername: string | null;
+    authPassword: string | null;
+  }): Promise<{ inboundId: string; outboundId: string }>;
+  deleteTrunks(ids: string[]): Promise<void>;
+  addNumbers(trunks: RemoteTrunk[], numbers: string[]): Promise<void>;
+  removeNumbers(trunks: RemoteTrunk[], numbers: string[]): Promise<void>;
+}
+
+/**
+ * Makes a change in the SIP service, then the same change here; when the local
+ * write fails, `undo` takes the change back there (its own failure cannot be
+ * helped, and the write's error is the one to report).
+ */
+async function remoteThenLocal<R, T>(remote: () => Promise<R>, write: (made: R) => Promise<T>, undo: (made: R) => Promise<void>): Promise<T> {
+  const made = await remote();
+  try {
+    return await write(made);
+  } catch (error) {
+    await undo(made).catch(() => {});
+    throw error;
+  }
+}
+
 type NumberClient = Pick<TenantClient, 'phoneNumber'>;
 /** The client a tenant transaction's callback receives. */
 type Tx = Parameters<Parameters<TenantClient['$transaction']>[0]>[0];
@@ -118,6 +165,13 @@ async function writeNumbers<T>(scope: Scope, numbers: string[], write: (tx: Tx) 
   }
 }
 
+/** The usual 409s, before anything is sent to the SIP service; writeNumbers checks again (and the index decides). */
+async function refuseTaken(scope: Scope, numbers: string[]) {
+  refuseRepeats(numbers);
+  const existing = await existingNumbers(scope.prisma, numbers);
+  if (existing.length > 0) throw alreadyExist(existing);
+}
+
 // Rows per INSERT. Prisma splits a larger createMany by itself, but sends the
 // parts of one transaction at once (pg warns that this stops working in pg 9);
 // parts of this size fit one statement each, sent one after the other.
@@ -142,8 +196,8 @@ async function insertNumbers(tx: NumberClient, trunk: SipTrunk, entries: NumberE
   return created;
 }
 
-/** E15: an inbound and an outbound trunk, and the numbers on the outbound one, all or nothing. */
-export async function createSipTrunk(scope: Scope, secrets: SecretBox, input: unknown) {
+/** E15: an inbound and an outbound trunk, and the numbers on the outbound one, all or nothing (in LiveKit too, with `directory`). */
+export async function createSipTrunk(scope: Scope, secrets: SecretBox, input: unknown, directory: TrunkDirectory | null = null) {
   const data = parseOrThrow(sipTrunkCreate, input);
   // One timestamp for the pair and its numbers, so lists sorted by creation keep them together.
   const now = new Date();
@@ -160,34 +214,62 @@ export async function createSipTrunk(scope: Scope, secrets: SecretBox, input: un
     createdAt: now,
   };
   const entries = data.phone_numbers.map((number) => ({ number }));
-  return writeNumbers(scope, data.phone_numbers, async (tx) => {
-    const inboundTrunk = await tx.sipTrunk.create({ data: { ...shared, direction: 'inbound' } });
-    const outboundTrunk = await tx.sipTrunk.create({ data: { ...shared, direction: 'outbound' } });
-    const phoneNumbers = await insertNumbers(tx, outboundTrunk, entries, now);
-    return { inboundTrunk, outboundTrunk, phoneNumbers };
-  });
+  const write = (remote: { inboundId: string; outboundId: string } | null) =>
+    writeNumbers(scope, data.phone_numbers, async (tx) => {
+      const inboundTrunk = await tx.sipTrunk.create({ data: { ...shared, direction: 'inbound', livekitTrunkId: remote?.inboundId } });
+      const outboundTrunk = await tx.sipTrunk.create({ data: { ...shared, direction: 'outbound', livekitTrunkId: remote?.outboundId } });
+      const phoneNumbers = await insertNumbers(tx, outboundTrunk, entries, now);
+      return { inboundTrunk, outboundTrunk, phoneNumbers };
+    });
+  if (!directory) return write(null);
+  await refuseTaken(scope, data.phone_numbers);
+  return remoteThenLocal(
+    () =>
+      directory.createPair({
+        name: data.name,
+        address: data.address,
+        numbers: data.phone_numbers,
+        authUsername: shared.authUsername,
+        authPassword: data.auth_password || null,
+      }),
+    write,
+    ({ inboundId, outboundId }) => directory.deleteTrunks([inboundId, outboundId]),
+  );
 }
 
-async function numbersOnTrunk(scope: Scope, trunkId: string, entries: NumberEntry[]) {
+/** The trunks of a pair that the SIP service knows, outbound first (a pair made before DIALER=livekit has none there). */
+async function remoteTrunksOfPair(scope: Scope, trunk: SipTrunk): Promise<RemoteTrunk[]> {
+  const pair = trunk.pairId ? await scope.prisma.sipTrunk.findMany({ where: { pairId: trunk.pairId } }) : [trunk];
+  return pair
+    .flatMap((member) => (member.livekitTrunkId ? [{ id: member.livekitTrunkId, direction: member.direction }] : []))
+    .sort((a, b) => (a.direction === b.direction ? 0 : a.direction === 'outbound' ? -1 : 1));
+}
+
+async function numbersOnTrunk(scope: Scope, trunkId: string, entries: NumberEntry[], directory: TrunkDirectory | null) {
   // Through the tenant client: another organization's trunk reads as missing,
   // and that answer comes before any about the numbers.
   const trunk = await scope.prisma.sipTrunk.findUnique({ where: { id: trunkId } });
   if (!trunk) throw notFound('sip trunk');
   const numbers = entries.map((entry) => entry.number);
-  return writeNumbers(scope, numbers, (tx) => insertNumbers(tx, trunk, entries));
+  const write = () => writeNumbers(scope, numbers, (tx) => insertNumbers(tx, trunk, entries));
+  const remoteTrunks = directory ? await remoteTrunksOfPair(scope, trunk) : [];
+  if (!directory || remoteTrunks.length === 0) return write();
+  // A number belongs to the whole pair: both trunks there get it (inbound: calls to it; outbound: it as caller id).
+  await refuseTaken(scope, numbers);
+  return remoteThenLocal(() => directory.addNumbers(remoteTrunks, numbers), write, () => directory.removeNumbers(remoteTrunks, numbers));
 }
 
 /** E16: one number on a trunk of the caller's organization. */
-export async function createPhoneNumber(scope: Scope, input: unknown) {
+export async function createPhoneNumber(scope: Scope, input: unknown, directory: TrunkDirectory | null = null) {
   const data = parseOrThrow(phoneNumberCreate, input);
-  const [created] = await numbersOnTrunk(scope, data.sip_trunk_id, [data]);
+  const [created] = await numbersOnTrunk(scope, data.sip_trunk_id, [data], directory);
   return created!;
 }
 
 /** E17: many numbers on one trunk, all or nothing. */
-export async function createPhoneNumbers(scope: Scope, input: unknown) {
+export async function createPhoneNumbers(scope: Scope, input: unknown, directory: TrunkDirectory | null = null) {
   const data = parseOrThrow(phoneNumbersCreate, input);
-  const created = await numbersOnTrunk(scope, data.sip_trunk_id, data.numbers);
+  const created = await numbersOnTrunk(scope, data.sip_trunk_id, data.numbers, directory);
   return { count: created.length, created };
 }
 

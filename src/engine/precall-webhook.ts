@@ -11,10 +11,17 @@ export type PrecallAnswer =
 
 const DEFAULT_TIMEOUT_SECONDS = 10;
 
-/** What `{{name}}` placeholders read: the prospect, the run, its batch and the agent, with SPEC.md's names. */
+/**
+ * What `{{name}}` placeholders read: the prospect (its imported attributes as
+ * `prospect.attributes.<key>`), the run, its batch and the agent, with SPEC.md's names.
+ */
 export function templateVariables(run: ClaimedRun, agentId: string, attempt: number): Record<string, string | number> {
   const { prospect } = run;
+  const attributes = Object.entries(prospect.attributes).filter(
+    (entry): entry is [string, string | number] => typeof entry[1] === 'string' || typeof entry[1] === 'number',
+  );
   return {
+    ...Object.fromEntries(attributes.map(([key, value]) => [`prospect.attributes.${key}`, value])),
     'prospect.id': prospect.id,
     'prospect.first_name': prospect.firstName,
     'prospect.last_name': prospect.lastName,

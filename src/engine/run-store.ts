@@ -13,6 +13,10 @@
 // closed only while still open, so a write retried after a commit whose answer
 // was lost changes nothing the second time. Every transaction is retried on
 // transient errors (connection loss, deadlock, serialization).
+//
+// Each move writes its webhook events (src/domain/webhook-events.ts) in its
+// own transaction: one statement at its end, after the locks above were taken
+// (it adds none that matter to their order: it inserts new rows only).
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import { Prisma } from '../generated/prisma/client.ts';
 import { type CallOutcomeName, type RetryPolicy, settingsOf } from '../domain/batch-settings.ts';
@@ -20,6 +24,7 @@ import { counterColumn } from '../domain/batch-state.ts';
 import { autoPauseBatch } from '../domain/batches.ts';
 import { prospectZone, windowState } from '../domain/calling-window.ts';
 import type { RunStatusName } from '../domain/runs.ts';
+import { Outbox } from '../domain/webhook-events.ts';
 import { retryTransient } from '../db/transient.ts';
 import type { Clock } from './clock.ts';
 import type { CallResult } from './dialer.ts';
@@ -36,7 +41,8 @@ export interface ClaimedRun {
   attempts: number;
   /** The step to resume at (a retried call), or null to start at the first. */
   currentStepId: string | null;
-  prospect: { id: string; firstName: string; lastName: string; email: string; phone: string };
+  /** `attributes`: the columns of its CSV import that are not prospect fields. */
+  prospect: { id: string; firstName: string; lastName: string; email: string; phone: string; attributes: Record<string, unknown> };
   /** When a paced batch's run may place its call (calls_per_second); null: at once. */
   slotAt: Date | null;
 }
@@ -64,21 +70,24 @@ function moveCounters(tx: Tx, batchId: string, from: RunStatusName, to: RunStatu
 
 /**
  * Batches whose every run is final move to FINISHED, or FAILED when every
- * run failed; a client's CANCELLED stays. Returns the batches that moved.
+ * run failed; a client's CANCELLED stays. Their events go to `outbox`.
+ * Returns the batches that moved.
  */
-async function completeBatches(tx: Tx, batchIds: string[]): Promise<string[]> {
+async function completeBatches(tx: Tx, batchIds: string[], outbox: Outbox): Promise<string[]> {
   if (batchIds.length === 0) return [];
-  const rows = await tx.$queryRaw<{ id: string }[]>`
+  const rows = await tx.$queryRaw<{ id: string; organizationId: string; status: string }[]>`
     UPDATE "Batch" SET status = (CASE WHEN "failedCount" = "totalProspects" THEN 'FAILED' ELSE 'FINISHED' END)::"BatchStatus",
       "updatedAt" = now()
     WHERE id = ANY(${batchIds}::text[]) AND status IN ('PENDING', 'IN_PROGRESS', 'PAUSED')
       AND "pendingCount" + "inProgressCount" + "pausedCount" = 0
-    RETURNING id`;
+    RETURNING id, "organizationId", status::text AS status`;
+  for (const row of rows) outbox.batchMoved(row.organizationId, row.id, row.status);
   return rows.map((row) => row.id);
 }
 
 interface LockedBatch {
   id: string;
+  organizationId: string;
   status: string;
   retry: RetryPolicy;
   autoPause: { failure_rate: number; window: number } | null;
@@ -86,10 +95,10 @@ interface LockedBatch {
 
 /** Locks batches (in id order: the lock order) and reads what deciding a run's next move needs. */
 async function lockBatches(tx: Tx, batchIds: string[]): Promise<Map<string, LockedBatch>> {
-  const rows = await tx.$queryRaw<{ id: string; status: string; callingWindow: unknown; retry: unknown; autoPause: unknown }[]>`
-    SELECT id, status::text AS status, "callingWindow", retry, "autoPause" FROM "Batch"
+  const rows = await tx.$queryRaw<{ id: string; organizationId: string; status: string; callingWindow: unknown; retry: unknown; autoPause: unknown }[]>`
+    SELECT id, "organizationId", status::text AS status, "callingWindow", retry, "autoPause" FROM "Batch"
     WHERE id = ANY(${[...new Set(batchIds)]}::text[]) ORDER BY id FOR NO KEY UPDATE`;
-  return new Map(rows.map((row) => [row.id, { id: row.id, status: row.status, ...settingsOf(row) }]));
+  return new Map(rows.map((row) => [row.id, { id: row.id, organizationId: row.organizationId, status: row.status, ...settingsOf(row) }]));
 }
 
 /** What follows an attempt: the run goes on with its next step, is tried again later, or fails. */
@@ -140,6 +149,8 @@ export class RunStore {
       const batches = await tx.$queryRaw<
         {
           id: string;
+          organizationId: string;
+          status: string;
           callingWindow: unknown;
           retry: unknown;
           autoPause: unknown;
@@ -149,11 +160,13 @@ export class RunStore {
           inProgressCount: number;
         }[]
       >`
-        SELECT id, "callingWindow", retry, "autoPause", "maxConcurrency", "callsPerSecond", "nextCallAt", "inProgressCount"
+        SELECT id, "organizationId", status::text AS status, "callingWindow", retry, "autoPause", "maxConcurrency", "callsPerSecond",
+          "nextCallAt", "inProgressCount"
         FROM "Batch"
         WHERE status IN ('PENDING', 'IN_PROGRESS') AND "pendingCount" > 0 AND ("scheduledAt" IS NULL OR "scheduledAt" <= ${now})
         ORDER BY id FOR NO KEY UPDATE SKIP LOCKED`;
       const claimed: ClaimedRun[] = [];
+      const outbox = new Outbox();
       for (const batch of batches) {
         const free = limit - claimed.length;
         if (free <= 0) break;
@@ -167,7 +180,7 @@ export class RunStore {
         // (prisma/migrations/…_campaign_batches): the walk stops at the limit or at the first run not yet due.
         const candidates = await tx.$queryRaw<(Omit<ClaimedRun, 'prospect' | 'slotAt'> & ClaimedRun['prospect'] & { timezone: string | null })[]>`
           SELECT r.id, r."organizationId", r."batchId", r."workflowVersionId", r."prospectId", r.attempts, r."currentStepId",
-            p."firstName", p."lastName", p.email, p.phone, p.timezone
+            p."firstName", p."lastName", p.email, p.phone, p.timezone, p.attributes
           FROM "Run" r JOIN "Prospect" p ON p.id = r."prospectId"
           WHERE r."batchId" = ${batch.id} AND r.status = 'PENDING' AND r."nextAttemptAt" <= ${now}
           ORDER BY r."nextAttemptAt", r.id
@@ -175,14 +188,14 @@ export class RunStore {
           FOR UPDATE OF r SKIP LOCKED`;
         const taken: ClaimedRun[] = [];
         const putOff = new Map<number, string[]>();
-        for (const { firstName, lastName, email, phone, timezone, ...run } of candidates) {
+        for (const { firstName, lastName, email, phone, timezone, attributes, ...run } of candidates) {
           const state = callingWindow ? windowState(callingWindow, prospectZone({ timezone, phone }, callingWindow), now) : { open: true as const };
           if (!state.open) {
             const opensAt = state.opensAt.getTime();
             putOff.set(opensAt, [...(putOff.get(opensAt) ?? []), run.id]);
           } else if (taken.length < take) {
             const slotAt = gapMs ? new Date(firstSlot + taken.length * gapMs) : null;
-            taken.push({ ...run, prospect: { id: run.prospectId, firstName, lastName, email, phone }, slotAt });
+            taken.push({ ...run, prospect: { id: run.prospectId, firstName, lastName, email, phone, attributes }, slotAt });
           }
         }
         for (const [opensAt, ids] of putOff) {
@@ -198,8 +211,11 @@ export class RunStore {
             status = (CASE WHEN status = 'PENDING' THEN 'IN_PROGRESS' ELSE status::text END)::"BatchStatus", "updatedAt" = now(),
             "nextCallAt" = ${gapMs ? new Date(firstSlot + taken.length * gapMs) : null}::timestamptz
           WHERE id = ${batch.id}`;
+        if (batch.status === 'PENDING') outbox.batchMoved(batch.organizationId, batch.id, 'IN_PROGRESS');
+        for (const run of taken) outbox.runMoved(run.organizationId, run.id, 'IN_PROGRESS');
         claimed.push(...taken);
       }
+      await outbox.write(tx, now);
       return claimed;
     });
   }
@@ -317,13 +333,16 @@ export class RunStore {
         SELECT status = 'IN_PROGRESS' AND "leaseOwner" = ${this.owner} AS held FROM "Run" WHERE id = ${run.id}`;
       // Closed already (a retry after a lost answer) or taken back: whatever the first commit decided stands.
       if (closed === 0 || !current?.held) return { next: current?.held ? 'continue' : 'ended', batchIds: [] };
+      const outbox = new Outbox().add('call.attempt_ended', run.organizationId, { kind: 'attempt', runId: run.id, number });
       const decision = afterAttempt(result.outcome, batch.retry, await this.attemptsAtStep(tx, run.id, stepId));
       if (decision === 'continue') {
         await tx.$executeRaw`UPDATE "Run" SET "lastOutcome" = ${result.outcome}::"CallOutcome", "updatedAt" = ${now} WHERE id = ${run.id}`;
+        await outbox.write(tx, now);
         return { next: 'continue', batchIds: [] };
       }
       const error = decision === 'fail' ? `the call ended ${result.outcome}${result.reason ? ` (${result.reason})` : ''} after ${number} attempt${number > 1 ? 's' : ''}` : '';
-      await this.settle(tx, now, batch, [{ runId: run.id, decision, outcome: result.outcome, error }]);
+      await this.settle(tx, now, batch, [{ runId: run.id, decision, outcome: result.outcome, error }], outbox);
+      await outbox.write(tx, now);
       return { next: 'ended', batchIds: [run.batchId] };
     });
   }
@@ -335,7 +354,7 @@ export class RunStore {
   }
 
   /** Moves runs of one locked batch whose attempt reached nobody: to wait for a retry, or to FAILED. */
-  private async settle(tx: Tx, now: Date, batch: LockedBatch, runs: AttemptSettlement[]) {
+  private async settle(tx: Tx, now: Date, batch: LockedBatch, runs: AttemptSettlement[], outbox: Outbox) {
     const retryAt = new Date(now.getTime() + batch.retry.delay_seconds * 1000);
     const waiting = waitingStatus(batch.status);
     for (const to of new Set(runs.map((run) => (run.decision === 'retry' ? waiting : 'FAILED')))) {
@@ -350,13 +369,15 @@ export class RunStore {
           AS moved(id, outcome, error)
         WHERE r.id = moved.id`;
       await moveCounters(tx, batch.id, 'IN_PROGRESS', to, moving.length);
+      for (const run of moving) outbox.runMoved(batch.organizationId, run.runId, to);
     }
-    await completeBatches(tx, [batch.id]);
-    if (runs.some((run) => run.outcome === 'failed')) await this.tripBreaker(tx, batch);
+    // A batch these runs ended is over: the breaker has nothing left to pause.
+    const ended = (await completeBatches(tx, [batch.id], outbox)).length > 0;
+    if (!ended && runs.some((run) => run.outcome === 'failed')) await this.tripBreaker(tx, batch, outbox);
   }
 
   /** The circuit breaker: pauses the batch when its latest attempts failed as often as its auto_pause says. */
-  private async tripBreaker(tx: Tx, batch: LockedBatch) {
+  private async tripBreaker(tx: Tx, batch: LockedBatch, outbox: Outbox) {
     if (!batch.autoPause || !['PENDING', 'IN_PROGRESS'].includes(batch.status)) return;
     // The batch's latest ended attempts: "RunAttempt_batchId_endedAt_idx", partial WHERE "endedAt" IS NOT NULL, walked backward.
     const [share] = await tx.$queryRaw<{ failed: number; total: number }[]>`
@@ -367,6 +388,7 @@ export class RunStore {
     if (total < batch.autoPause.window || failed < batch.autoPause.failure_rate * total) return;
     await autoPauseBatch(tx, batch.id, `auto_pause: ${failed} of ${total} attempts failed`);
     batch.status = 'PAUSED';
+    outbox.batchMoved(batch.organizationId, batch.id, 'PAUSED');
   }
 
   /** Ends a run without a call (invalid_number, do_not_call, precall_skip); false when it is no longer this instance's. */
@@ -379,7 +401,9 @@ export class RunStore {
         WHERE id = ${run.id} AND status = 'IN_PROGRESS' AND "leaseOwner" = ${this.owner}`;
       if (ended === 0) return [];
       await moveCounters(tx, run.batchId, 'IN_PROGRESS', to, 1);
-      await completeBatches(tx, [run.batchId]);
+      const outbox = new Outbox().runMoved(run.organizationId, run.id, to);
+      await completeBatches(tx, [run.batchId], outbox);
+      await outbox.write(tx, now);
       return [run.batchId];
     });
   }
@@ -394,7 +418,9 @@ export class RunStore {
         WHERE id = ${run.id} AND status = 'IN_PROGRESS' AND "leaseOwner" = ${this.owner}`;
       if (ended === 0) return [];
       await moveCounters(tx, run.batchId, 'IN_PROGRESS', outcome, 1);
-      await completeBatches(tx, [run.batchId]);
+      const outbox = new Outbox().runMoved(run.organizationId, run.id, outcome);
+      await completeBatches(tx, [run.batchId], outbox);
+      await outbox.write(tx, now);
       return [run.batchId];
     });
   }
@@ -427,10 +453,13 @@ export class RunStore {
         ORDER BY r.id LIMIT 500
         FOR UPDATE OF r SKIP LOCKED`;
       const inFlight = runs.filter((run) => run.openAttempt !== null);
+      const outbox = new Outbox();
+      const organizationOf = (batchId: string) => batches.get(batchId)!.organizationId;
       if (inFlight.length > 0) {
         await tx.$executeRaw`
           UPDATE "RunAttempt" SET "endedAt" = ${now}, outcome = 'failed', reason = ${reason}, "durationSeconds" = 0
           WHERE "runId" = ANY(${inFlight.map((run) => run.id)}::text[]) AND "endedAt" IS NULL`;
+        for (const run of inFlight) outbox.add('call.attempt_ended', organizationOf(run.batchId), { kind: 'attempt', runId: run.id, number: run.openAttempt! });
       }
       for (const batch of batches.values()) {
         const settlements: AttemptSettlement[] = [];
@@ -439,7 +468,7 @@ export class RunStore {
           const error = `the call was ${reason}: its instance stopped before it ended (attempt ${run.openAttempt})`;
           settlements.push({ runId: run.id, decision: decision === 'retry' ? 'retry' : 'fail', outcome: 'failed', error });
         }
-        if (settlements.length > 0) await this.settle(tx, now, batch, settlements);
+        if (settlements.length > 0) await this.settle(tx, now, batch, settlements, outbox);
         const idle = runs.filter((run) => run.batchId === batch.id && run.openAttempt === null);
         for (const to of [waitingStatus(batch.status), 'FAILED' as const]) {
           const ids = idle.filter((run) => (run.recoveries + 1 >= maxRecoveries ? 'FAILED' : waitingStatus(batch.status)) === to).map((run) => run.id);
@@ -452,10 +481,12 @@ export class RunStore {
               error = CASE WHEN ${to === 'FAILED'} THEN 'gave up after ' || (recoveries + 1) || ' recoveries' ELSE error END
             WHERE id = ANY(${ids}::text[])`;
           await moveCounters(tx, batch.id, 'IN_PROGRESS', to, ids.length);
+          for (const id of ids) outbox.runMoved(batch.organizationId, id, to);
         }
       }
       const batchIds = [...new Set(runs.map((run) => run.batchId))];
-      await completeBatches(tx, batchIds);
+      await completeBatches(tx, batchIds, outbox);
+      await outbox.write(tx, now);
       return batchIds;
     });
   }

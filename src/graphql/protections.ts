@@ -70,12 +70,42 @@ const refusedAsInvalid = {
   ],
 };
 
-export function protectionPlugins(limits: GraphQLLimits, internalOperations: string[]): Plugin[] {
+/** The operations that may run by their hash: the gateway's own and the allow-list file's. */
+export interface PersistedOperations {
+  textOf(hash: string): string | undefined;
+  /** Only these run (GRAPHQL_PERSISTED_ONLY=on). */
+  only: boolean;
+}
+
+export function persistedOperations(limits: GraphQLLimits, internalOperations: string[]): PersistedOperations {
   const persisted = new Map<string, string>(internalOperations.map((text) => [operationHash(text), text]));
   if (limits.persistedOperationsFile) {
     for (const [hash, text] of Object.entries(loadPersistedFile(limits.persistedOperationsFile))) persisted.set(hash, text);
   }
-  const refusal = (message: string) => ({ message, extensions: { code: 'BAD_INPUT', status: 400, http: { status: 400 } } });
+  return { textOf: (hash) => persisted.get(hash), only: limits.persistedOnly };
+}
+
+const refusal = (message: string) => ({ message, extensions: { code: 'BAD_INPUT', status: 400, http: { status: 400 } } });
+export const persistedRefusals = {
+  notFound: refusal('PersistedQueryNotFound: no persisted operation has this hash'),
+  persistedQueryOnly: refusal('PersistedQueryOnly: this server runs persisted operations only'),
+  keyNotFound: refusal('PersistedQueryKeyNotFound: the request names no persisted operation'),
+};
+
+/**
+ * The text an operation's parameters name: a persisted one by its hash
+ * (`extensions.persistedQuery.sha256Hash`), else the query itself where
+ * arbitrary operations may run. For transports yoga's plugin does not see
+ * (graphql-ws), so the allow-list holds there too.
+ */
+export function operationTextOf(operations: PersistedOperations, params: { query?: unknown; extensions?: unknown }) {
+  const hash = (params.extensions as { persistedQuery?: { sha256Hash?: unknown } } | undefined)?.persistedQuery?.sha256Hash;
+  if (typeof hash === 'string') return operations.textOf(hash) ?? persistedRefusals.notFound;
+  if (operations.only) return persistedRefusals.persistedQueryOnly;
+  return typeof params.query === 'string' ? params.query : persistedRefusals.keyNotFound;
+}
+
+export function protectionPlugins(limits: GraphQLLimits, operations: PersistedOperations): Plugin[] {
   return [
     EnvelopArmorPlugin({
       // Depth counts fields only: the fragments a Relay client composes its queries of add no level.
@@ -93,13 +123,9 @@ export function protectionPlugins(limits: GraphQLLimits, internalOperations: str
       ? []
       : [{ onValidate: ({ addValidationRule }) => addValidationRule(NoSchemaIntrospectionCustomRule) } satisfies Plugin]),
     usePersistedOperations({
-      getPersistedOperation: (hash) => persisted.get(hash) ?? null,
-      allowArbitraryOperations: !limits.persistedOnly,
-      customErrors: {
-        notFound: refusal('PersistedQueryNotFound: no persisted operation has this hash'),
-        persistedQueryOnly: refusal('PersistedQueryOnly: this server runs persisted operations only'),
-        keyNotFound: refusal('PersistedQueryKeyNotFound: the request names no persisted operation'),
-      },
+      getPersistedOperation: (hash) => operations.textOf(hash) ?? null,
+      allowArbitraryOperations: !operations.only,
+      customErrors: persistedRefusals,
     }),
   ];
 }

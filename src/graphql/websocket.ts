@@ -4,15 +4,16 @@
 // closed (4403). Operations run through yoga's envelop pipeline, with the
 // same context as HTTP requests.
 import type { WebsocketHandler } from '@fastify/websocket';
-import type { ExecutionArgs } from 'graphql';
+import { type ExecutionArgs, GraphQLError } from 'graphql';
 import { makeHandler } from 'graphql-ws/use/@fastify/websocket';
 import { authenticate, type Viewer } from '../domain/organizations.ts';
 import type { Services } from '../services.ts';
+import { operationTextOf, type PersistedOperations } from './protections.ts';
 import type { GraphQLServer } from './yoga.ts';
 
 type Enveloped = ReturnType<GraphQLServer['getEnveloped']>;
 
-export function graphqlWebSocketHandler(graphql: GraphQLServer, services: Services): WebsocketHandler {
+export function graphqlWebSocketHandler(graphql: GraphQLServer, services: Services, operations: PersistedOperations): WebsocketHandler {
   return makeHandler<Record<string, unknown>, { viewer: Viewer }>({
     onConnect: async (context) => {
       const key = context.connectionParams?.['x-api-key'];
@@ -24,8 +25,11 @@ export function graphqlWebSocketHandler(graphql: GraphQLServer, services: Servic
     execute: (args) => (args.rootValue as Enveloped).execute(args),
     subscribe: (args) => (args.rootValue as Enveloped).subscribe(args),
     onSubscribe: async (context, _id, params) => {
+      // The allow-list holds here as over HTTP (yoga's persisted-operations plugin does not see these).
+      const text = operationTextOf(operations, params);
+      if (typeof text !== 'string') return [new GraphQLError(text.message, { extensions: text.extensions })];
       const enveloped = graphql.getEnveloped({ viewer: context.extra.viewer, params });
-      const document = enveloped.parse(params.query);
+      const document = enveloped.parse(text);
       const errors = enveloped.validate(enveloped.schema, document);
       if (errors.length > 0) return errors;
       const args: ExecutionArgs = {

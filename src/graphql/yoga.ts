@@ -14,7 +14,7 @@ import { createContext, type GraphQLContext } from '../schema/context.ts';
 import type { RequestAudit } from '../observability/request-log.ts';
 import type { Services } from '../services.ts';
 import { useCompiledQueries } from './compiled-execution.ts';
-import { type GraphQLLimits, protectionPlugins } from './protections.ts';
+import { type GraphQLLimits, type PersistedOperations, protectionPlugins } from './protections.ts';
 import { schema } from '../schema/index.ts';
 
 /**
@@ -50,15 +50,15 @@ const badInputError = (message: string, detail: unknown = null) =>
 
 export interface GraphQLServerOptions {
   limits: GraphQLLimits;
-  /** Operations the gateway itself runs (the REST layer's): always allowed, by hash. */
-  internalOperations: string[];
+  /** The operations that may run by hash (the gateway's own: the REST layer's and the console's, and the allow-list's). */
+  operations: PersistedOperations;
 }
 
 const require = createRequire(import.meta.url);
 let graphiql: typeof import('@graphql-yoga/render-graphiql') | undefined;
 const loadGraphiQL = () => (graphiql ??= require('@graphql-yoga/render-graphiql') as typeof import('@graphql-yoga/render-graphiql'));
 
-export function createGraphQLServer(services: Services, { limits, internalOperations }: GraphQLServerOptions): GraphQLServer {
+export function createGraphQLServer(services: Services, { limits, operations }: GraphQLServerOptions): GraphQLServer {
   return createYoga<ServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -110,7 +110,7 @@ export function createGraphQLServer(services: Services, { limits, internalOperat
           }
         },
       },
-      ...protectionPlugins(limits, internalOperations),
+      ...protectionPlugins(limits, operations),
       useCompiledQueries(),
       {
         // graphql-js's own refusals of variables (missing, null, of the wrong type) carry no code; they are bad input.

@@ -4,8 +4,9 @@ import cors from '@fastify/cors';
 import helmet from '@fastify/helmet';
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import { consoleOperations } from '../console/operations.ts';
 import { graphqlWebSocketHandler } from '../graphql/websocket.ts';
-import { defaultGraphQLLimits, type GraphQLLimits } from '../graphql/protections.ts';
+import { defaultGraphQLLimits, type GraphQLLimits, persistedOperations } from '../graphql/protections.ts';
 import { createGraphQLServer } from '../graphql/yoga.ts';
 import { routes } from '../rest/routes/index.ts';
 import { registerRestRoutes } from '../rest/router.ts';
@@ -15,6 +16,7 @@ import { unavailable } from '../domain/errors.ts';
 import type { Services } from '../services.ts';
 import { registerRequestLog, requestIdOf } from '../observability/request-log.ts';
 import { errorBody, sendError } from './errors.ts';
+import { registerLiveKitWebhook } from './livekit-webhook.ts';
 import { registerPages } from './pages.ts';
 import { type RateLimits, registerRateLimits, unlimited } from './rate-limits.ts';
 
@@ -63,10 +65,12 @@ export async function buildApp({
     },
   });
   registerRequestLog(app, services.metrics);
-  const graphql = createGraphQLServer(requestServices, {
-    limits: graphqlLimits,
-    internalOperations: routes.map((route) => route.operation),
-  });
+  // The REST layer's operations and the console's (/dashboard) are the gateway's own: always allowed.
+  const operations = persistedOperations(graphqlLimits, [
+    ...routes.flatMap((route) => route.operation ?? []),
+    ...consoleOperations.map((operation) => operation.text),
+  ]);
+  const graphql = createGraphQLServer(requestServices, { limits: graphqlLimits, operations });
 
   // Set before any route is registered, so every scope inherits SPEC.md's error body.
   app.setNotFoundHandler((request, reply) =>
@@ -122,10 +126,11 @@ export async function buildApp({
     const handler = (request: FastifyRequest, reply: FastifyReply) =>
       graphql.handleNodeRequestAndResponse(request, reply, { audit: request.audit });
     // GET /graphql: GraphiQL, queries, SSE subscriptions, and graphql-ws upgrades.
-    scope.route({ url: graphql.graphqlEndpoint, method: 'GET', handler, wsHandler: graphqlWebSocketHandler(graphql, requestServices) });
+    scope.route({ url: graphql.graphqlEndpoint, method: 'GET', handler, wsHandler: graphqlWebSocketHandler(graphql, requestServices, operations) });
     scope.route({ url: graphql.graphqlEndpoint, method: ['POST', 'OPTIONS'], handler });
   });
-  await registerRestRoutes(app, { db: requestServices.db, graphql, rateLimits });
+  await registerRestRoutes(app, { db: requestServices.db, graphql, rateLimits, secrets: services.secrets });
+  if (services.livekit) await registerLiveKitWebhook(app, services.livekit);
   await registerPages(app);
 
 

@@ -1,15 +1,20 @@
 // The pages a person opens: REST docs at /docs (Swagger UI over
-// /openapi.json) and the live batch page at /dashboard. Every asset comes
-// from this package or an npm package: no CDN.
-import { readFileSync } from 'node:fs';
+// /openapi.json) and the operator console at /dashboard (src/console/, built
+// into dist/console/ by `npm run build`). Every asset comes from this package
+// or an npm package: no CDN.
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 // Only the package's directory is needed: its main module would load the whole Swagger UI bundle into the server.
 import getAbsoluteFSPath from 'swagger-ui-dist/absolute-path.js';
+import { sendError } from './errors.ts';
 import { unlimited } from './rate-limits.ts';
 
 const pagesDir = path.join(import.meta.dirname, 'pages');
+const consoleDir = path.resolve(import.meta.dirname, '..', '..', 'dist', 'console');
+const consoleAssets = ['/console.js', '/console.css'];
+const consoleFiles = [...consoleAssets, ...consoleAssets.map((asset) => `${asset}.map`)];
 
 export async function registerPages(app: FastifyInstance) {
   await app.register(fastifyStatic, {
@@ -19,14 +24,20 @@ export async function registerPages(app: FastifyInstance) {
     allowedPath: (file) => ['/swagger-ui.css', '/swagger-ui-bundle.js'].includes(file),
   });
   await app.register(fastifyStatic, {
-    root: pagesDir,
-    prefix: '/dashboard/',
+    root: consoleDir,
+    prefix: '/dashboard/assets/',
     decorateReply: false,
-    allowedPath: (file) => ['/dashboard.js', '/dashboard.css'].includes(file),
+    allowedPath: (file) => consoleFiles.includes(file),
   });
   const page = (name: string) => readFileSync(path.join(pagesDir, name), 'utf8');
   const docs = page('docs.html');
   const dashboard = page('dashboard.html');
   app.get('/docs', { config: unlimited }, (_request, reply) => reply.type('text/html; charset=utf-8').send(docs));
-  app.get('/dashboard', { config: unlimited }, (_request, reply) => reply.type('text/html; charset=utf-8').send(dashboard));
+  app.get('/dashboard', { config: unlimited }, (_request, reply) => {
+    // Tests and `tsx src/main.ts` run from source: the console exists once built.
+    if (!consoleAssets.every((asset) => existsSync(path.join(consoleDir, asset)))) {
+      return sendError(reply, 503, 'the console is not built: run `npm run build`');
+    }
+    return reply.type('text/html; charset=utf-8').send(dashboard);
+  });
 }

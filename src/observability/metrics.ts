@@ -1,7 +1,8 @@
 // Prometheus metrics (GET /metrics): request latency by route and GraphQL
 // operation, database statements, live subscriptions, whether Redis answers,
-// and the run engine's throughput, claim latency and queue depth. One
-// registry per process (per app in tests).
+// the run engine's throughput, claim latency and queue depth, and webhook
+// deliveries (by outcome, their latency, the outbox's depth). One registry per
+// process (per app in tests).
 import client from 'prom-client';
 import type { Database } from '../db/database.ts';
 import type { BatchProgressHub } from '../events/batch-progress.ts';
@@ -14,7 +15,12 @@ export interface EngineGauges {
   onClaim(listener: (seconds: number) => void): void;
 }
 
-// The queue depth is counted up to this many: beyond it the exact number does not matter.
+/** What the webhook delivery worker exposes to the metrics. */
+export interface WebhookGauges {
+  onAttempt(listener: (outcome: string, seconds: number) => void): void;
+}
+
+// Queue depths are counted up to this many: beyond it the exact number does not matter.
 const QUEUE_DEPTH_CAP = 100_000;
 
 export function createMetrics(db: Database, events: BatchProgressHub, redisHealth?: RedisHealth) {
@@ -96,6 +102,31 @@ export function createMetrics(db: Database, events: BatchProgressHub, redisHealt
     registers: [registry],
   });
 
+  const webhookDeliveries = new client.Counter({
+    name: 'gateway_webhook_deliveries_total',
+    help: 'Webhook delivery attempts this instance made, by outcome: delivered, retrying (failed, tried again later), failed (given up).',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
+  const webhookDuration = new client.Histogram({
+    name: 'gateway_webhook_delivery_duration_seconds',
+    help: 'Webhook delivery attempts, from the lookup to the answer read (or the failure).',
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
+  new client.Gauge({
+    name: 'gateway_webhook_outbox_depth',
+    help: `Webhook deliveries pending (due, in flight or waiting for a retry) on every instance, counted up to ${QUEUE_DEPTH_CAP}.`,
+    registers: [registry],
+    async collect() {
+      // An index-only walk of the partial index on pending deliveries.
+      const { rows } = await db.sql.query<{ depth: number }>(
+        `SELECT count(*)::int AS depth FROM (SELECT 1 FROM "WebhookDelivery" WHERE status = 'pending' LIMIT ${QUEUE_DEPTH_CAP}) AS pending`,
+      );
+      this.set(rows[0]?.depth ?? 0);
+    },
+  });
+
   return {
     registry,
     httpDuration,
@@ -103,6 +134,12 @@ export function createMetrics(db: Database, events: BatchProgressHub, redisHealt
     attachEngine(gauges: EngineGauges) {
       engine = gauges;
       gauges.onClaim((seconds) => claimDuration.observe(seconds));
+    },
+    attachWebhooks(worker: WebhookGauges) {
+      worker.onAttempt((outcome, seconds) => {
+        webhookDeliveries.inc({ outcome });
+        webhookDuration.observe(seconds);
+      });
     },
   };
 }

@@ -2,9 +2,15 @@
 // answer is kept (24 hours); a retry with the same key and the same request
 // gets that answer again and creates nothing. The same key with another
 // request, or while the first is still running, is a 409.
+//
+// An answer that shows a secret (a webhook endpoint's, on creation) is kept
+// with that secret sealed by the SecretBox, like every secret at rest, and
+// opened for the replay: a client whose first answer was lost still gets the
+// secret, and the record never holds it in the clear.
 import { createHash } from 'node:crypto';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import { badInput, conflict } from '../domain/errors.ts';
+import type { SecretBox } from '../domain/secrets.ts';
 
 const TTL_MS = 24 * 60 * 60 * 1000;
 
@@ -65,3 +71,17 @@ export async function claimIdempotencyKey(
   }
   throw conflict('this Idempotency-Key is in contention; retry', { idempotency_key: key });
 }
+
+/** `body` with its string `members` changed by `change` (an answer is a JSON object; anything else stays). */
+function changeMembers(body: unknown, members: string[], change: (value: string) => string): unknown {
+  if (members.length === 0 || typeof body !== 'object' || body === null || Array.isArray(body)) return body;
+  const answer = body as Record<string, unknown>;
+  const changed = members.filter((name) => typeof answer[name] === 'string').map((name) => [name, change(answer[name] as string)]);
+  return { ...answer, ...Object.fromEntries(changed) };
+}
+
+/** The answer as kept for its key: the `members` that are secrets sealed. */
+export const sealMembers = (body: unknown, members: string[], secrets: SecretBox) => changeMembers(body, members, (value) => secrets.seal(value));
+
+/** A kept answer as replayed: its sealed `members` opened. */
+export const openMembers = (body: unknown, members: string[], secrets: SecretBox) => changeMembers(body, members, (value) => secrets.open(value));

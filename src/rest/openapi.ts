@@ -23,7 +23,7 @@ const errorCodes: Record<string, string> = {
   '404': 'Not found, or not the caller organization\'s',
   '409': 'State conflict: an illegal status move or a duplicate',
   '413': 'Body too large',
-  '415': 'Body is not JSON',
+  '415': 'Body is not JSON (nor, on an upload route, its media type)',
   '429': 'Rate limit exceeded; see Retry-After',
   '503': 'The database stayed unavailable through the retries; see Retry-After',
 };
@@ -61,6 +61,15 @@ function operationFor(route: Route, convert: ReturnType<typeof converter>) {
     parameters: [...pathParameters, ...queryParameters],
     ...(route.body
       ? { requestBody: { required: true, content: { 'application/json': { schema: convert(route.body, 'input') } } } }
+      : {}),
+    ...(route.upload
+      ? {
+          requestBody: {
+            required: true,
+            description: `${route.upload.description} At most ${route.upload.maxBytes} bytes.`,
+            content: { [route.upload.contentType]: { schema: { type: 'string' } } },
+          },
+        }
       : {}),
     responses: {
       [String(route.status ?? 200)]: {

@@ -1,6 +1,7 @@
 // What a REST route is: a row of the table in src/rest/routes/. The router
 // (src/rest/router.ts) does the rest the same way for every row.
 import { z } from 'zod';
+import type { Scope } from '../domain/scope.ts';
 import { cursorBefore, MAX_PAGE_SIZE } from '../schema/pagination.ts';
 
 /** Every route answers under both (DECISIONS.md). */
@@ -12,30 +13,64 @@ export interface RouteInput<Query = any, Body = any> {
   body: Body;
 }
 
-export interface Route<Query = any, Body = any> {
+interface RouteBase<Query> {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** Below `/org/{org_id}` (and `/api/org/{org_id}`), with `:name` parameters. */
   path: string;
   /** SPEC.md's endpoint (E1…E21), or null for DECISIONS.md's extensions. */
   endpoint: string | null;
   summary: string;
+  query?: z.ZodType<Query>;
+  /** Success status: 201 for creates, 200 otherwise. */
+  status?: 200 | 201;
+  /**
+   * Members of a create's answer that are secrets (a webhook endpoint's `secret`): the answer kept for
+   * its Idempotency-Key holds them sealed (src/rest/idempotency.ts), and a replay opens them.
+   */
+  secretMembers?: string[];
+  /** The rate-limit quota the route counts against (`default` unless named). */
+  quota?: 'default' | 'agentUpdate';
+  /** The response body's JSON Schema, for the OpenAPI document. */
+  response: z.ZodType;
+}
+
+/** A route that runs a GraphQL operation on a JSON body (or none). */
+export interface OperationRoute<Query = any, Body = any> extends RouteBase<Query> {
   /** The GraphQL operation the route runs, with its fragments. */
   operation: string;
-  query?: z.ZodType<Query>;
   body?: z.ZodType<Body>;
   /** Members sent as JSON or UTF-8 JSON bytes: objects, and lists (see json-bytes.ts). */
   jsonMembers?: { objects: string[]; lists?: string[] };
   bodyLimit?: number;
-  /** Success status: 201 for creates, 200 otherwise. */
-  status?: 200 | 201;
-  /** The rate-limit quota the route counts against (`default` unless named). */
-  quota?: 'default' | 'agentUpdate';
   variables(input: RouteInput<Query, Body>): Record<string, unknown>;
   /** The response body, from the operation's data; throws the domain's errors (e.g. notFound). */
   respond(data: any, input: RouteInput<Query, Body>): unknown;
-  /** The response body's JSON Schema, for the OpenAPI document. */
-  response: z.ZodType;
+  upload?: never;
 }
+
+/**
+ * A route whose body is a file of another media type (a CSV import), read
+ * as it arrives instead of parsed whole: the domain reads it, then writes
+ * what it accepted. In between, the router claims the Idempotency-Key (the
+ * file's digest is part of the request it names).
+ */
+export interface UploadRoute<Query = any, Accepted = any> extends RouteBase<Query> {
+  upload: {
+    /** The media type the body must have (`text/csv`). */
+    contentType: string;
+    /** The body's description in the OpenAPI document. */
+    description: string;
+    maxBytes: number;
+  };
+  /** Checks the query and reads the whole body, writing nothing. */
+  read(scope: Scope, query: Query, body: AsyncIterable<Uint8Array>): Promise<Accepted>;
+  /** Writes what `read` accepted; returns the response body. */
+  write(scope: Scope, accepted: Accepted, query: Query): Promise<unknown>;
+  operation?: never;
+  body?: never;
+}
+
+export type Route = OperationRoute | UploadRoute;
 
 export const defineRoutes = <T extends Route[]>(...routes: T) => routes;
 
@@ -46,6 +81,8 @@ const pageSize = () => z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default
 
 /** `page` and `limit` (envelope A: runs, batches). */
 export const pageLimitQuery = z.object({ page: pageNumber(), limit: pageSize() });
+/** `page` and `limit`, 100 by default: the lists answered as `{ data }` (DECISIONS.md). */
+export const dataListQuery = pageLimitQuery.extend({ limit: pageSize().unwrap().default(MAX_PAGE_SIZE) });
 /** `page` and `size` (envelope B: versions, evaluations, agents). */
 export const pageSizeQuery = z.object({ page: pageNumber(), size: pageSize() });
 

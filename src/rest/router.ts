@@ -3,10 +3,18 @@
 // authenticated, checked and validated here, then runs the row's GraphQL
 // operation through yoga (the same plugins, context, resolvers and
 // dataloaders as /graphql), and the result is reshaped into SPEC.md's body.
+// Upload rows (a CSV import) hand their body to the domain as a stream
+// instead, with the same authentication, tenancy check, Idempotency-Key and
+// error body.
+import { createHash, type Hash } from 'node:crypto';
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.ts';
+import { tenantClient } from '../db/tenant.ts';
 import { DomainError, httpStatusOf, notFound } from '../domain/errors.ts';
 import { authenticate, type Viewer } from '../domain/organizations.ts';
+import type { Scope } from '../domain/scope.ts';
+import type { SecretBox } from '../domain/secrets.ts';
 import { parseOrThrow, refuseUnstorable } from '../domain/validation.ts';
 import { operationHash } from '../graphql/protections.ts';
 import type { GraphQLServer } from '../graphql/yoga.ts';
@@ -14,10 +22,10 @@ import { sendError } from '../http/errors.ts';
 import { MAX_JSON_DEPTH, jsonTextDepth } from '../http/json-depth.ts';
 import { agentUpdateLimiter, type RateLimits, unlimited } from '../http/rate-limits.ts';
 import { INVALID_UTF8, utf8Text } from '../http/utf8.ts';
-import { claimIdempotencyKey, requestHashOf, validKey } from './idempotency.ts';
+import { claimIdempotencyKey, openMembers, requestHashOf, sealMembers, validKey } from './idempotency.ts';
 import { decodeJsonMembers } from './json-bytes.ts';
 import { openApiDocument } from './openapi.ts';
-import { REST_PREFIXES, type Route, type RouteInput } from './route.ts';
+import { type OperationRoute, REST_PREFIXES, type Route, type RouteInput, type UploadRoute } from './route.ts';
 import { routes } from './routes/index.ts';
 
 /** HTTP statuses of the GraphQL error codes an operation can end with. */
@@ -43,7 +51,7 @@ class OperationFailed extends Error {
   }
 }
 
-async function runOperation(graphql: GraphQLServer, request: FastifyRequest, route: Route, input: RouteInput, viewer: Viewer) {
+async function runOperation(graphql: GraphQLServer, request: FastifyRequest, route: OperationRoute, input: RouteInput, viewer: Viewer) {
   const response = await graphql.fetch(
     'http://gateway.internal/graphql',
     {
@@ -71,7 +79,72 @@ async function runOperation(graphql: GraphQLServer, request: FastifyRequest, rou
   return result.data;
 }
 
-function handlerFor(route: Route, db: Database, graphql: GraphQLServer) {
+/** A checked request, ready to run: what an Idempotency-Key compares of it, and how it is answered. */
+interface Prepared {
+  identity: unknown;
+  respond(): Promise<unknown>;
+}
+
+function prepareOperation(
+  route: OperationRoute,
+  graphql: GraphQLServer,
+  request: FastifyRequest,
+  viewer: Viewer,
+  params: Record<string, string>,
+  query: unknown,
+): Prepared {
+  refuseUnstorable(request.body);
+  const input: RouteInput = {
+    params,
+    query,
+    body: route.body
+      ? parseOrThrow(route.body, decodeJsonMembers(request.body, route.jsonMembers?.objects ?? [], route.jsonMembers?.lists ?? []))
+      : undefined,
+  };
+  return {
+    // The route and its parameters, not the URL: the same request under either prefix is the same request.
+    identity: { params: input.params, body: input.body },
+    respond: async () => route.respond(await runOperation(graphql, request, route, input, viewer), input),
+  };
+}
+
+/** The chunks of `body`, each added to `digest` on its way. */
+async function* digested(body: AsyncIterable<Uint8Array>, digest: Hash) {
+  for await (const chunk of body) {
+    digest.update(chunk);
+    yield chunk;
+  }
+}
+
+async function prepareUpload(
+  route: UploadRoute,
+  db: Database,
+  request: FastifyRequest,
+  viewer: Viewer,
+  params: Record<string, string>,
+  query: unknown,
+): Promise<Prepared> {
+  const { contentType, maxBytes } = route.upload;
+  const charset = /;\s*charset="?([^";\s]+)/i.exec(request.headers['content-type'] ?? '')?.[1];
+  if (!(request.body instanceof Readable) || (charset && !/^utf-?8$/i.test(charset))) {
+    throw new DomainError('UNSUPPORTED_MEDIA_TYPE', `the body must be a ${contentType} file in UTF-8`);
+  }
+  if (Number(request.headers['content-length']) > maxBytes) {
+    throw new DomainError('PAYLOAD_TOO_LARGE', `the body is larger than ${maxBytes} bytes`);
+  }
+  const scope: Scope = { prisma: tenantClient(db.prisma, viewer.organizationId), viewer };
+  const digest = createHash('sha256');
+  // Read without destroying the request when the reading stops early: the answer goes out on its socket.
+  const body = digested(request.body.iterator({ destroyOnReturn: false }), digest);
+  const accepted = await route.read(scope, query, body);
+  return {
+    // The file by its digest, and the options it was imported with.
+    identity: { params, query, body: digest.digest('hex') },
+    respond: () => route.write(scope, accepted, query),
+  };
+}
+
+function handlerFor(route: Route, { db, graphql, secrets }: RestDependencies) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     try {
       const viewer = await authenticate(db, request.headers['x-api-key'] as string | undefined);
@@ -82,35 +155,29 @@ function handlerFor(route: Route, db: Database, graphql: GraphQLServer) {
       const params = request.params as Record<string, string>;
       refuseUnstorable(params);
       refuseUnstorable(request.query);
-      refuseUnstorable(request.body);
       // Another organization's path reads as missing: nothing about other tenants leaks.
       if (params.org_id !== viewer.organizationId) throw notFound('organization');
-      const input: RouteInput = {
-        params,
-        query: route.query ? parseOrThrow(route.query, request.query) : {},
-        body: route.body
-          ? parseOrThrow(
-              route.body,
-              decodeJsonMembers(request.body, route.jsonMembers?.objects ?? [], route.jsonMembers?.lists ?? []),
-            )
-          : undefined,
-      };
+      const query = route.query ? parseOrThrow(route.query, request.query) : {};
       const status = route.status ?? 200;
       const idempotencyKey = request.headers['idempotency-key'];
-      if (status !== 201 || idempotencyKey === undefined) {
-        return reply.code(status).send(route.respond(await runOperation(graphql, request, route, input, viewer), input));
-      }
+      const key = status === 201 && idempotencyKey !== undefined ? validKey(idempotencyKey) : undefined;
+      const prepared = route.upload
+        ? await prepareUpload(route, db, request, viewer, params, query)
+        : prepareOperation(route, graphql, request, viewer, params, query);
+      if (key === undefined) return reply.code(status).send(await prepared.respond());
       const claim = await claimIdempotencyKey(
         db.prisma,
         viewer.organizationId,
-        validKey(idempotencyKey),
-        // The route and its parameters, not the URL: the same request under either prefix is the same request.
-        requestHashOf(route.method, route.path, { params: input.params, body: input.body }),
+        key,
+        requestHashOf(route.method, route.path, prepared.identity),
       );
-      if (claim.kind === 'replay') return reply.code(claim.status).header('idempotent-replayed', 'true').send(claim.body);
+      const secretMembers = route.secretMembers ?? [];
+      if (claim.kind === 'replay') {
+        return reply.code(claim.status).header('idempotent-replayed', 'true').send(openMembers(claim.body, secretMembers, secrets));
+      }
       try {
-        const body = route.respond(await runOperation(graphql, request, route, input, viewer), input);
-        await claim.complete(status, body);
+        const body = await prepared.respond();
+        await claim.complete(status, sealMembers(body, secretMembers, secrets));
         return reply.code(status).send(body);
       } catch (error) {
         await claim.abandon();
@@ -129,12 +196,25 @@ export interface RestDependencies {
   db: Database;
   graphql: GraphQLServer;
   rateLimits: RateLimits;
+  /** Seals the secrets an answer kept for its Idempotency-Key shows. */
+  secrets: SecretBox;
 }
 
-export async function registerRestRoutes(app: FastifyInstance, { db, graphql, rateLimits }: RestDependencies) {
+export async function registerRestRoutes(app: FastifyInstance, dependencies: RestDependencies) {
   const document = openApiDocument(routes);
   app.get('/openapi.json', { config: unlimited }, async () => document);
-  const agentUpdateQuota = agentUpdateLimiter(app, rateLimits);
+  const agentUpdateQuota = agentUpdateLimiter(app, dependencies.rateLimits);
+  const register = (scope: FastifyInstance, route: Route) => {
+    for (const prefix of REST_PREFIXES) {
+      scope.route({
+        method: route.method,
+        url: `${prefix}${route.path}`,
+        bodyLimit: route.upload ? undefined : route.bodyLimit,
+        ...(route.quota === 'agentUpdate' ? { config: unlimited, onRequest: agentUpdateQuota } : {}),
+        handler: handlerFor(route, dependencies),
+      });
+    }
+  };
   await app.register(async (scope) => {
     // SPEC.md's interface is JSON only: any other body is a 415. JSON is
     // parsed as Fastify does (prototype keys refused), after a UTF-8 and a nesting check.
@@ -147,16 +227,21 @@ export async function registerRestRoutes(app: FastifyInstance, { db, graphql, ra
       if (jsonTextDepth(text) > MAX_JSON_DEPTH) return done(refuse(`the body nests deeper than ${MAX_JSON_DEPTH} levels`), undefined);
       parseJson(request, text, done);
     });
-    for (const route of routes) {
-      for (const prefix of REST_PREFIXES) {
-        scope.route({
-          method: route.method,
-          url: `${prefix}${route.path}`,
-          bodyLimit: route.bodyLimit,
-          ...(route.quota === 'agentUpdate' ? { config: unlimited, onRequest: agentUpdateQuota } : {}),
-          handler: handlerFor(route, db, graphql),
-        });
-      }
+    for (const route of routes) if (!route.upload) register(scope, route);
+  });
+  await app.register(async (scope) => {
+    // Upload routes take their one media type, handed to the route as the
+    // request's stream: read as it arrives, never buffered whole here.
+    scope.removeAllContentTypeParsers();
+    const uploads = routes.filter((route) => route.upload);
+    for (const contentType of new Set(uploads.map((route) => route.upload!.contentType))) {
+      scope.addContentTypeParser(contentType, (_request, payload, done) => done(null, payload));
     }
+    // An answer given before the body was read to its end (a refusal) closes
+    // the connection, rather than reading and dropping the rest of the upload.
+    scope.addHook('onSend', async (request, reply) => {
+      if (!request.raw.readableEnded) reply.header('connection', 'close');
+    });
+    for (const route of uploads) register(scope, route);
   });
 }

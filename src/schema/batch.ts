@@ -1,12 +1,14 @@
 import { autoPause, batchSettingsUpdate, callOutcomes, retryPolicy, settingsOf } from '../domain/batch-settings.ts';
 import { batchCreate, createBatch, retryFailedRuns, updateBatchSettings, updateBatchStatus } from '../domain/batches.ts';
 import { callingWindow, describeWindowWait, windowState } from '../domain/calling-window.ts';
-import { notFound } from '../domain/errors.ts';
+import { badInput, notFound } from '../domain/errors.ts';
 import { camelCase } from '../domain/names.ts';
 import type { Batch as BatchRow } from '../generated/prisma/client.ts';
 import { builder, type NodeRef } from './builder.ts';
 import { BatchStatusEnum, RunOrderEnum } from './enums.ts';
 import { typesFromSchema } from './json-schema-types.ts';
+import type { IntervalCounts, TimelineWindow } from './loaders.ts';
+import { offsetConnection } from './pagination.ts';
 import { Run, RunFilterTypes, runsConnection } from './run.ts';
 import { Workflow, WorkflowVersion } from './workflow.ts';
 
@@ -37,16 +39,60 @@ const RetryPolicyType = typesFromSchema(retryPolicy);
 const AutoPauseType = typesFromSchema(autoPause);
 
 type OutcomeCounts = Record<(typeof callOutcomes)[number] | 'attempts', number>;
+type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+
+/** `attempts` and one count per outcome, camelCased (`noAnswer`). */
+const outcomeCountFields = (t: PothosSchemaTypes.ObjectFieldBuilder<Types, OutcomeCounts>, attempts: string, ended: (outcome: string) => string) => ({
+  attempts: t.exposeInt('attempts', { description: attempts }),
+  ...Object.fromEntries(callOutcomes.map((outcome) => [camelCase(outcome), t.exposeInt(outcome, { description: ended(outcome) })])),
+});
 
 export const BatchOutcomes = builder.objectRef<OutcomeCounts>('BatchOutcomes').implement({
   description: "How the batch's call attempts ended so far (attempts still in flight count in `attempts` only).",
+  fields: (t) => outcomeCountFields(t, 'Call attempts started.', (outcome) => `Attempts that ended \`${outcome}\`.`),
+});
+
+type AttemptsIntervalShape = OutcomeCounts & { start: Date; end: Date };
+
+const AttemptsInterval = builder.objectRef<AttemptsIntervalShape>('AttemptsInterval').implement({
+  description: 'The call attempts of a batch that started in one interval of time, by how they ended (those in flight count in `attempts` only).',
   fields: (t) => ({
-    attempts: t.exposeInt('attempts', { description: 'Call attempts started.' }),
-    ...Object.fromEntries(
-      callOutcomes.map((outcome) => [camelCase(outcome), t.exposeInt(outcome, { description: `Attempts that ended \`${outcome}\`.` })]),
-    ),
+    start: t.expose('start', { type: 'DateTime', description: 'When the interval starts (included).' }),
+    end: t.expose('end', { type: 'DateTime', description: 'When it ends (excluded).' }),
+    ...outcomeCountFields(t as never, 'Attempts started in the interval.', (outcome) => `Of those, attempts that ended \`${outcome}\`.`),
   }),
 });
+
+const TIMELINE_MAX_MINUTES = 7 * 24 * 60;
+const TIMELINE_MAX_INTERVALS = 1440;
+
+/** The window of `minutes` ending with the interval that holds now, in intervals of `intervalMinutes`. */
+function timelineWindow(minutes: number, intervalMinutes: number, now: Date): TimelineWindow {
+  const problems = [
+    ...(minutes < 1 || minutes > TIMELINE_MAX_MINUTES
+      ? [{ path: 'minutes', rule: `1 to ${TIMELINE_MAX_MINUTES}`, message: `must be between 1 and ${TIMELINE_MAX_MINUTES}` }]
+      : []),
+    ...(intervalMinutes < 1 || minutes / intervalMinutes > TIMELINE_MAX_INTERVALS
+      ? [{ path: 'intervalMinutes', rule: `1 to ${TIMELINE_MAX_INTERVALS} intervals`, message: `must be at least 1 and give at most ${TIMELINE_MAX_INTERVALS} intervals` }]
+      : []),
+  ];
+  if (problems.length > 0) throw badInput(problems);
+  const intervalMs = intervalMinutes * 60_000;
+  // Aligned on whole intervals, so every batch of a request (and the next poll) shares the window.
+  const to = new Date((Math.floor(now.getTime() / intervalMs) + 1) * intervalMs);
+  return { to, intervalMs, intervals: Math.ceil(minutes / intervalMinutes) };
+}
+
+/** Every interval of the window, those without attempts at zero. */
+function timelineOf(window: TimelineWindow, counted: IntervalCounts[]): AttemptsIntervalShape[] {
+  const found = new Map(counted.map(({ interval, ...counts }) => [interval, counts]));
+  const from = window.to.getTime() - window.intervalMs * window.intervals;
+  return Array.from({ length: window.intervals }, (_, interval) => ({
+    start: new Date(from + interval * window.intervalMs),
+    end: new Date(from + (interval + 1) * window.intervalMs),
+    ...(found.get(interval) ?? (Object.fromEntries([...callOutcomes, 'attempts'].map((name) => [name, 0])) as OutcomeCounts)),
+  }));
+}
 
 export const Batch: NodeRef<'Batch'> = builder.prismaNode('Batch', {
   id: { field: 'id' },
@@ -121,6 +167,24 @@ export const Batch: NodeRef<'Batch'> = builder.prismaNode('Batch', {
         return counts;
       },
     }),
+    attemptsTimeline: t.field({
+      type: [AttemptsInterval],
+      description:
+        'Its call attempts over the last `minutes`, by the interval they started in, oldest first; the last interval holds now. ' +
+        'Attempts per minute and outcomes over time, for charts.',
+      args: {
+        minutes: t.arg.int({ required: false, defaultValue: 60, description: `How far back, in minutes: 1 to ${TIMELINE_MAX_MINUTES} (default 60).` }),
+        intervalMinutes: t.arg.int({
+          required: false,
+          defaultValue: 1,
+          description: `The length of one interval, in minutes (default 1): at most ${TIMELINE_MAX_INTERVALS} intervals.`,
+        }),
+      },
+      resolve: async (batch, args, context) => {
+        const window = timelineWindow(args.minutes ?? 60, args.intervalMinutes ?? 1, new Date());
+        return timelineOf(window, await context.loaders.attemptsTimeline.load({ batchId: batch.id, window }));
+      },
+    }),
     workflow: t.field({
       type: Workflow,
       description: 'Its workflow.',
@@ -153,6 +217,25 @@ builder.queryFields((t) => ({
     description: "A batch of the organization; null for an unknown id or another organization's (`GET /batches/{id}`).",
     args: { id: t.arg.id({ required: true, description: 'Its id (`bat_…`).' }) },
     resolve: (_root, args, context) => context.loaders.batch.load(String(args.id)),
+  }),
+  batches: t.connection({
+    type: Batch,
+    description: "The organization's batches, newest first, of one workflow or in one status when given.",
+    args: {
+      workflowId: t.arg.id({ required: false, description: 'Only the batches of this workflow (`wf_…`).' }),
+      status: t.arg({ type: BatchStatusEnum, required: false, description: 'Only the batches in this status.' }),
+    },
+    resolve: (_root, args, context) => {
+      const where = {
+        ...(args.workflowId ? { workflowId: String(args.workflowId) } : {}),
+        ...(args.status ? { status: args.status } : {}),
+      };
+      return offsetConnection(
+        args,
+        ({ offset, limit }) => context.prisma.batch.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: offset, take: limit }),
+        () => context.prisma.batch.count({ where }),
+      );
+    },
   }),
 }));
 

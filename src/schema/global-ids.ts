@@ -22,6 +22,8 @@ export const typeByPrefix: Record<string, string> = {
   num: 'PhoneNumber',
   evl: 'Evaluation',
   ins: 'Insight',
+  whe: 'WebhookEndpoint',
+  dlv: 'WebhookDelivery',
 };
 
 const INTEGER_ID_PREFIX: Record<string, string> = { Evaluation: 'evl' };

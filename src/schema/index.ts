@@ -4,7 +4,9 @@ import './organization.ts';
 import './workflow.ts';
 import './batch.ts';
 import './run.ts';
+import './call-report.ts';
 import './prospect.ts';
+import './prospect-import.ts';
 import './do-not-call.ts';
 import './telephony.ts';
 import './insight.ts';
@@ -12,5 +14,6 @@ import './agent.ts';
 import './evaluation.ts';
 import './integration.ts';
 import './signing-secret.ts';
+import './webhook.ts';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -10,6 +10,7 @@
 // until the DateTime scalar serializes the few a query asks for.
 import DataLoader from 'dataloader';
 import type { SqlQueryable } from '../db/database.ts';
+import { callOutcomes } from '../domain/batch-settings.ts';
 import { counterColumn } from '../domain/batch-state.ts';
 import type { SqlPart } from '../db/sql-part.ts';
 import type { TenantClient } from '../db/tenant.ts';
@@ -66,6 +67,18 @@ export interface CountRequest {
 }
 
 const counterColumns = Object.values(counterColumn);
+
+/** Equal intervals of time, the last one ending at `to`. */
+export interface TimelineWindow {
+  to: Date;
+  intervalMs: number;
+  intervals: number;
+}
+
+/** Attempts started in one interval of a timeline: how many, and how many ended in each outcome. */
+export type IntervalCounts = { interval: number; attempts: number } & Record<(typeof callOutcomes)[number], number>;
+
+const windowKey = (w: TimelineWindow) => `${w.to.getTime()}|${w.intervalMs}|${w.intervals}`;
 
 /** How many runs are in each status: a batch's counters, or their sums over a workflow's batches. */
 export type RunCounters = Record<(typeof counterColumns)[number], number>;
@@ -279,6 +292,47 @@ export function createLoaders(prisma: TenantClient, sql: SqlQueryable, organizat
         'batchId',
         batchIds,
       ),
+    ),
+    /**
+     * Each batch's attempts by the interval of the window they started in (0 the
+     * first), counted by outcome: one statement per window for every batch asked,
+     * on "RunAttempt_batchId_startedAt_idx". Intervals with no attempt are absent.
+     */
+    attemptsTimeline: new DataLoader<{ batchId: string; window: TimelineWindow }, IntervalCounts[], string>(
+      async (requests) => {
+        const results = new Map<string, IntervalCounts[]>();
+        const byWindow = new Map<string, { window: TimelineWindow; batchIds: Set<string> }>();
+        for (const { batchId, window } of requests) {
+          const group = byWindow.get(windowKey(window)) ?? { window, batchIds: new Set() };
+          group.batchIds.add(batchId);
+          byWindow.set(windowKey(window), group);
+        }
+        await Promise.all(
+          [...byWindow.entries()].map(async ([key, { window, batchIds }]) => {
+            const ids = [...batchIds];
+            const from = new Date(window.to.getTime() - window.intervalMs * window.intervals);
+            // Outcome names come from the schema's list, never from input.
+            const byOutcome = Prisma.raw(
+              callOutcomes.map((outcome) => `count(*) FILTER (WHERE a.outcome = '${outcome}')::int AS "${outcome}"`).join(', '),
+            );
+            const counted = await select<IntervalCounts & { batchId: string }>(
+              sql,
+              Prisma.sql`
+                SELECT a."batchId", floor(extract(epoch FROM a."startedAt" - ${from.toISOString()}::timestamptz) * 1000 / ${window.intervalMs})::int AS interval,
+                  count(*)::int AS attempts, ${byOutcome}
+                FROM "RunAttempt" AS a
+                WHERE a."batchId" = ANY(${ids}::text[]) AND a."organizationId" = ${organizationId}
+                  AND a."startedAt" >= ${from.toISOString()}::timestamptz AND a."startedAt" < ${window.to.toISOString()}::timestamptz
+                GROUP BY 1, 2`,
+            );
+            for (const [index, group] of groupBy(counted, 'batchId', ids).entries()) {
+              results.set(`${key}|${ids[index]}`, group.map(({ batchId: _batchId, ...counts }) => counts));
+            }
+          }),
+        );
+        return requests.map((r) => results.get(`${windowKey(r.window)}|${r.batchId}`) ?? []);
+      },
+      { cacheKeyFn: (r) => `${windowKey(r.window)}|${r.batchId}` },
     ),
     tagsOfProspect: new DataLoader<string, Rows.Tag[]>(async (prospectIds) => {
       const tagged = await select<Rows.Tag & { prospectId: string }>(

@@ -42,6 +42,12 @@ export const Prospect: NodeRef<'Prospect'> = builder.prismaNode('Prospect', {
       nullable: true,
       description: "IANA zone calling windows apply in for this prospect; null: its number's country's zone, else the window's.",
     }),
+    attributes: t.expose('attributes', {
+      type: 'JSON',
+      description:
+        'The columns of its CSV import that are not prospect fields, by snake_case name ("Account Number": `account_number`), as strings; ' +
+        'templates read them as `{{prospect.attributes.<name>}}`. {} when none.',
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created.' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'When it last changed.' }),
     tags: t.field({

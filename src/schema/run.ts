@@ -116,6 +116,12 @@ export const RunAttempt = builder.objectRef<RunAttemptRow>('RunAttempt').impleme
       nullable: true,
       description: "The `variables` the agent's pre-call webhook answered, handed to the dialer.",
     }),
+    roomName: t.exposeString('roomName', { nullable: true, description: "The call's LiveKit room (DIALER=livekit); null otherwise." }),
+    reportedOutcome: t.expose('reportedOutcome', {
+      type: CallOutcomeEnum,
+      nullable: true,
+      description: 'The outcome the agent worker reported (`reportCallOutcome`); null when it reported none.',
+    }),
   }),
 });
 

@@ -57,6 +57,10 @@ export const SipTrunk: NodeRef<'SipTrunk'> = builder.prismaNode('SipTrunk', {
       description: 'The SIP authentication user name; null when none. The password is never returned.',
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created (both trunks of a pair at once).' }),
+    livekitTrunkId: t.exposeString('livekitTrunkId', {
+      nullable: true,
+      description: "Its id in LiveKit (`ST_…`) when it was created with DIALER=livekit; null otherwise (LiveKit's calls cannot use it).",
+    }),
     phoneNumbers: t.field({
       type: [PhoneNumber],
       description: "The trunk pair's numbers, oldest first.",
@@ -169,20 +173,24 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createSipTrunk: t.field({
     type: CreateSipTrunkPayload,
-    description: 'Creates an inbound and an outbound trunk and the given numbers, all or nothing (E15).',
+    description:
+      'Creates an inbound and an outbound trunk and the given numbers, all or nothing (E15). With DIALER=livekit the pair is ' +
+      'created in LiveKit first: BAD_GATEWAY (502) when LiveKit fails, and nothing is written.',
     args: { input: t.arg({ type: SipTrunkCreate.input(), required: true, description: 'The pair and its numbers.' }) },
-    resolve: (_root, args, context) => createSipTrunk(context, context.secrets, SipTrunkCreate.toStored(args.input)),
+    resolve: (_root, args, context) =>
+      createSipTrunk(context, context.secrets, SipTrunkCreate.toStored(args.input), context.livekit?.trunks ?? null),
   }),
   createPhoneNumber: t.field({
     type: PhoneNumber,
-    description: 'Adds a number to a trunk of the organization (E16).',
+    description: "Adds a number to a trunk of the organization (E16); with DIALER=livekit to the pair's trunks in LiveKit too (BAD_GATEWAY when it fails).",
     args: { input: t.arg({ type: PhoneNumberCreate.input(), required: true, description: 'The number and its trunk.' }) },
-    resolve: (_root, args, context) => createPhoneNumber(context, PhoneNumberCreate.toStored(args.input)),
+    resolve: (_root, args, context) => createPhoneNumber(context, PhoneNumberCreate.toStored(args.input), context.livekit?.trunks ?? null),
   }),
   createPhoneNumbers: t.field({
     type: CreatePhoneNumbersPayload,
-    description: 'Adds numbers to a trunk of the organization, all or nothing (E17).',
+    description:
+      "Adds numbers to a trunk of the organization, all or nothing (E17); with DIALER=livekit to the pair's trunks in LiveKit too (BAD_GATEWAY when it fails).",
     args: { input: t.arg({ type: PhoneNumbersCreate.input(), required: true, description: 'The numbers and their trunk.' }) },
-    resolve: (_root, args, context) => createPhoneNumbers(context, PhoneNumbersCreate.toStored(args.input)),
+    resolve: (_root, args, context) => createPhoneNumbers(context, PhoneNumbersCreate.toStored(args.input), context.livekit?.trunks ?? null),
   }),
 }));

@@ -3,17 +3,20 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Database } from '../../src/db/database.ts';
+import type { LiveKitSettings } from '../../src/config.ts';
 import { createOrganization } from '../../src/domain/organizations.ts';
 import { SecretBox } from '../../src/domain/secrets.ts';
 import { RunEngine } from '../../src/engine/run-engine.ts';
-import type { Clock } from '../../src/engine/clock.ts';
+import { type Clock, systemClock } from '../../src/engine/clock.ts';
 import { type Dialer, type OutcomeShares, simulatedDialer } from '../../src/engine/dialer.ts';
 import { defaultStepHandlers, type StepHandler } from '../../src/engine/steps.ts';
 import { redisClientOptions } from '../../src/events/redis-health.ts';
+import { defaultWebhookSettings, type WebhookSettings } from '../../src/events/webhook-settings.ts';
+import type { WebhookWorker } from '../../src/events/webhook-worker.ts';
 import type { GraphQLLimits } from '../../src/graphql/protections.ts';
 import { buildApp } from '../../src/http/app.ts';
 import type { RateLimits } from '../../src/http/rate-limits.ts';
-import { prepareDatabase } from '../../src/server.ts';
+import { createWebhookWorker, prepareDatabase } from '../../src/server.ts';
 import { createServices, type Services } from '../../src/services.ts';
 import { createTestStorage, type TestStorage } from './storage.ts';
 
@@ -24,7 +27,7 @@ export interface TestEngineOptions {
   callMs?: number;
   /** Shares of the simulated calls' outcomes; every call answered unless given. */
   outcomes?: OutcomeShares;
-  /** Replaces the simulated dialer. */
+  /** Replaces the simulated (or LiveKit) dialer. */
   dialer?: Dialer;
   clock?: Clock;
   drainMs?: number;
@@ -44,6 +47,16 @@ export interface TestServerOptions {
   sharing?: TestServer;
   /** Carry events and rate-limit counters through this Redis. */
   redisUrl?: string;
+  /** DIALER=livekit against this LiveKit (a double: test/support/livekit-double.ts); the engine, if any, calls through it. */
+  livekit?: LiveKitSettings;
+  /** Webhook settings (http and private addresses are allowed unless these say otherwise). */
+  webhooks?: TestWebhookOptions;
+}
+
+export interface TestWebhookOptions extends Partial<WebhookSettings> {
+  /** Run a webhook delivery worker in this instance. */
+  deliver?: boolean;
+  clock?: Clock;
 }
 
 export interface TestServer {
@@ -54,6 +67,8 @@ export interface TestServer {
   secrets: SecretBox;
   storage: TestStorage | null;
   engine: RunEngine | null;
+  /** The webhook delivery worker (with `webhooks.deliver`). */
+  webhooks: WebhookWorker | null;
   /** A new organization and its API key. */
   createOrganization(name?: string): Promise<{ organizationId: string; apiKey: string }>;
   /** POSTs a GraphQL operation with the given key and returns status and body. */
@@ -79,7 +94,10 @@ export function testEngine(services: Services, options: TestEngineOptions): RunE
     drainMs: options.drainMs ?? 0,
     handlers,
     secrets: services.secrets,
-    dialer: options.dialer ?? simulatedDialer({ durationMs: options.callMs ?? 20, outcomes: options.outcomes ?? { answered: 1 } }),
+    dialer:
+      options.dialer ??
+      services.livekit?.dialer(options.clock ?? systemClock) ??
+      simulatedDialer({ durationMs: options.callMs ?? 20, outcomes: options.outcomes ?? { answered: 1 } }),
     clock: options.clock,
   });
 }
@@ -94,7 +112,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const redis = options.redisUrl ? new Redis(options.redisUrl, redisClientOptions) : undefined;
   // Instances of one deployment share the key, as ENCRYPTION_KEY makes them.
   const secrets = options.sharing?.secrets ?? new SecretBox(randomBytes(32));
-  const services = createServices(db, secrets, redis);
+  // Tests send webhooks to receivers on the loopback interface, over http.
+  const { deliver, clock: webhookClock, ...webhookSettings } = options.webhooks ?? {};
+  const webhookConfig = { ...defaultWebhookSettings, allowHttp: true, allowPrivate: true, ...webhookSettings };
+  const services = createServices(db, secrets, redis, options.livekit ?? null, webhookConfig);
   const app = await buildApp({
     services,
     rateLimits: options.rateLimits ?? testRateLimits,
@@ -106,6 +127,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   const engine = options.engine ? testEngine(services, options.engine) : null;
   engine?.start();
+  const webhooks = deliver ? createWebhookWorker(services, { pollMs: 20, clock: webhookClock }) : null;
+  if (webhooks) services.metrics.attachWebhooks(webhooks);
+  webhooks?.start();
   return {
     url,
     db,
@@ -114,6 +138,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     secrets,
     storage,
     engine,
+    webhooks,
     async createOrganization(name = 'Test organization') {
       const { organization, apiKey } = await createOrganization(db.prisma, name);
       return { organizationId: organization.id, apiKey };
@@ -131,7 +156,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       return { status: response.status, body: await response.json() };
     },
     async close() {
-      await engine?.stop();
+      await Promise.all([engine?.stop(), webhooks?.stop()]);
       await app.close();
       await services.close();
       await redis?.quit();

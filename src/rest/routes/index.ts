@@ -1,11 +1,14 @@
 // The REST route table: every SPEC.md endpoint and DECISIONS.md extension.
 import type { Route } from '../route.ts';
 import { agentRoutes } from './agents.ts';
+import { callReportRoutes } from './call-reports.ts';
 import { doNotCallRoutes } from './do-not-call.ts';
 import { integrationRoutes } from './integrations.ts';
+import { prospectImportRoutes } from './prospect-import.ts';
 import { prospectRoutes } from './prospects.ts';
 import { signingSecretRoutes } from './signing-secret.ts';
 import { telephonyRoutes } from './telephony.ts';
+import { webhookRoutes } from './webhooks.ts';
 import { workflowRoutes } from './workflows.ts';
 
-export const routes: Route[] = [...agentRoutes, ...workflowRoutes, ...prospectRoutes, ...integrationRoutes, ...telephonyRoutes, ...doNotCallRoutes, ...signingSecretRoutes];
+export const routes: Route[] = [...agentRoutes, ...workflowRoutes, ...prospectRoutes, ...prospectImportRoutes, ...integrationRoutes, ...telephonyRoutes, ...doNotCallRoutes, ...signingSecretRoutes, ...callReportRoutes, ...webhookRoutes];

@@ -53,7 +53,8 @@ const PACING_HORIZON_MS = 1000;
  * A call is placed at its slot or a little after (timers, the event loop, the
  * database), never before. Slots `(1000 + margin) / calls_per_second` ms apart
  * keep any second of actual placements within calls_per_second as long as no
- * call is later than the margin (measured: at most 47 ms), for 5% of the rate at 10/s.
+ * call is later than the margin (ordinarily at most ~50 ms here; more under
+ * heavy load), for 5% of the rate at 10/s. The recorded starts are the slots.
  */
 const PACING_MARGIN_MS = 50;
 /** Runs of a batch with a calling window looked at per claim beyond those taken, to defer those outside it. */

@@ -16,6 +16,7 @@ import { defaultStepHandlers } from './engine/steps.ts';
 import { redisClientOptions } from './events/redis-health.ts';
 import { WebhookWorker, type WebhookWorkerOptions } from './events/webhook-worker.ts';
 import { buildApp } from './http/app.ts';
+import { startTracing } from './observability/tracing.ts';
 import { createServices, type Services } from './services.ts';
 
 export interface RunningServer {
@@ -71,6 +72,8 @@ export function createWebhookWorker(services: Services, options: Partial<Webhook
 }
 
 export async function startServer(config: Config): Promise<RunningServer> {
+  // Before anything that traces: off unless the OTEL_* variables ask (the SDK is loaded only then).
+  const traces = await startTracing();
   const db = await prepareDatabase(config.storage);
   // Shared state between instances (rate-limit counters, events) lives in Redis when there is one.
   // The client is loaded only then: without Redis it would hold memory for nothing (BENCHMARKS.md (f)).
@@ -91,6 +94,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     await services.close();
     await redis?.quit().catch(() => redis.disconnect());
     await db.close();
+    await traces.shutdown();
   };
   try {
     const firstOrganization = await bootstrapFirstOrganization(db);

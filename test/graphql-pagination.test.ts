@@ -102,6 +102,16 @@ describe('backward pagination on every connection', () => {
       await ok(`mutation($d: Date!) { generateInsight(periodStart: $d, periodEnd: $d) { id } }`, { d: day });
     }
     await ok(`mutation { addDoNotCallNumbers(input: { numbers: ["+14155550199", "+14155550198", "+14155550197"] }) { count } }`);
+    let endpointId = '';
+    for (const path of ['one', 'two', 'three']) {
+      endpointId = (
+        await ok(`mutation($i: WebhookEndpointCreateInput!) { createWebhookEndpoint(input: $i) { endpoint { id } } }`, {
+          i: { url: `http://127.0.0.1:9/${path}`, events: ['agent.updated'] },
+        })
+      ).createWebhookEndpoint.endpoint.id;
+    }
+    // Three events for the last endpoint: three deliveries.
+    for (const name of ['X', 'Y', 'Z']) await ok(`mutation($id: ID!, $n: String!) { updateAgent(id: $id, input: { name: $n }) { id } }`, { id: agentId, n: name });
 
     const covered: Record<string, Reach> = {
       'Query.workflows': root(),
@@ -117,6 +127,9 @@ describe('backward pagination on every connection', () => {
       'Query.phoneNumbers': root(),
       'Query.insights': root(),
       'Query.doNotCallNumbers': root(),
+      'Query.batches': root(),
+      'Query.webhookEndpoints': root(),
+      'WebhookEndpoint.deliveries': node('WebhookEndpoint', endpointId),
       'Workflow.versions': node('Workflow', workflowId),
       'Workflow.batches': node('Workflow', workflowId),
       'Workflow.runs': node('Workflow', workflowId),

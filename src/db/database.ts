@@ -8,6 +8,7 @@ import pg from 'pg';
 import type { Storage } from '../config.ts';
 import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaClient } from '../generated/prisma/client.ts';
+import { tracing } from '../observability/tracing.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 
 export interface SqlQueryable {
@@ -48,16 +49,16 @@ function observedClient(adapter: SqlDriverAdapterFactory, listeners: Set<Stateme
   return prisma as unknown as PrismaClient;
 }
 
-/** The same runner, reporting each statement it sends (in transactions too) to the listeners. */
+/** The same runner, reporting each statement it sends (in transactions too) to the listeners, and tracing it (Prisma traces its own). */
 function observedRunner(runner: SqlRunner, listeners: Set<StatementListener>): SqlRunner {
   const observe = (queryable: SqlQueryable): SqlQueryable => ({
     query: (text, params) => {
       for (const listener of listeners) listener(text, () => params ?? []);
-      return queryable.query(text, params);
+      return tracing().statement(text, () => queryable.query(text, params));
     },
     exec: (text) => {
       for (const listener of listeners) listener(text, () => []);
-      return queryable.exec(text);
+      return tracing().statement(text, () => queryable.exec(text));
     },
   });
   return { ...observe(runner), transaction: (work) => runner.transaction((tx) => work(observe(tx))) };

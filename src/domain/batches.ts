@@ -2,6 +2,7 @@
 // client's status moves (pause, resume, cancel) with their effect on runs.
 import { z } from 'zod';
 import { Prisma, type PrismaClient } from '../generated/prisma/client.ts';
+import { tracing } from '../observability/tracing.ts';
 import { batchSettingsShape, batchSettingsUpdate, settingsColumns } from './batch-settings.ts';
 import { type BatchStatusName, clientBatchStatuses, clientMove, counterColumn, type RunMove } from './batch-state.ts';
 import { badInput, conflict, notFound } from './errors.ts';
@@ -102,6 +103,8 @@ export async function createBatch(scope: Scope, workflowId: string, input: unkno
             ...settingsColumns(data),
           } as Prisma.BatchUncheckedCreateInput,
         });
+        // Its runs' attempts, traced later, link back to this request's trace (when traces are on).
+        tracing().batchCreated(batch.id);
         const members = listId
           ? Prisma.sql`UNION SELECT m."prospectId" FROM "ProspectListMember" m WHERE m."listId" = ${listId}`
           : Prisma.empty;

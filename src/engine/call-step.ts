@@ -7,6 +7,7 @@
 // follows.
 import { e164 } from '../domain/telephony.ts';
 import { callStep, type Step } from '../domain/workflow-definition.ts';
+import { tracing } from '../observability/tracing.ts';
 import type { Clock } from './clock.ts';
 import type { Dialer } from './dialer.ts';
 import { sendPrecallWebhook, templateVariables } from './precall-webhook.ts';
@@ -87,22 +88,20 @@ export async function performCallStep(
     if (!(await store.startAttempt(run, attempt))) return 'ended';
     run.attempts = number;
     if (slotAt) await dependencies.clock.sleepUntil(slotAt, signal);
-    const result = await dialer
-      .dial(
-      {
-        organizationId: run.organizationId,
-        runId: run.id,
-        batchId: run.batchId,
-        attempt: number,
-        agentId: call.agent_id,
-        trunkId: call.trunk_id ?? null,
-        fromNumber,
-        toNumber: phone,
-        prospect: run.prospect,
-        dynamicVariables,
-      },
-      signal,
-    )
+    const placed = {
+      organizationId: run.organizationId,
+      runId: run.id,
+      batchId: run.batchId,
+      attempt: number,
+      agentId: call.agent_id,
+      trunkId: call.trunk_id ?? null,
+      fromNumber,
+      toNumber: phone,
+      prospect: run.prospect,
+      dynamicVariables,
+    };
+    const result = await tracing()
+      .inSpan('run.dial', { 'run.attempt': number, 'dial.trunk_id': call.trunk_id }, () => dialer.dial(placed, signal))
       .catch((error: Error) => {
         // Hung up because this instance stops: stop() records the attempt. Any other failure is the call's.
         signal.throwIfAborted();

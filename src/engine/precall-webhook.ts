@@ -1,6 +1,7 @@
 // The agent's pre-call webhook, sent before each attempt: the receiver may
 // skip the call (`"skip": true`) or hand the dialer variables for it.
 import { precallWebhook } from '../domain/agent-config.ts';
+import { tracing } from '../observability/tracing.ts';
 import type { ClaimedRun } from './run-store.ts';
 import type { Signer } from './steps.ts';
 
@@ -63,14 +64,18 @@ export async function sendPrecallWebhook(
   if (!parsed.success) return { kind: 'failed', reason: 'the agent’s precall_webhook is invalid' };
   const { method, url, headers, body_template: template, timeout_seconds: timeout } = parsed.data;
   const body = method === 'GET' ? '' : JSON.stringify(renderTemplate(template ?? {}, variables));
+  const signed = { 'content-type': 'application/json', ...headers, ...(await sign(body)) };
   let response: Response;
   try {
-    response = await fetch(url, {
-      method,
-      headers: { 'content-type': 'application/json', ...headers, ...(await sign(body)) },
-      body: method === 'GET' ? undefined : body,
-      signal: AbortSignal.any([signal, AbortSignal.timeout((timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000)]),
-    });
+    response = await tracing().inSpan('run.precall_webhook', { 'http.request.method': method, 'server.address': new URL(url).host }, async () =>
+      fetch(url, {
+        method,
+        // The attempt's trace goes on with the receiver's (W3C traceparent), when traces are on.
+        headers: tracing().inject(signed),
+        body: method === 'GET' ? undefined : body,
+        signal: AbortSignal.any([signal, AbortSignal.timeout((timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000)]),
+      }),
+    );
   } catch (error) {
     signal.throwIfAborted();
     return { kind: 'failed', reason: `${method} ${url} failed: ${(error as Error).message}` };

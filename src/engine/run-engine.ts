@@ -11,6 +11,7 @@ import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { SecretBox } from '../domain/secrets.ts';
 import { signatureHeaders } from '../domain/signing-secret.ts';
 import { definitionSteps, type Step } from '../domain/workflow-definition.ts';
+import { tracing } from '../observability/tracing.ts';
 import type { BatchProgressHub } from '../events/batch-progress.ts';
 import { type CallStepDependencies, performCallStep } from './call-step.ts';
 import { type Clock, systemClock } from './clock.ts';
@@ -33,6 +34,13 @@ export interface EngineOptions {
   /** Opens the organizations' signing secrets. */
   secrets: SecretBox;
   clock?: Clock;
+}
+
+/** When a claim transaction ran (epoch milliseconds), and how many runs it took. */
+interface ClaimSpan {
+  startedAt: number;
+  endedAt: number;
+  runs: number;
 }
 
 /** Told how long a claim transaction took, in seconds. */
@@ -128,17 +136,19 @@ export class RunEngine {
     while (this.running) {
       const free = this.options.concurrency - this.inFlight.size;
       let claimed: ClaimedRun[] = [];
+      const claim: ClaimSpan = { startedAt: Date.now(), endedAt: 0, runs: 0 };
       if (free > 0) {
         try {
           const startedAt = performance.now();
           claimed = await this.store.claim(free);
           const seconds = (performance.now() - startedAt) / 1000;
           for (const listener of this.claimListeners) listener(seconds);
+          Object.assign(claim, { endedAt: Date.now(), runs: claimed.length });
         } catch (error) {
           this.log.error({ err: error }, 'claiming runs failed');
         }
       }
-      for (const run of claimed) this.execute(run);
+      for (const run of claimed) this.execute(run, claim);
       if (claimed.length > 0) this.announce([...new Set(claimed.map((run) => run.batchId))]);
       if (claimed.length === 0 || this.inFlight.size >= this.options.concurrency) {
         await new Promise<void>((resolve) => {
@@ -150,9 +160,16 @@ export class RunEngine {
     }
   }
 
-  private execute(run: ClaimedRun) {
+  private execute(run: ClaimedRun, claim: ClaimSpan) {
     const abort = new AbortController();
-    const done = this.perform(run, abort.signal)
+    // Each attempt is a trace of its own (when traces are on), linked to the request that created its batch.
+    const attributes = { 'run.id': run.id, 'batch.id': run.batchId, 'organization.id': run.organizationId, 'run.attempt': run.attempts + 1 };
+    const done = tracing()
+      .inTraceOfBatch('run.attempt', run.batchId, attributes, () => {
+        // One claim takes several runs: each attempt's trace shows it.
+        tracing().recordSpan('run.claim', { 'claim.runs': claim.runs }, claim.startedAt, claim.endedAt);
+        return this.perform(run, abort.signal);
+      })
       .catch((error) => this.log.error({ err: error, runId: run.id }, 'run failed unexpectedly'))
       .finally(() => {
         this.inFlight.delete(run.id);
@@ -184,7 +201,7 @@ export class RunEngine {
       outcome = 'FAILED';
       error = failure.message;
     }
-    this.announce(await this.store.finish(run, outcome, error));
+    this.announce(await tracing().inSpan('run.finish', { 'run.outcome': outcome }, () => this.store.finish(run, outcome, error)));
     this.completed++;
   }
 

@@ -6,6 +6,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { checkLiteralAddress, ForbiddenAddress, publicLookup, type WebhookUrlPolicy } from '../domain/webhook-urls.ts';
+import { tracing } from '../observability/tracing.ts';
 
 /** Bytes of an answer read at most; the rest is not waited for. */
 export const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -33,7 +34,8 @@ function post(url: URL, body: string, headers: Record<string, string>, options: 
   return new Promise<{ status: number; text: string }>((resolve, reject) => {
     const request = transport.request(url, {
       method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      // The delivery's trace goes on with the receiver's (W3C traceparent), when traces are on.
+      headers: tracing().inject({ ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }),
       agent: false,
       lookup: options.allowPrivate ? undefined : publicLookup,
       signal,

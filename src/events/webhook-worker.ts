@@ -13,6 +13,7 @@ import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { SecretBox } from '../domain/secrets.ts';
 import { signatureHeaders } from '../domain/signing-secret.ts';
 import { type Clock, systemClock } from '../engine/clock.ts';
+import { tracing } from '../observability/tracing.ts';
 import { sendWebhook } from './webhook-sender.ts';
 import type { WebhookSettings } from './webhook-settings.ts';
 import { type ClaimedDelivery, WebhookStore } from './webhook-store.ts';
@@ -92,7 +93,15 @@ export class WebhookWorker {
         }
       }
       for (const delivery of claimed) {
-        const done = this.deliver(delivery)
+        // Each delivery is a trace of its own (when traces are on), linked to the request that created the batch it is about.
+        const attributes = {
+          'webhook.delivery_id': delivery.id,
+          'webhook.event_id': delivery.eventId,
+          'webhook.event_type': delivery.payload.type,
+          'webhook.attempt': delivery.attempts + 1,
+        };
+        const done = tracing()
+          .inTraceOfBatch('webhook.deliver', batchOf(delivery.payload), attributes, () => this.deliver(delivery))
           .catch((error) => this.log.error({ err: error, deliveryId: delivery.id }, 'webhook delivery failed unexpectedly'))
           .finally(() => {
             this.inFlight.delete(done);
@@ -140,4 +149,11 @@ export class WebhookWorker {
     }
     for (const listener of this.listeners) listener(outcome, result.latencyMs / 1000);
   }
+}
+
+/** The batch an event is about: the batch itself, or the batch of its run or attempt. */
+function batchOf({ type, data }: ClaimedDelivery['payload']): string | null {
+  const fields = (data ?? {}) as { id?: unknown; batch_id?: unknown };
+  const batchId = type.startsWith('batch.') ? fields.id : fields.batch_id;
+  return typeof batchId === 'string' ? batchId : null;
 }

@@ -12,6 +12,7 @@ import { INVALID_UTF8, utf8Text } from '../http/utf8.ts';
 import { authenticate, type Viewer } from '../domain/organizations.ts';
 import { createContext, type GraphQLContext } from '../schema/context.ts';
 import type { RequestAudit } from '../observability/request-log.ts';
+import { tracing } from '../observability/tracing.ts';
 import type { Services } from '../services.ts';
 import { useCompiledQueries } from './compiled-execution.ts';
 import { type GraphQLLimits, type PersistedOperations, protectionPlugins } from './protections.ts';
@@ -148,6 +149,8 @@ export function createGraphQLServer(services: Services, { limits, operations }: 
           };
         },
       },
+      // Last, so the operation's span is active in the executor the plugins above chose (graphql-jit's or graphql-js's).
+      ...[tracing().graphqlPlugin].filter((plugin) => plugin !== null),
     ],
     context: async ({ request, viewer: authenticated, audit }): Promise<GraphQLContext> => {
       const viewer = authenticated ?? (await authenticate(services.db, request.headers.get('x-api-key')));

@@ -15,6 +15,7 @@ import { isTransientDatabaseError } from '../db/transient.ts';
 import { unavailable } from '../domain/errors.ts';
 import type { Services } from '../services.ts';
 import { registerRequestLog, requestIdOf } from '../observability/request-log.ts';
+import { tracing } from '../observability/tracing.ts';
 import { errorBody, sendError } from './errors.ts';
 import { registerLiveKitWebhook } from './livekit-webhook.ts';
 import { registerPages } from './pages.ts';
@@ -64,6 +65,9 @@ export async function buildApp({
       void (reply as unknown as FastifyReply).code(status).send(errorBody(error.message));
     },
   });
+  // Traces, when on: the request's span starts before any other hook runs (src/observability/tracing.ts).
+  const { fastifyPlugin } = tracing();
+  if (fastifyPlugin) await app.register(fastifyPlugin);
   registerRequestLog(app, services.metrics);
   // The REST layer's operations and the console's (/dashboard) are the gateway's own: always allowed.
   const operations = persistedOperations(graphqlLimits, [

@@ -1,15 +1,18 @@
 // One structured log line per request (pino, through Fastify): request id,
-// organization, route or GraphQL operation, status and latency; and the same
+// organization, route or GraphQL operation, status and latency, trace and span ids; and the same
 // latency into the metrics. Keys and credentials are redacted by the logger.
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Metrics } from './metrics.ts';
+import { tracing } from './tracing.ts';
 
 /** What the handlers learn about a request, for its log line. */
 export interface RequestAudit {
   organizationId?: string;
   /** The GraphQL operation (its name, or its first root field). */
   operation?: string;
+  /** The request's trace and span, when traces are on (src/observability/tracing.ts). */
+  trace?: { traceId: string; spanId: string };
 }
 
 declare module 'fastify' {
@@ -29,7 +32,8 @@ const routeOf = (request: FastifyRequest) => request.routeOptions.url ?? 'unmatc
 export function registerRequestLog(app: FastifyInstance, metrics: Metrics) {
   app.decorateRequest('audit', null as unknown as RequestAudit);
   app.addHook('onRequest', async (request, reply) => {
-    request.audit = {};
+    // The request's span is active here when traces are on: its plugin's hook runs first.
+    request.audit = { trace: tracing().activeIds() };
     reply.header('x-request-id', request.id);
   });
   app.addHook('onResponse', async (request, reply) => {
@@ -45,6 +49,8 @@ export function registerRequestLog(app: FastifyInstance, metrics: Metrics) {
         latencyMs: Math.round(latencyMs * 100) / 100,
         organizationId: request.audit.organizationId,
         operation: request.audit.operation,
+        traceId: request.audit.trace?.traceId,
+        spanId: request.audit.trace?.spanId,
       },
       'request',
     );

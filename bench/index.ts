@@ -14,9 +14,10 @@
 //       a raw loop of the same RunStore statements (bench/engine.ts), each on
 //       a database of its own
 //   (h) a 100,000-row CSV file imported in one request (bench/csv-import.ts)
+//   (i) the trivial query and E6, tracing off and on (bench/tracing.ts)
 //
 // `npm run bench -- --only engine` (or BENCH_ONLY=engine) runs (g) alone,
-// without the 1M-run dataset; `--only csv` runs (h) alone.
+// without the 1M-run dataset; `--only csv` runs (h) alone, `--only tracing` (i).
 // The Markdown report is printed and saved to BENCH_REPORT (default
 // bench-report.md in the system's temporary directory).
 import { execFileSync, spawn } from 'node:child_process';
@@ -44,6 +45,7 @@ import { mib, ms, ratio, Report, rps, verdict } from './report.ts';
 import { SEED, seed } from './seed.ts';
 import { csvImportTargets, measureCsvImport, reportCsvImport } from './csv-import.ts';
 import { type BenchDatabase, engineTargets, measureEngine, reportEngine } from './engine.ts';
+import { measureTracing, reportTracing } from './tracing.ts';
 import { DASHBOARD_SQL, RUNS_COUNTING_SQL, RUNS_SQL } from './sql.ts';
 import { captureStatements, explain, type CapturedRequest } from './statements.ts';
 import {
@@ -83,8 +85,8 @@ const elapsed = () => `${((performance.now() - startedAt) / 1000).toFixed(0)} s`
 
 const onlyArgument = process.argv.indexOf('--only');
 const only = process.env.BENCH_ONLY || (onlyArgument >= 0 ? (process.argv[onlyArgument + 1] ?? '') : undefined);
-if (only !== undefined && only !== 'engine' && only !== 'csv') {
-  log(`--only ${only}: the scenarios that run alone are "engine" and "csv"`);
+if (only !== undefined && only !== 'engine' && only !== 'csv' && only !== 'tracing') {
+  log(`--only ${only}: the scenarios that run alone are "engine", "csv" and "tracing"`);
   process.exit(2);
 }
 
@@ -202,6 +204,18 @@ if (only === 'csv') {
     report.line('');
     report.line('## Targets');
     report.table(['target', 'measured', 'verdict'], csvImportTargets(csv));
+    closeReport();
+  } finally {
+    await cleanUp();
+  }
+  process.exit(0);
+}
+
+if (only === 'tracing') {
+  try {
+    const database = await newDatabase();
+    await machineSection(database);
+    reportTracing(report, await measureTracing(database, log, { duration: DURATION, warmup: WARMUP }));
     closeReport();
   } finally {
     await cleanUp();
@@ -577,6 +591,8 @@ try {
   const engine = await measureEngine(await engineDatabases(), log);
   log(`${elapsed()}: (h) the CSV import`);
   const csv = await measureCsvImport(await newDatabase(), log);
+  log(`${elapsed()}: (i) tracing off and on`);
+  const traced = await measureTracing(await newDatabase(), log, { duration: DURATION, warmup: WARMUP });
 
   // ----------------------------------------------------------------- report
   const loadHeader = ['server', 'req/s', 'median', 'p99', 'gateway req/s ÷ this', 'server CPU / req', 'PostgreSQL CPU / req'];
@@ -697,6 +713,7 @@ try {
 
   reportEngine(report, engine);
   reportCsvImport(report, csv);
+  reportTracing(report, traced);
 
   // ---------------------------------------------------------------- targets
   const e6c32 = runs.gateway!.c32;

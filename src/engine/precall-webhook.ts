@@ -1,5 +1,6 @@
 // The agent's pre-call webhook, sent before each attempt: the receiver may
 // skip the call (`"skip": true`) or hand the dialer variables for it.
+import { withDeadline } from '../deadline.ts';
 import { precallWebhook } from '../domain/agent-config.ts';
 import { tracing } from '../observability/tracing.ts';
 import type { ClaimedRun } from './run-store.ts';
@@ -65,26 +66,32 @@ export async function sendPrecallWebhook(
   const { method, url, headers, body_template: template, timeout_seconds: timeout } = parsed.data;
   const body = method === 'GET' ? '' : JSON.stringify(renderTemplate(template ?? {}, variables));
   const signed = { 'content-type': 'application/json', ...headers, ...(await sign(body)) };
-  let response: Response;
+  const ms = (timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
+  let reply: { status: number; ok: boolean; answer: { skip?: unknown; variables?: unknown } | null };
   try {
-    response = await tracing().inSpan('run.precall_webhook', { 'http.request.method': method, 'server.address': new URL(url).host }, async () =>
-      fetch(url, {
-        method,
-        // The attempt's trace goes on with the receiver's (W3C traceparent), when traces are on.
-        headers: tracing().inject(signed),
-        body: method === 'GET' ? undefined : body,
-        signal: AbortSignal.any([signal, AbortSignal.timeout((timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000)]),
+    // The answer's body is read within the same deadline as the request.
+    reply = await withDeadline(signal, ms, (bounded) =>
+      tracing().inSpan('run.precall_webhook', { 'http.request.method': method, 'server.address': new URL(url).host }, async () => {
+        const response = await fetch(url, {
+          method,
+          // The attempt's trace goes on with the receiver's (W3C traceparent), when traces are on.
+          headers: tracing().inject(signed),
+          body: method === 'GET' ? undefined : body,
+          signal: bounded,
+        });
+        if (!response.ok) {
+          await response.body?.cancel();
+          return { status: response.status, ok: false, answer: null };
+        }
+        return { status: response.status, ok: true, answer: (await response.json().catch(() => null)) as never };
       }),
     );
   } catch (error) {
     signal.throwIfAborted();
     return { kind: 'failed', reason: `${method} ${url} failed: ${(error as Error).message}` };
   }
-  if (!response.ok) {
-    await response.body?.cancel();
-    return { kind: 'failed', reason: `${method} ${url} answered ${response.status}` };
-  }
-  const answer = (await response.json().catch(() => null)) as { skip?: unknown; variables?: unknown } | null;
+  if (!reply.ok) return { kind: 'failed', reason: `${method} ${url} answered ${reply.status}` };
+  const { answer } = reply;
   if (answer?.skip === true) return { kind: 'skip' };
   const given = answer?.variables;
   return { kind: 'call', variables: given && typeof given === 'object' && !Array.isArray(given) ? (given as Record<string, unknown>) : null };

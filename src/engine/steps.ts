@@ -3,6 +3,7 @@
 // and more can be registered (pluggable). A handler throws StepFailed to fail
 // the run; it must stop when its signal aborts.
 import { setTimeout as sleep } from 'node:timers/promises';
+import { withDeadline } from '../deadline.ts';
 import type { z } from 'zod';
 import { type Step, waitStep, webhookStep } from '../domain/workflow-definition.ts';
 import type { ClaimedRun } from './run-store.ts';
@@ -37,19 +38,18 @@ export const webhook: StepHandler = async (value, context) => {
     method === 'GET'
       ? ''
       : JSON.stringify({ run_id: context.run.id, batch_id: context.run.batchId, prospect_id: context.run.prospectId, step_id: value.id });
+  const signed = { 'content-type': 'application/json', ...headers, ...(await context.sign(body)) };
   let response: Response;
   try {
-    response = await fetch(url, {
-      method,
-      headers: { 'content-type': 'application/json', ...headers, ...(await context.sign(body)) },
-      body: method === 'GET' ? undefined : body,
-      signal: AbortSignal.any([context.signal, AbortSignal.timeout(timeoutMs)]),
+    response = await withDeadline(context.signal, timeoutMs, async (signal) => {
+      const answer = await fetch(url, { method, headers: signed, body: method === 'GET' ? undefined : body, signal });
+      await answer.body?.cancel();
+      return answer;
     });
   } catch (error) {
     if (context.signal.aborted) throw error;
     throw new StepFailed(`step ${value.id}: ${method} ${url} failed: ${(error as Error).message}`);
   }
-  await response.body?.cancel();
   if (!response.ok) throw new StepFailed(`step ${value.id}: ${method} ${url} answered ${response.status}`);
 };
 

@@ -3,6 +3,7 @@
 // 64 KiB of the answer, and connecting only to public addresses (checked on
 // the addresses the socket uses: a name that rebinds to a private address
 // after the endpoint was created is refused here).
+import { withDeadline } from '../deadline.ts';
 import http from 'node:http';
 import https from 'node:https';
 import { checkLiteralAddress, ForbiddenAddress, publicLookup, type WebhookUrlPolicy } from '../domain/webhook-urls.ts';
@@ -83,8 +84,7 @@ export async function sendWebhook(target: string, body: string, headers: Record<
   if (url.protocol !== 'https:' && !(options.allowHttp && url.protocol === 'http:')) return finish(null, `refused: ${url.protocol} URLs are not allowed`);
   try {
     if (!options.allowPrivate) checkLiteralAddress(url);
-    const timeout = AbortSignal.timeout(options.timeoutMs);
-    const { status, text } = await post(url, body, headers, options, AbortSignal.any([options.signal, timeout]));
+    const { status, text } = await withDeadline(options.signal, options.timeoutMs, (signal) => post(url, body, headers, options, signal));
     if (status >= 200 && status < 300) return finish(status, null);
     const redirect = status >= 300 && status < 400 ? ' (redirects are not followed)' : '';
     const excerpt = text.slice(0, ERROR_BODY_CHARACTERS).trim();

@@ -218,7 +218,8 @@ describe.skipIf(!hasChromium)('the console at /dashboard in Chromium', () => {
         await page.getByLabel('Status').selectOption('');
         await page.getByLabel('Workflow').selectOption(ids.renewals);
         await page.locator(`article[data-batch-id="${ids.running}"]`).waitFor({ state: 'detached' });
-        expect(await page.locator('article.batch-card').count()).toBe(2);
+        // The filtered list may still be rendering: wait for it to settle on the workflow's two batches.
+        await expect.poll(() => page.locator('article.batch-card').count(), { timeout: 10_000 }).toBe(2);
       }
       // The key stays in this tab only.
       expect(await page.evaluate(() => sessionStorage.getItem('gateway.apiKey'))).toBe(apiKey);

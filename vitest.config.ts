@@ -14,6 +14,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // Migrates one database per run for every file to copy (test/support/storage.ts).
+    globalSetup: ['test/support/global-setup.ts'],
     // Each file gets its own database; two workers match the machine's two cores.
     pool: 'forks',
     maxWorkers: 2,

@@ -20,7 +20,10 @@ declare module 'autocannon' {
     '2xx': number;
   }
   export interface Instance extends EventEmitter {
-    on(event: 'response', listener: (client: unknown, statusCode: number, bytes: number, responseTimeMs: number) => void): this;
+    on(
+      event: 'response',
+      listener: (client: unknown, statusCode: number, bytes: number, responseTimeMs: number) => void,
+    ): this;
     on(event: 'done', listener: (result: Result) => void): this;
   }
   function autocannon(options: Options, callback?: (error: Error | null, result: Result) => void): Instance;

@@ -17,7 +17,10 @@ import { DASHBOARD_SQL, RUNS_COUNTING_SQL, RUNS_SQL } from './sql.ts';
 
 const port = Number(process.argv[2]);
 const organizationId = process.env.BENCH_ORGANIZATION_ID!;
-const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DATABASE_POOL_SIZE ?? 10) });
+const pool = new pg.Pool({
+  connectionString: process.env.DATABASE_URL,
+  max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
+});
 pool.on('error', () => {});
 
 async function answer(sql: string, params: unknown[], response: http.ServerResponse) {

@@ -47,7 +47,12 @@ function whereOf(url: string, line: number): string {
   if (!url) return '';
   const clean = url.replace(/^file:\/\//, '');
   const inModules = clean.lastIndexOf('/node_modules/');
-  const short = inModules >= 0 ? clean.slice(inModules + '/node_modules/'.length) : clean.includes('/src/') ? clean.slice(clean.indexOf('/src/') + 1) : clean;
+  const short =
+    inModules >= 0
+      ? clean.slice(inModules + '/node_modules/'.length)
+      : clean.includes('/src/')
+        ? clean.slice(clean.indexOf('/src/') + 1)
+        : clean;
   return `${short}:${line + 1}`;
 }
 
@@ -93,7 +98,13 @@ export function summarizeProfile(file: string, top = 15, skipMs = 0): ProfileSum
     functions: [...functions.values()]
       .sort((a, b) => b.selfUs - a.selfUs)
       .slice(0, top)
-      .map((entry) => ({ name: entry.name, where: entry.where, area: entry.area, selfMs: entry.selfUs / 1000, share: share(entry.selfUs) })),
+      .map((entry) => ({
+        name: entry.name,
+        where: entry.where,
+        area: entry.area,
+        selfMs: entry.selfUs / 1000,
+        share: share(entry.selfUs),
+      })),
     areas: [...areas.entries()]
       .sort((a, b) => b[1] - a[1])
       .slice(0, top)
@@ -107,5 +118,6 @@ if (process.argv[1] && import.meta.filename === path.resolve(process.argv[1])) {
   console.log(`busy ${summary.busyMs.toFixed(0)} ms`);
   for (const area of summary.areas) console.log(`${(area.share * 100).toFixed(1).padStart(5)}%  ${area.area}`);
   console.log('');
-  for (const fn of summary.functions) console.log(`${(fn.share * 100).toFixed(1).padStart(5)}%  ${fn.name}  ${fn.where}`);
+  for (const fn of summary.functions)
+    console.log(`${(fn.share * 100).toFixed(1).padStart(5)}%  ${fn.name}  ${fn.where}`);
 }

@@ -13,8 +13,8 @@
 // JSON line when no run is left: the claim durations (ms) and the CPU the
 // loop used. Ends when its stdin closes (the benchmark is gone).
 import { setTimeout as sleep } from 'node:timers/promises';
+import { systemClock } from '../src/clock.ts';
 import { openDatabase } from '../src/db/database.ts';
-import { systemClock } from '../src/engine/clock.ts';
 import { type ClaimedRun, RunStore } from '../src/engine/run-store.ts';
 
 const CONCURRENCY = Number(process.env.BENCH_ENGINE_CONCURRENCY);
@@ -28,21 +28,38 @@ const STEP_ID = 'dial';
 process.stdin.on('end', () => process.exit(1));
 process.stdin.resume();
 
-const db = await openDatabase({ kind: 'postgres', url: process.env.DATABASE_URL!, poolSize: Number(process.env.DATABASE_POOL_SIZE) });
+const db = await openDatabase({
+  kind: 'postgres',
+  url: process.env.DATABASE_URL!,
+  poolSize: Number(process.env.DATABASE_POOL_SIZE),
+});
 const store = new RunStore(db.prisma, `bench-raw:${process.pid}`, LEASE_MS, systemClock);
 
 /** Whether a batch still has runs to claim (the benchmark's database holds one batch). */
 async function workLeft() {
-  const { rows } = await db.sql.query(`SELECT 1 FROM "Batch" WHERE status IN ('PENDING', 'IN_PROGRESS') AND "pendingCount" > 0 LIMIT 1`);
+  const { rows } = await db.sql.query(
+    `SELECT 1 FROM "Batch" WHERE status IN ('PENDING', 'IN_PROGRESS') AND "pendingCount" > 0 LIMIT 1`,
+  );
   return rows.length > 0;
 }
 
 async function call(run: ClaimedRun) {
   const number = run.attempts + 1;
-  const attempt = { number, stepId: STEP_ID, fromNumber: null, toNumber: run.prospect.phone, dynamicVariables: null, startedAt: null };
+  const attempt = {
+    number,
+    stepId: STEP_ID,
+    fromNumber: null,
+    toNumber: run.prospect.phone,
+    dynamicVariables: null,
+    startedAt: null,
+  };
   if (!(await store.startAttempt(run, attempt))) throw new Error(`run ${run.id}: the attempt could not start`);
   await sleep(CALL_MS);
-  const after = await store.endAttempt(run, number, STEP_ID, { outcome: 'answered', durationSeconds: CALL_MS / 1000, reason: null });
+  const after = await store.endAttempt(run, number, STEP_ID, {
+    outcome: 'answered',
+    durationSeconds: CALL_MS / 1000,
+    reason: null,
+  });
   if (after.next !== 'continue') throw new Error(`run ${run.id}: an answered call should let the run go on`);
   await store.finish(run, 'FINISHED', null);
 }
@@ -86,5 +103,7 @@ for (;;) {
 if (failure) throw failure;
 const cpu = process.cpuUsage(cpuAtStart);
 await db.close();
-process.stdout.write(`${JSON.stringify({ claimMs, cpuMs: (cpu.user + cpu.system) / 1000, seconds: (performance.now() - startedAt) / 1000 })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ claimMs, cpuMs: (cpu.user + cpu.system) / 1000, seconds: (performance.now() - startedAt) / 1000 })}\n`,
+);
 process.exit(0);

@@ -15,13 +15,23 @@ import path from 'node:path';
 import pg from 'pg';
 import { createOrganization } from '../src/domain/organizations.ts';
 import { prepareDatabase } from '../src/server.ts';
-import { ms, ratio, type Report, rps, verdict } from './report.ts';
-import { BENCH_DIR, cpuMs, type createBenchDatabase, freePort, npmStart, percentile, ROOT, sleep, startServer } from './support.ts';
+import { ms, type Report, ratio, rps, verdict } from './report.ts';
+import {
+  BENCH_DIR,
+  cpuMs,
+  type createBenchDatabase,
+  freePort,
+  npmStart,
+  percentile,
+  ROOT,
+  sleep,
+  startServer,
+} from './support.ts';
 
 export type BenchDatabase = Awaited<ReturnType<typeof createBenchDatabase>>;
 
 const RUNS = Number(process.env.BENCH_ENGINE_RUNS ?? 20_000);
-export const ENGINE_BENCH = {
+const ENGINE_BENCH = {
   runs: RUNS,
   concurrency: 1000,
   callMs: 1000,
@@ -55,7 +65,10 @@ async function seedBatch(database: BenchDatabase): Promise<Seeded> {
   try {
     await sql.query('BEGIN');
     const one = async (text: string, params: unknown[]) => (await sql.query<{ id: string }>(text, params)).rows[0]!.id;
-    const agentId = await one(`INSERT INTO "Agent" ("organizationId", name, "updatedAt") VALUES ($1, 'Bench agent', now()) RETURNING id`, [organizationId]);
+    const agentId = await one(
+      `INSERT INTO "Agent" ("organizationId", name, "updatedAt") VALUES ($1, 'Bench agent', now()) RETURNING id`,
+      [organizationId],
+    );
     const workflowId = await one(
       `INSERT INTO "Workflow" ("organizationId", name, "updatedAt", "publishedAt") VALUES ($1, 'Engine bench', now(), now()) RETURNING id`,
       [organizationId],
@@ -120,7 +133,11 @@ function postgresSampler(sql: pg.Client) {
     /** The most frequent states, with their share of all samples. */
     states(top = 5) {
       const total = [...states.values()].reduce((sum, count) => sum + count, 0);
-      return [...states].sort((a, b) => b[1] - a[1]).slice(0, top).map(([what, count]) => `${what} ${((count / total) * 100).toFixed(0)}%`).join(', ');
+      return [...states]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, top)
+        .map(([what, count]) => `${what} ${((count / total) * 100).toFixed(0)}%`)
+        .join(', ');
     },
   };
 }
@@ -144,7 +161,10 @@ async function untilBatchEnds(
     );
     const { status, ended } = rows[0]!;
     if (!['PENDING', 'IN_PROGRESS'].includes(status) || gaveUp()) return;
-    if (Date.now() > deadline) throw new Error(`(g) ${label}: ${ended} of ${ENGINE_BENCH.runs} runs ended after ${ENGINE_BENCH.timeoutSeconds} s (BENCH_ENGINE_TIMEOUT)`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `(g) ${label}: ${ended} of ${ENGINE_BENCH.runs} runs ended after ${ENGINE_BENCH.timeoutSeconds} s (BENCH_ENGINE_TIMEOUT)`,
+      );
     if (Date.now() - loggedAt >= 5000) {
       log(`  ${label}: ${ended.toLocaleString('en')} of ${ENGINE_BENCH.runs.toLocaleString('en')} runs ended`);
       loggedAt = Date.now();
@@ -207,7 +227,10 @@ async function readAttempts(sql: pg.Client, batchId: string): Promise<Attempts> 
      FROM "RunAttempt" a JOIN "Run" r ON r.id = a."runId" WHERE a."batchId" = $1`,
     [batchId],
   );
-  const ends = rows.map((row) => row.ended).filter((ended) => ended !== null).sort((a, b) => a - b);
+  const ends = rows
+    .map((row) => row.ended)
+    .filter((ended) => ended !== null)
+    .sort((a, b) => a - b);
   const from = Math.floor(STEADY.from * ends.length);
   const to = Math.floor(STEADY.to * ends.length);
   const firstStart = rows.reduce((first, row) => Math.min(first, row.started), Infinity);
@@ -222,9 +245,12 @@ async function readAttempts(sql: pg.Client, batchId: string): Promise<Attempts> 
     )
   ).rows;
   const counts = Object.fromEntries(
-    (await sql.query<{ status: string; count: number }>(`SELECT status::text AS status, count(*)::int AS count FROM "Run" WHERE "batchId" = $1 GROUP BY status`, [batchId])).rows.map(
-      (row) => [row.status, row.count],
-    ),
+    (
+      await sql.query<{ status: string; count: number }>(
+        `SELECT status::text AS status, count(*)::int AS count FROM "Run" WHERE "batchId" = $1 GROUP BY status`,
+        [batchId],
+      )
+    ).rows.map((row) => [row.status, row.count]),
   );
   const [attempts] = (
     await sql.query<{ total: number; runs: number; open: number; answered: number }>(
@@ -235,11 +261,21 @@ async function readAttempts(sql: pg.Client, batchId: string): Promise<Attempts> 
     )
   ).rows;
   const statuses = ['PENDING', 'IN_PROGRESS', 'PAUSED', 'FINISHED', 'CANCELLED', 'FAILED'];
-  const statsEqualCounts = statuses.every((status) => batch![status] === (counts[status] ?? 0)) && batch!.total === ENGINE_BENCH.runs;
+  const statsEqualCounts =
+    statuses.every((status) => batch![status] === (counts[status] ?? 0)) && batch!.total === ENGINE_BENCH.runs;
   const n = ENGINE_BENCH.runs;
-  const allDone = batch!.status === 'FINISHED' && counts.FINISHED === n && attempts!.total === n && attempts!.runs === n && attempts!.open === 0 && attempts!.answered === n;
+  const allDone =
+    batch!.status === 'FINISHED' &&
+    counts.FINISHED === n &&
+    attempts!.total === n &&
+    attempts!.runs === n &&
+    attempts!.open === 0 &&
+    attempts!.answered === n;
   const consistency =
-    `stats ${statsEqualCounts ? '==' : '≠'} counts (${statuses.filter((status) => counts[status]).map((status) => `${counts[status]} ${status}`).join(', ')}); ` +
+    `stats ${statsEqualCounts ? '==' : '≠'} counts (${statuses
+      .filter((status) => counts[status])
+      .map((status) => `${counts[status]} ${status}`)
+      .join(', ')}); ` +
     `batch ${batch!.status}; ${attempts!.total} attempts over ${attempts!.runs} runs, ${attempts!.open} open`;
   return {
     attempts: ends.length,
@@ -272,7 +308,11 @@ export interface EngineMeasured {
   raw: EngineSide;
 }
 
-async function runGateway(database: BenchDatabase, { batchId }: Seeded, log: (line: string) => void): Promise<Omit<EngineSide, keyof Attempts>> {
+async function runGateway(
+  database: BenchDatabase,
+  { batchId }: Seeded,
+  log: (line: string) => void,
+): Promise<Omit<EngineSide, keyof Attempts>> {
   const start = npmStart();
   const port = await freePort();
   const sql = new pg.Client({ connectionString: database.url });
@@ -343,7 +383,12 @@ async function runRaw(database: BenchDatabase, { batchId }: Seeded, log: (line: 
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   let exitCode: number | null | undefined;
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve((exitCode = code))));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      exitCode = code;
+      resolve(code);
+    }),
+  );
   try {
     await untilBatchEnds(sql, batchId, postgres, 'raw loop', log, () => exitCode !== undefined);
     const code = await exited;
@@ -364,7 +409,10 @@ async function runRaw(database: BenchDatabase, { batchId }: Seeded, log: (line: 
 }
 
 /** Seeds both databases, then runs the gateway's engine, then the raw loop, each on its own batch. */
-export async function measureEngine(databases: { gateway: BenchDatabase; raw: BenchDatabase }, log: (line: string) => void): Promise<EngineMeasured> {
+export async function measureEngine(
+  databases: { gateway: BenchDatabase; raw: BenchDatabase },
+  log: (line: string) => void,
+): Promise<EngineMeasured> {
   log(`(g) seeding two batches of ${ENGINE_BENCH.runs.toLocaleString('en')} runs`);
   const seeded = { gateway: await seedBatch(databases.gateway), raw: await seedBatch(databases.raw) };
   log('(g) the gateway engine');
@@ -384,10 +432,19 @@ export async function measureEngine(databases: { gateway: BenchDatabase; raw: Be
   const bounds = gatewayRun.claims.map((bucket) => bucket.le);
   const measured: EngineMeasured = {
     gateway: { ...gatewayRun, ...(await attemptsOf(databases.gateway, seeded.gateway)) },
-    raw: { ...rawRun, claims: bucketsOf(rawRun.claimMs.map((value) => value / 1000), bounds), ...(await attemptsOf(databases.raw, seeded.raw)) },
+    raw: {
+      ...rawRun,
+      claims: bucketsOf(
+        rawRun.claimMs.map((value) => value / 1000),
+        bounds,
+      ),
+      ...(await attemptsOf(databases.raw, seeded.raw)),
+    },
   };
   for (const [name, side] of Object.entries(measured)) {
-    log(`  ${name}: ${rps(side.steadyPerSecond)} attempts/s, claim p50 ${ms(bucketQuantile(side.claims, 0.5))} p99 ${ms(bucketQuantile(side.claims, 0.99))}; ${side.consistency}`);
+    log(
+      `  ${name}: ${rps(side.steadyPerSecond)} attempts/s, claim p50 ${ms(bucketQuantile(side.claims, 0.5))} p99 ${ms(bucketQuantile(side.claims, 0.99))}; ${side.consistency}`,
+    );
   }
   return measured;
 }
@@ -397,7 +454,9 @@ const pair = (values: number[]) => `${ms(percentile(values, 50))} / ${ms(percent
 export function reportEngine(report: Report, { gateway, raw }: EngineMeasured) {
   const claims = (side: EngineSide) => side.claims.at(-1)!.count;
   report.line('');
-  report.line(`## (g) Run engine, one instance: ENGINE_CONCURRENCY=${ENGINE_BENCH.concurrency}, calls of ${ENGINE_BENCH.callMs / 1000} s`);
+  report.line(
+    `## (g) Run engine, one instance: ENGINE_CONCURRENCY=${ENGINE_BENCH.concurrency}, calls of ${ENGINE_BENCH.callMs / 1000} s`,
+  );
   report.line(
     `A batch of ${ENGINE_BENCH.runs.toLocaleString('en')} runs of a one-step workflow (\`call\` naming an agent; prospects +1415…, E.164), ` +
       `seeded in bulk on a fresh database. The gateway as \`npm start\` runs it (\`SIMULATED_CALL_OUTCOMES=answered=1\`, \`RUN_LEASE_MS\` default, ` +
@@ -416,16 +475,31 @@ export function reportEngine(report: Report, { gateway, raw }: EngineMeasured) {
         rps(raw.steadyPerSecond),
         ratio(gateway.steadyPerSecond / raw.steadyPerSecond),
       ],
-      ['completed attempts/s, whole batch (first start to last end)', rps(gateway.overallPerSecond), rps(raw.overallPerSecond), ratio(gateway.overallPerSecond / raw.overallPerSecond)],
+      [
+        'completed attempts/s, whole batch (first start to last end)',
+        rps(gateway.overallPerSecond),
+        rps(raw.overallPerSecond),
+        ratio(gateway.overallPerSecond / raw.overallPerSecond),
+      ],
       ['whole batch', `${gateway.seconds.toFixed(1)} s`, `${raw.seconds.toFixed(1)} s`, ''],
       ['load average (1 min) at the start', gateway.loadAtStart.toFixed(2), raw.loadAtStart.toFixed(2), ''],
-      ['claim transactions (runs per claim, mean)', `${claims(gateway)} (${(gateway.attempts / claims(gateway)).toFixed(1)})`, `${claims(raw)} (${(raw.attempts / claims(raw)).toFixed(1)})`, ''],
+      [
+        'claim transactions (runs per claim, mean)',
+        `${claims(gateway)} (${(gateway.attempts / claims(gateway)).toFixed(1)})`,
+        `${claims(raw)} (${(raw.attempts / claims(raw)).toFixed(1)})`,
+        '',
+      ],
       ['claim latency p50', ms(bucketQuantile(gateway.claims, 0.5)), ms(bucketQuantile(raw.claims, 0.5)), ''],
       ['claim latency p99', ms(bucketQuantile(gateway.claims, 0.99)), ms(bucketQuantile(raw.claims, 0.99)), ''],
       ['run claimed → attempt started, p50 / p99', pair(gateway.claimToDial), pair(raw.claimToDial), ''],
       ['attempt ended → run ended, p50 / p99', pair(gateway.hangUpToEnd), pair(raw.hangUpToEnd), ''],
       ['process CPU / attempt', ms(gateway.processCpuMs / gateway.attempts), ms(raw.processCpuMs / raw.attempts), ''],
-      ['PostgreSQL CPU / attempt', ms(gateway.postgresCpuMs / gateway.attempts), ms(raw.postgresCpuMs / raw.attempts), ''],
+      [
+        'PostgreSQL CPU / attempt',
+        ms(gateway.postgresCpuMs / gateway.attempts),
+        ms(raw.postgresCpuMs / raw.attempts),
+        '',
+      ],
       ['PostgreSQL connections, sampled every 250 ms', gateway.postgresStates, raw.postgresStates, ''],
       ['after', gateway.consistency, raw.consistency, ''],
     ],
@@ -441,7 +515,11 @@ export function reportEngine(report: Report, { gateway, raw }: EngineMeasured) {
 
 export function engineTargets({ gateway, raw }: EngineMeasured): string[][] {
   return [
-    ['(g) ≥ 1,000 completed attempts/s', `${rps(gateway.steadyPerSecond)} (steady)`, verdict(gateway.steadyPerSecond >= 1000)],
+    [
+      '(g) ≥ 1,000 completed attempts/s',
+      `${rps(gateway.steadyPerSecond)} (steady)`,
+      verdict(gateway.steadyPerSecond >= 1000),
+    ],
     [
       '(g) ≥ 0.8× the raw loop',
       `${rps(gateway.steadyPerSecond)} vs ${rps(raw.steadyPerSecond)} (${ratio(gateway.steadyPerSecond / raw.steadyPerSecond)})`,

@@ -29,7 +29,9 @@ import { createInterface } from 'node:readline';
 import pg from 'pg';
 import { createOrganization } from '../src/domain/organizations.ts';
 import { prepareDatabase } from '../src/server.ts';
-import { summarizeProfile, type ProfileSummary } from './cpuprofile.ts';
+import { type ProfileSummary, summarizeProfile } from './cpuprofile.ts';
+import { csvImportTargets, measureCsvImport, reportCsvImport } from './csv-import.ts';
+import { type BenchDatabase, engineTargets, measureEngine, reportEngine } from './engine.ts';
 import {
   digestGatewayDashboard,
   digestPostGraphileDashboard,
@@ -41,13 +43,10 @@ import {
   POSTGRAPHILE_RUNS,
   TRIVIAL,
 } from './queries.ts';
-import { mib, ms, ratio, Report, rps, verdict } from './report.ts';
+import { mib, ms, Report, ratio, rps, verdict } from './report.ts';
 import { SEED, seed } from './seed.ts';
-import { csvImportTargets, measureCsvImport, reportCsvImport } from './csv-import.ts';
-import { type BenchDatabase, engineTargets, measureEngine, reportEngine } from './engine.ts';
-import { measureTracing, reportTracing } from './tracing.ts';
 import { DASHBOARD_SQL, RUNS_COUNTING_SQL, RUNS_SQL } from './sql.ts';
-import { captureStatements, explain, type CapturedRequest } from './statements.ts';
+import { type CapturedRequest, captureStatements, explain } from './statements.ts';
 import {
   BENCH_DIR,
   cpuMs,
@@ -61,12 +60,13 @@ import {
   ROOT,
   rssMiB,
   runLoad,
-  sampleRss,
   type ServerProcess,
+  sampleRss,
   sleep,
   startServer,
   stopAll,
 } from './support.ts';
+import { measureTracing, reportTracing } from './tracing.ts';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
@@ -101,7 +101,8 @@ async function cleanUp() {
   if (cleanedUp) return;
   cleanedUp = true;
   await stopAll().catch((error) => log(`stopping the servers: ${(error as Error).message}`));
-  for (const database of databases) await database.drop().catch((error) => log(`dropping ${database.name}: ${(error as Error).message}`));
+  for (const database of databases)
+    await database.drop().catch((error) => log(`dropping ${database.name}: ${(error as Error).message}`));
 }
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
@@ -120,7 +121,10 @@ for (const event of ['uncaughtException', 'unhandledRejection'] as const) {
 function codeVersion(): string {
   try {
     const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
-    const changed = execFileSync('git', ['status', '--porcelain', '--', 'src', 'prisma'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    const changed = execFileSync('git', ['status', '--porcelain', '--', 'src', 'prisma'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    }).trim();
     return changed ? `${commit} with uncommitted changes in src/ or prisma/` : commit;
   } catch {
     return 'unknown (not a git checkout)';
@@ -128,7 +132,8 @@ function codeVersion(): string {
 }
 
 const versionOf = async (name: string) =>
-  (JSON.parse(await readFile(path.join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+  (JSON.parse(await readFile(path.join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string })
+    .version;
 
 /** The report's title and the machine measured on (PostgreSQL's settings read from `database`). */
 async function machineSection(database: BenchDatabase) {
@@ -142,7 +147,10 @@ async function machineSection(database: BenchDatabase) {
           `SELECT name, setting, unit FROM pg_settings WHERE name IN ('shared_buffers', 'work_mem', 'random_page_cost', 'max_parallel_workers_per_gather', 'jit')`,
         )
         .finally(() => sql.end())
-    ).rows.map((row) => [row.name, row.unit === '8kB' ? `${(Number(row.setting) * 8) / 1024} MB` : `${row.setting}${row.unit ?? ''}`]),
+    ).rows.map((row) => [
+      row.name,
+      row.unit === '8kB' ? `${(Number(row.setting) * 8) / 1024} MB` : `${row.setting}${row.unit ?? ''}`,
+    ]),
   );
   const cpus = os.cpus();
   report.line(`# Benchmark run, ${new Date().toISOString()}`);
@@ -153,7 +161,12 @@ async function machineSection(database: BenchDatabase) {
     [
       ['CPU', `${cpus[0]?.model ?? '?'}, ${os.availableParallelism()} cores (nproc)`],
       ['memory', `${(os.totalmem() / 2 ** 30).toFixed(1)} GiB`],
-      ['PostgreSQL', `${database.serverVersion} (${Object.entries(pgSettings).map(([key, value]) => `${key} ${value}`).join(', ')})`],
+      [
+        'PostgreSQL',
+        `${database.serverVersion} (${Object.entries(pgSettings)
+          .map(([key, value]) => `${key} ${value}`)
+          .join(', ')})`,
+      ],
       ['Node.js', process.version],
       ['gateway code', codeVersion()],
       ['load average at the start (1, 5, 15 min)', loadAtStart.map((value) => value.toFixed(2)).join(', ')],
@@ -169,8 +182,10 @@ async function machineSection(database: BenchDatabase) {
 function closeReport() {
   report.line('');
   report.line(
-    `Whole run: ${elapsed()}. Load average at the end (1, 5, 15 min): ${os.loadavg().map((value) => value.toFixed(2)).join(', ')} ` +
-      '(the machine is shared: anything else running competes for its cores).',
+    `Whole run: ${elapsed()}. Load average at the end (1, 5, 15 min): ${os
+      .loadavg()
+      .map((value) => value.toFixed(2))
+      .join(', ')} (the machine is shared: anything else running competes for its cores).`,
   );
   report.save(REPORT_FILE);
   log(`report saved to ${REPORT_FILE}`);
@@ -261,7 +276,9 @@ try {
       `seeded with INSERT … SELECT over generate_series in ${seeded.seconds.toFixed(0)} s, then VACUUM ANALYZE. ` +
       `The big batch (workflow 10) has ${Math.min(SEED.prospects, SEED.runs).toLocaleString('en')} runs; the other batches about ${Math.round((SEED.runs - Math.min(SEED.prospects, SEED.runs)) / (SEED.batches - 1))} each.`,
   );
-  report.line(`Load: autocannon in its own process, ${WARMUP} s of warm-up then ${DURATION} s measured per row; every server has a pool of ${POOL_SIZE} PostgreSQL connections.`);
+  report.line(
+    `Load: autocannon in its own process, ${WARMUP} s of warm-up then ${DURATION} s measured per row; every server has a pool of ${POOL_SIZE} PostgreSQL connections.`,
+  );
 
   // --------------------------------------- what the gateway sends, from inside
   const keyHeaders = { 'x-api-key': apiKey };
@@ -281,7 +298,8 @@ try {
   };
   const plans = async (captured: CapturedRequest) => {
     const explained = [];
-    for (const statement of captured.statements) explained.push({ statement, plan: await explain(sql, statement.sql, statement.params) });
+    for (const statement of captured.statements)
+      explained.push({ statement, plan: await explain(sql, statement.sql, statement.params) });
     return explained;
   };
   const dashboardPlans = await plans(dashboardStatements!);
@@ -313,7 +331,14 @@ try {
   const gatewayStart = npmStart();
   const startGateway = async (nodeArgs: string[] = []) => {
     const port = await freePort();
-    return startServer({ name: 'gateway', script: gatewayStart.script, nodeArgs: [...gatewayStart.nodeArgs, ...nodeArgs], env: gatewayEnv(port), port, readyPath: '/ready' });
+    return startServer({
+      name: 'gateway',
+      script: gatewayStart.script,
+      nodeArgs: [...gatewayStart.nodeArgs, ...nodeArgs],
+      env: gatewayEnv(port),
+      port,
+      readyPath: '/ready',
+    });
   };
   const startBenchServer = async (name: string, file: string, env: Record<string, string> = {}) => {
     const port = await freePort();
@@ -353,10 +378,19 @@ try {
       duration: DURATION,
       warmup: WARMUP,
     }),
-    get: (url: string, headers: Record<string, string> = {}): Omit<LoadOptions, 'connections'> => ({ url, headers, duration: DURATION, warmup: WARMUP }),
+    get: (url: string, headers: Record<string, string> = {}): Omit<LoadOptions, 'connections'> => ({
+      url,
+      headers,
+      duration: DURATION,
+      warmup: WARMUP,
+    }),
   };
   const fetchJson = async (options: Omit<LoadOptions, 'connections'>) => {
-    const response = await fetch(options.url, { method: options.method ?? 'GET', headers: options.headers, body: options.body });
+    const response = await fetch(options.url, {
+      method: options.method ?? 'GET',
+      headers: options.headers,
+      body: options.body,
+    });
     const text = await response.text();
     if (!response.ok) throw new Error(`${options.url}: ${response.status} ${text.slice(0, 500)}`);
     const body = JSON.parse(text) as { errors?: unknown };
@@ -364,13 +398,17 @@ try {
     return { body: body as any, bytes: Buffer.byteLength(text) };
   };
   const same = (what: string, a: unknown, b: unknown) => {
-    if (JSON.stringify(a) !== JSON.stringify(b)) throw new Error(`${what}: the servers disagree:\n${JSON.stringify(a)}\n${JSON.stringify(b)}`);
+    if (JSON.stringify(a) !== JSON.stringify(b))
+      throw new Error(`${what}: the servers disagree:\n${JSON.stringify(a)}\n${JSON.stringify(b)}`);
   };
 
   const targets = {
     dashboard: {
       gateway: load.gatewayGraphql(dashboardBody),
-      postgraphile: load.graphql(postgraphile, JSON.stringify({ query: POSTGRAPHILE_DASHBOARD, variables: { id: seeded.dashboardWorkflowId } })),
+      postgraphile: load.graphql(
+        postgraphile,
+        JSON.stringify({ query: POSTGRAPHILE_DASHBOARD, variables: { id: seeded.dashboardWorkflowId } }),
+      ),
       raw: load.get(`${raw.url}/dashboard?id=${seeded.dashboardWorkflowId}`),
     },
     runs: {
@@ -379,10 +417,18 @@ try {
         postgraphile,
         JSON.stringify({
           query: POSTGRAPHILE_RUNS,
-          variables: { workflowId: seeded.bigWorkflowId, batchId: seeded.bigBatchId, status: E6.status, first: E6.limit, offset: (E6.page - 1) * E6.limit },
+          variables: {
+            workflowId: seeded.bigWorkflowId,
+            batchId: seeded.bigBatchId,
+            status: E6.status,
+            first: E6.limit,
+            offset: (E6.page - 1) * E6.limit,
+          },
         }),
       ),
-      raw: load.get(`${raw.url}/runs?workflow_id=${seeded.bigWorkflowId}&batch_id=${seeded.bigBatchId}&status=${E6.status}&page=${E6.page}&limit=${E6.limit}`),
+      raw: load.get(
+        `${raw.url}/runs?workflow_id=${seeded.bigWorkflowId}&batch_id=${seeded.bigBatchId}&status=${E6.status}&page=${E6.page}&limit=${E6.limit}`,
+      ),
       rawCounting: load.get(
         `${raw.url}/runs?workflow_id=${seeded.bigWorkflowId}&batch_id=${seeded.bigBatchId}&status=${E6.status}&page=${E6.page}&limit=${E6.limit}&count=rows`,
       ),
@@ -417,7 +463,8 @@ try {
   same('E6, PostGraphile', runsDigest, digestPostGraphileRuns(answers.runs.postgraphile.body));
   same('E6, raw', runsDigest, digestRestRuns(answers.runs.raw.body));
   same('E6, raw counting', runsDigest, digestRestRuns(answers.runs.rawCounting.body));
-  if (runsDigest.ids.length !== E6.limit) throw new Error(`E6 should answer ${E6.limit} runs, not ${runsDigest.ids.length}`);
+  if (runsDigest.ids.length !== E6.limit)
+    throw new Error(`E6 should answer ${E6.limit} runs, not ${runsDigest.ids.length}`);
 
   /** CPU time (ms) of each backend PostgreSQL runs for the bench database, by pid (parallel workers not included). */
   const postgresCpu = async () => {
@@ -426,7 +473,12 @@ try {
     );
     return new Map(rows.map(({ pid }) => [pid, cpuMs(pid)]));
   };
-  const measure = async (label: string, options: Omit<LoadOptions, 'connections'>, connections: number, server: ServerProcess) => {
+  const measure = async (
+    label: string,
+    options: Omit<LoadOptions, 'connections'>,
+    connections: number,
+    server: ServerProcess,
+  ) => {
     log(`${elapsed()}: ${label}, ${connections} connection(s)`);
     let sampler: ReturnType<typeof sampleRss> | undefined;
     let serverCpuAtStart = 0;
@@ -463,7 +515,12 @@ try {
   // ------------------------------------------------------------ (a) dashboard
   const dashboard = {
     gateway: await measure('(a) dashboard, gateway', targets.dashboard.gateway, CONNECTIONS, gateway),
-    postgraphile: await measure('(a) dashboard, PostGraphile', targets.dashboard.postgraphile, CONNECTIONS, postgraphile),
+    postgraphile: await measure(
+      '(a) dashboard, PostGraphile',
+      targets.dashboard.postgraphile,
+      CONNECTIONS,
+      postgraphile,
+    ),
     raw: await measure('(a) dashboard, raw', targets.dashboard.raw, CONNECTIONS, raw),
   };
   // ------------------------------------------------------------------ (b) E6
@@ -495,7 +552,9 @@ try {
       });
       await profiled.stop();
       // CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile: thread 0 is the main thread.
-      const file = (await readdir(directory)).find((name) => name.split('.')[4] === '0' && name.endsWith('.cpuprofile'));
+      const file = (await readdir(directory)).find(
+        (name) => name.split('.')[4] === '0' && name.endsWith('.cpuprofile'),
+      );
       if (!file) throw new Error('the gateway wrote no CPU profile');
       // The start and the warm-up are left out: only the measured seconds count.
       return summarizeProfile(path.join(directory, file), 12, measuringAfter);
@@ -526,10 +585,21 @@ try {
 
   log(`${elapsed()}: (d) ${SUBSCRIBERS} subscribers`);
   const liveProspect = await rest('POST', '/prospects', { first_name: 'Live' });
-  const liveBatch = await rest('POST', `/workflows/${seeded.e4WorkflowId}/batches`, { name: 'Live', prospect_ids: [liveProspect.created[0].id] });
+  const liveBatch = await rest('POST', `/workflows/${seeded.e4WorkflowId}/batches`, {
+    name: 'Live',
+    prospect_ids: [liveProspect.created[0].id],
+  });
   const subscribers = spawn(
     process.execPath,
-    ['--import', 'tsx', path.join(BENCH_DIR, 'subscribers.ts'), `${live.url.replace('http', 'ws')}/graphql`, apiKey, liveBatch.id, String(SUBSCRIBERS)],
+    [
+      '--import',
+      'tsx',
+      path.join(BENCH_DIR, 'subscribers.ts'),
+      `${live.url.replace('http', 'ws')}/graphql`,
+      apiKey,
+      liveBatch.id,
+      String(SUBSCRIBERS),
+    ],
     { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] },
   );
   const subscriberLines = createInterface({ input: subscribers.stdout! })[Symbol.asyncIterator]();
@@ -554,14 +624,22 @@ try {
 
   log(`${elapsed()}: (c) E4, ${E4_ROUNDS} rounds each`);
   const prospectIds = (
-    await sql.query<{ id: string }>('SELECT id FROM "Prospect" WHERE "organizationId" = $1 AND "firstName" <> $2 ORDER BY id', [organization.id, 'Live'])
+    await sql.query<{ id: string }>(
+      'SELECT id FROM "Prospect" WHERE "organizationId" = $1 AND "firstName" <> $2 ORDER BY id',
+      [organization.id, 'Live'],
+    )
   ).rows.map((row) => row.id);
-  const versionId = (await sql.query<{ id: string }>('SELECT id FROM "WorkflowVersion" WHERE "workflowId" = $1', [seeded.e4WorkflowId])).rows[0]!.id;
+  const versionId = (
+    await sql.query<{ id: string }>('SELECT id FROM "WorkflowVersion" WHERE "workflowId" = $1', [seeded.e4WorkflowId])
+  ).rows[0]!.id;
   const e4 = { gateway: [] as number[], raw: [] as number[] };
   // Interleaved, so both see the table grow alike.
   for (let round = 0; round < E4_ROUNDS; round++) {
     let started = performance.now();
-    const created = await rest('POST', `/workflows/${seeded.e4WorkflowId}/batches`, { name: `E4 gateway ${round}`, prospect_ids: prospectIds });
+    const created = await rest('POST', `/workflows/${seeded.e4WorkflowId}/batches`, {
+      name: `E4 gateway ${round}`,
+      prospect_ids: prospectIds,
+    });
     e4.gateway.push(performance.now() - started);
     if (created.total_prospects !== prospectIds.length && created.stats?.pending_count !== prospectIds.length) {
       throw new Error(`E4 created ${JSON.stringify(created.stats)}`);
@@ -579,7 +657,10 @@ try {
        SELECT $1, $2, $3, $4, id, now() FROM unnest($5::text[]) AS id`,
       [organization.id, seeded.e4WorkflowId, versionId, batch.rows[0]!.id, prospectIds],
     );
-    await sql.query(`UPDATE "Batch" SET "totalProspects" = $2, "pendingCount" = $2 WHERE id = $1`, [batch.rows[0]!.id, inserted.rowCount]);
+    await sql.query(`UPDATE "Batch" SET "totalProspects" = $2, "pendingCount" = $2 WHERE id = $1`, [
+      batch.rows[0]!.id,
+      inserted.rowCount,
+    ]);
     await sql.query('COMMIT');
     e4.raw.push(performance.now() - started);
     log(`  raw ${(e4.raw.at(-1)! / 1000).toFixed(2)} s`);
@@ -595,7 +676,15 @@ try {
   const traced = await measureTracing(await newDatabase(), log, { duration: DURATION, warmup: WARMUP });
 
   // ----------------------------------------------------------------- report
-  const loadHeader = ['server', 'req/s', 'median', 'p99', 'gateway req/s ÷ this', 'server CPU / req', 'PostgreSQL CPU / req'];
+  const loadHeader = [
+    'server',
+    'req/s',
+    'median',
+    'p99',
+    'gateway req/s ÷ this',
+    'server CPU / req',
+    'PostgreSQL CPU / req',
+  ];
   const loadRow = (name: string, result: Measured, gatewayRps: number, isGateway = false) => [
     name,
     rps(result.rps),
@@ -611,20 +700,21 @@ try {
     `Workflow, its 20 newest batches with stats, 50 runs of each with their prospect (1,000 runs). Answer sizes: gateway ${(answers.dashboard.gateway.bytes / 1024).toFixed(0)} KiB, ` +
       `PostGraphile ${(answers.dashboard.postgraphile.bytes / 1024).toFixed(0)} KiB, raw ${(answers.dashboard.raw.bytes / 1024).toFixed(0)} KiB; the three answers hold the same batches and runs (checked).`,
   );
-  report.table(
-    loadHeader,
-    [
-      loadRow('gateway (POST /graphql)', dashboard.gateway, dashboard.gateway.rps, true),
-      loadRow('PostGraphile 4', dashboard.postgraphile, dashboard.gateway.rps),
-      loadRow('raw SQL + node:http', dashboard.raw, dashboard.gateway.rps),
-    ],
-  );
+  report.table(loadHeader, [
+    loadRow('gateway (POST /graphql)', dashboard.gateway, dashboard.gateway.rps, true),
+    loadRow('PostGraphile 4', dashboard.postgraphile, dashboard.gateway.rps),
+    loadRow('raw SQL + node:http', dashboard.raw, dashboard.gateway.rps),
+  ]);
   report.line('');
-  report.line(`Gateway SQL statements for one dashboard request (counted by Database.onStatement, warm): **${dashboardStatements!.count}**.`);
+  report.line(
+    `Gateway SQL statements for one dashboard request (counted by Database.onStatement, warm): **${dashboardStatements!.count}**.`,
+  );
   statementTable(dashboardPlans);
 
   report.line('');
-  report.line(`## (b) E6: runs by status and batch, started_desc, page ${E6.page} of ${E6.limit} (offset ${(E6.page - 1) * E6.limit})`);
+  report.line(
+    `## (b) E6: runs by status and batch, started_desc, page ${E6.page} of ${E6.limit} (offset ${(E6.page - 1) * E6.limit})`,
+  );
   report.line(
     `\`GET ${e6Path.replace(organization.id, '{org}').replace(seeded.bigWorkflowId, '{workflow 10}').replace(seeded.bigBatchId, '{big batch}')}\`: ` +
       `${runsDigest.total.toLocaleString('en')} matching runs among ${seeded.counts.runs!.toLocaleString('en')}; all four answer the same 100 ids and total (checked).`,
@@ -633,35 +723,45 @@ try {
     report.line('');
     report.line(`${level === 'c1' ? 1 : CONNECTIONS} connection(s):`);
     const base = runs.gateway![level].rps;
-    report.table(
-      loadHeader,
-      [
-        loadRow('gateway (REST E6)', runs.gateway![level], base, true),
-        loadRow('PostGraphile 4', runs.postgraphile![level], base),
-        loadRow('raw SQL, total from the batch counter', runs.raw![level], base),
-        loadRow('raw SQL, total by count(*)', runs.rawCounting![level], base),
-      ],
-    );
+    report.table(loadHeader, [
+      loadRow('gateway (REST E6)', runs.gateway![level], base, true),
+      loadRow('PostGraphile 4', runs.postgraphile![level], base),
+      loadRow('raw SQL, total from the batch counter', runs.raw![level], base),
+      loadRow('raw SQL, total by count(*)', runs.rawCounting![level], base),
+    ]);
   }
   report.line('');
   report.line(`Gateway SQL statements for one E6 request: **${e6Statements!.count}**.`);
   statementTable(e6Plans);
 
   report.line('');
-  report.line(`## (c) E4: a batch of ${prospectIds.length.toLocaleString('en')} prospects (${E4_ROUNDS} rounds each, interleaved)`);
+  report.line(
+    `## (c) E4: a batch of ${prospectIds.length.toLocaleString('en')} prospects (${E4_ROUNDS} rounds each, interleaved)`,
+  );
   report.table(
     ['', 'median', 'worst'],
     [
       ['gateway (POST …/batches, one request)', ms(median(e4.gateway)), ms(Math.max(...e4.gateway))],
-      ['raw: INSERT batch; INSERT … SELECT unnest(ids); UPDATE counters (one transaction)', ms(median(e4.raw)), ms(Math.max(...e4.raw))],
+      [
+        'raw: INSERT batch; INSERT … SELECT unnest(ids); UPDATE counters (one transaction)',
+        ms(median(e4.raw)),
+        ms(Math.max(...e4.raw)),
+      ],
       ['ratio gateway ÷ raw', ratio(median(e4.gateway) / median(e4.raw)), ''],
     ],
   );
 
   report.line('');
-  report.line(`## (d) One batch change reaching ${SUBSCRIBERS.toLocaleString('en')} WebSocket subscribers (${CHANGES} changes)`);
-  report.line('From just before the PATCH (E9) is sent to each subscriber receiving the new status; the subscribers live in a second process.');
-  report.table(['p50', 'p99', 'max'], [[ms(percentile(delays, 50)), ms(percentile(delays, 99)), ms(Math.max(...delays))]]);
+  report.line(
+    `## (d) One batch change reaching ${SUBSCRIBERS.toLocaleString('en')} WebSocket subscribers (${CHANGES} changes)`,
+  );
+  report.line(
+    'From just before the PATCH (E9) is sent to each subscriber receiving the new status; the subscribers live in a second process.',
+  );
+  report.table(
+    ['p50', 'p99', 'max'],
+    [[ms(percentile(delays, 50)), ms(percentile(delays, 99)), ms(Math.max(...delays))]],
+  );
 
   report.line('');
   report.line('## (e) Trivial query `{ __typename }`: gateway beside plain graphql-yoga');
@@ -749,7 +849,11 @@ try {
       ['(c) < 3 s', ms(median(e4.gateway)), verdict(median(e4.gateway) < 3000)],
       ['(d) p99 < 250 ms', ms(percentile(delays, 99)), verdict(percentile(delays, 99) < 250)],
       ['(e) ≤ 1 ms added (median, 1 connection)', ms(addedLatency), verdict(addedLatency <= 1)],
-      ['(f) idle < 200 MB', `${mib(gatewayIdleAtStart)} (after the loads ${mib(gatewayIdleAfterLoad)}; peak ${mib(peakGateway)})`, verdict(gatewayIdleAtStart * 1.048576 < 200)],
+      [
+        '(f) idle < 200 MB',
+        `${mib(gatewayIdleAtStart)} (after the loads ${mib(gatewayIdleAfterLoad)}; peak ${mib(peakGateway)})`,
+        verdict(gatewayIdleAtStart * 1.048576 < 200),
+      ],
       ...engineTargets(engine),
       ...csvImportTargets(csv),
     ],
@@ -783,13 +887,19 @@ try {
     report.line('');
     report.line(title);
     // Long id lists (a 1,000-id filter) are cut, the plan's shape kept.
-    report.code(lines.filter((line) => !/^\s*(Buffers|Planning:)/.test(line)).map((line) => (line.length > 200 ? `${line.slice(0, 200)}…` : line)));
+    report.code(
+      lines
+        .filter((line) => !/^\s*(Buffers|Planning:)/.test(line))
+        .map((line) => (line.length > 200 ? `${line.slice(0, 200)}…` : line)),
+    );
   };
   for (const { statement, plan } of e6Plans) {
-    if (/"Run"/.test(statement.sql)) showPlan(`Gateway, E6: \`${statement.sql.replace(/\s+/g, ' ').trim().slice(0, 90)}…\``, plan);
+    if (/"Run"/.test(statement.sql))
+      showPlan(`Gateway, E6: \`${statement.sql.replace(/\s+/g, ' ').trim().slice(0, 90)}…\``, plan);
   }
   const runsPlan = dashboardPlans.find(({ statement }) => /"Run"/.test(statement.sql));
-  if (runsPlan) showPlan('Gateway, dashboard: the 50 runs of each of the 20 batches, with their prospects', runsPlan.plan);
+  if (runsPlan)
+    showPlan('Gateway, dashboard: the 50 runs of each of the 20 batches, with their prospects', runsPlan.plan);
   showPlan('Raw baseline, E6 (total from the counter)', rawPlans.runs);
   showPlan('Raw baseline, E6 (total by count(*))', rawPlans.runsCounting);
   showPlan('Raw baseline, dashboard', rawPlans.dashboard);

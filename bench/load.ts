@@ -30,7 +30,8 @@ function run(duration: number, latencies?: number[]) {
   });
 }
 
-const at = (sorted: number[], p: number) => sorted[Math.max(0, Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1))] ?? NaN;
+const at = (sorted: number[], p: number) =>
+  sorted[Math.max(0, Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1))] ?? NaN;
 
 if (options.warmup > 0) await run(options.warmup);
 // The parent samples CPU counters when the measured part starts.

@@ -13,21 +13,31 @@ import pg from 'pg';
 // of 15 (under postgraphile and under graphile-build-pg), and PostGraphile
 // refuses types made by another copy. Every `graphql` its packages require is
 // sent to the one under postgraphile. Nothing else is loaded in this process.
-const graphql15 = path.dirname(createRequire(import.meta.url).resolve('postgraphile/package.json')) + '/node_modules/graphql/index.js';
-const graphile = /[\\/]node_modules[\\/](postgraphile|postgraphile-core|graphile-[\w-]+|graphql-parse-resolve-info|graphql-ws|pg-sql2)[\\/]/;
+const postgraphileDir = path.dirname(createRequire(import.meta.url).resolve('postgraphile/package.json'));
+const graphql15 = `${postgraphileDir}/node_modules/graphql/index.js`;
+const graphile =
+  /[\\/]node_modules[\\/](postgraphile|postgraphile-core|graphile-[\w-]+|graphql-parse-resolve-info|graphql-ws|pg-sql2)[\\/]/;
 type Resolve = (request: string, parent: { filename?: string } | undefined, ...rest: unknown[]) => string;
 const modules = Module as unknown as { _resolveFilename: Resolve };
 const resolve = modules._resolveFilename;
 modules._resolveFilename = function (request, parent, ...rest) {
   if ((request === 'graphql' || request.startsWith('graphql/')) && parent?.filename && graphile.test(parent.filename)) {
-    return resolve.call(this, request === 'graphql' ? graphql15 : path.join(path.dirname(graphql15), request.slice('graphql/'.length)), parent, ...rest);
+    return resolve.call(
+      this,
+      request === 'graphql' ? graphql15 : path.join(path.dirname(graphql15), request.slice('graphql/'.length)),
+      parent,
+      ...rest,
+    );
   }
   return resolve.call(this, request, parent, ...rest);
 };
 const { postgraphile } = await import('postgraphile');
 
 const port = Number(process.argv[2]);
-const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DATABASE_POOL_SIZE ?? 10) });
+const pool = new pg.Pool({
+  connectionString: process.env.DATABASE_URL,
+  max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
+});
 pool.on('error', () => {});
 
 const middleware = postgraphile(pool, 'public', {

@@ -86,7 +86,9 @@ export function digestPostGraphileDashboard(body: Json): DashboardDigest {
     totalBatches: batches.totalCount,
     batches: batches.nodes.map((batch: Json) => batch.name),
     runsPerBatch: batches.nodes.map((batch: Json) => runsOf(batch).nodes.length),
-    firstBatchProspects: runsOf(batches.nodes[0]).nodes.map((run: Json) => run.prospectByProspectIdAndOrganizationId.firstName),
+    firstBatchProspects: runsOf(batches.nodes[0]).nodes.map(
+      (run: Json) => run.prospectByProspectIdAndOrganizationId.firstName,
+    ),
   };
 }
 
@@ -95,7 +97,10 @@ export interface RunsDigest {
   ids: string[];
 }
 
-export const digestRestRuns = (body: Json): RunsDigest => ({ total: body.pagination.total, ids: body.data.map((run: Json) => run.id) });
+export const digestRestRuns = (body: Json): RunsDigest => ({
+  total: body.pagination.total,
+  ids: body.data.map((run: Json) => run.id),
+});
 
 export const digestPostGraphileRuns = (body: Json): RunsDigest => ({
   total: body.data.allRuns.totalCount,

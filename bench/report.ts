@@ -16,17 +16,18 @@ export class Report {
   }
 
   code(lines: string[], language = '') {
-    this.line('```' + language);
+    this.line(`${'```'}${language}`);
     for (const line of lines) this.line(line);
     this.line('```');
   }
 
   save(file: string) {
-    writeFileSync(file, this.lines.join('\n') + '\n');
+    writeFileSync(file, `${this.lines.join('\n')}\n`);
   }
 }
 
-export const ms = (value: number) => (Number.isFinite(value) ? `${value < 10 ? value.toFixed(2) : value.toFixed(1)} ms` : '–');
+export const ms = (value: number) =>
+  Number.isFinite(value) ? `${value < 10 ? value.toFixed(2) : value.toFixed(1)} ms` : '–';
 export const rps = (value: number) => `${value.toFixed(value < 100 ? 1 : 0)}`;
 export const ratio = (value: number) => (Number.isFinite(value) ? `${value.toFixed(2)}×` : '–');
 export const mib = (value: number) => `${value.toFixed(0)} MiB`;

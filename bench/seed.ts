@@ -23,8 +23,6 @@ export const SEED = {
   workflows: 10,
 };
 
-export const prospectId = (n: number) => `md5('bench-prospect-' || ${n})`;
-
 export interface Seeded {
   /** Workflow 1: its 20 newest batches (about 900 runs each) make the dashboard. */
   dashboardWorkflowId: string;
@@ -39,7 +37,12 @@ export interface Seeded {
 
 const idOf = (prefix: string, kind: string, n: string) => `'${prefix}_' || md5('bench-${kind}-' || ${n})`;
 
-export async function seed(client: pg.ClientBase, organizationId: string, apiKeyId: string, log: (line: string) => void): Promise<Seeded> {
+export async function seed(
+  client: pg.ClientBase,
+  organizationId: string,
+  apiKeyId: string,
+  log: (line: string) => void,
+): Promise<Seeded> {
   const started = performance.now();
   const { prospects, runs, batches, workflows } = SEED;
   const bigBatch = batches;
@@ -47,7 +50,9 @@ export async function seed(client: pg.ClientBase, organizationId: string, apiKey
   const step = async (label: string, sql: string, params: unknown[] = []) => {
     const at = performance.now();
     const result = await client.query(sql, params);
-    log(`  ${label}: ${((performance.now() - at) / 1000).toFixed(1)} s${result.rowCount ? ` (${result.rowCount.toLocaleString('en')} rows)` : ''}`);
+    log(
+      `  ${label}: ${((performance.now() - at) / 1000).toFixed(1)} s${result.rowCount ? ` (${result.rowCount.toLocaleString('en')} rows)` : ''}`,
+    );
   };
   // The rows are consistent by construction: skip the foreign-key triggers
   // while loading (the checks would cost more than the inserts).
@@ -78,7 +83,8 @@ export async function seed(client: pg.ClientBase, organizationId: string, apiKey
     [organizationId, workflows, apiKeyId],
   );
   // A batch's kind: 'active' (in progress), 'paused' or 'done'.
-  const kind = (b: string) => `CASE WHEN ${b} = ${bigBatch} OR ${b} > ${batches - 40} THEN 'active' WHEN ${b} % 25 = 0 THEN 'paused' ELSE 'done' END`;
+  const kind = (b: string) =>
+    `CASE WHEN ${b} = ${bigBatch} OR ${b} > ${batches - 40} THEN 'active' WHEN ${b} % 25 = 0 THEN 'paused' ELSE 'done' END`;
   const workflowOf = (b: string) => `((${b} - 1) % ${workflows}) + 1`;
   const batchCreatedAt = (b: string) => `(now() - make_interval(hours => ${batches} - ${b} + 2))`;
   await step(

@@ -10,7 +10,7 @@ import { SecretBox } from '../src/domain/secrets.ts';
 import { buildApp } from '../src/http/app.ts';
 import { createServices } from '../src/services.ts';
 
-export interface Statement {
+interface Statement {
   sql: string;
   params: unknown[];
 }

@@ -12,7 +12,13 @@ const seen: { status: string; at: number }[] = [];
 const waiting = new Set<number>();
 
 const clients = Array.from({ length: count }, (_, index) => {
-  const client = createClient({ url: url!, webSocketImpl: WebSocket, connectionParams: { 'x-api-key': apiKey }, retryAttempts: 0, lazy: false });
+  const client = createClient({
+    url: url!,
+    webSocketImpl: WebSocket,
+    connectionParams: { 'x-api-key': apiKey },
+    retryAttempts: 0,
+    lazy: false,
+  });
   client.subscribe<{ batchProgress: { status: string } }>(
     { query: 'subscription($id: ID!) { batchProgress(batchId: $id) { status } }', variables: { id: batchId } },
     {

@@ -28,7 +28,9 @@ export async function createBenchDatabase() {
   try {
     await admin.connect();
   } catch (error) {
-    throw new Error(`the benchmarks need PostgreSQL at ${adminUrl} (set BENCH_DATABASE_URL): ${(error as Error).message}`);
+    throw new Error(
+      `the benchmarks need PostgreSQL at ${adminUrl} (set BENCH_DATABASE_URL): ${(error as Error).message}`,
+    );
   }
   const name = `gateway_bench_${randomBytes(4).toString('hex')}`;
   await admin.query(`CREATE DATABASE "${name}"`);
@@ -97,7 +99,11 @@ export function sampleRss(pid: number, everyMs = 200) {
   return {
     stop() {
       clearInterval(timer);
-      return { peak: samples.length ? Math.max(...samples) : NaN, median: samples.length ? median(samples) : NaN, samples };
+      return {
+        peak: samples.length ? Math.max(...samples) : NaN,
+        median: samples.length ? median(samples) : NaN,
+        samples,
+      };
     },
   };
 }
@@ -124,13 +130,17 @@ export async function stopAll() {
  * (`node <flags> dist/main.js`) is returned as the node flags and the script.
  */
 export function npmStart(): { nodeArgs: string[]; script: string } {
-  const { scripts } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const { scripts } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
   const nodeCommand = (name: string) => {
     const words = (scripts[name] ?? '').trim().split(/\s+/);
-    if (words[0] !== 'node' || words.length < 2) throw new Error(`package.json's ${name} script is not \`node …\`: ${scripts[name]}`);
+    if (words[0] !== 'node' || words.length < 2)
+      throw new Error(`package.json's ${name} script is not \`node …\`: ${scripts[name]}`);
     return words.slice(1);
   };
-  if (scripts.prestart) execFileSync(process.execPath, nodeCommand('prestart'), { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (scripts.prestart)
+    execFileSync(process.execPath, nodeCommand('prestart'), { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   const start = nodeCommand('start');
   return { nodeArgs: start.slice(0, -1), script: start.at(-1)! };
 }
@@ -151,11 +161,15 @@ export async function startServer(options: {
   timeoutMs?: number;
 }): Promise<ServerProcess> {
   const loader = options.script.endsWith('.ts') ? ['--import', 'tsx'] : [];
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...loader, options.script, ...(options.args ?? [])], {
-    cwd: ROOT,
-    env: { ...process.env, NODE_ENV: 'production', ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...(options.nodeArgs ?? []), ...loader, options.script, ...(options.args ?? [])],
+    {
+      cwd: ROOT,
+      env: { ...process.env, NODE_ENV: 'production', ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const prefix = (chunk: Buffer) =>
     chunk
       .toString()
@@ -196,7 +210,9 @@ export async function startServer(options: {
     await sleep(100);
   }
   await server.stop();
-  throw new Error(`${options.name} did not answer ${options.readyPath} within ${(options.timeoutMs ?? 60_000) / 1000} s`);
+  throw new Error(
+    `${options.name} did not answer ${options.readyPath} within ${(options.timeoutMs ?? 60_000) / 1000} s`,
+  );
 }
 
 export interface LoadOptions {

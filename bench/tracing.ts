@@ -15,10 +15,20 @@ import { createOrganization } from '../src/domain/organizations.ts';
 import { prepareDatabase } from '../src/server.ts';
 import type { BenchDatabase } from './engine.ts';
 import { TRIVIAL } from './queries.ts';
-import { mib, ms, ratio, type Report, rps } from './report.ts';
-import { cpuMs, freePort, type LoadOptions, type LoadResult, npmStart, rssMiB, runLoad, sleep, startServer } from './support.ts';
+import { mib, ms, type Report, ratio, rps } from './report.ts';
+import {
+  cpuMs,
+  freePort,
+  type LoadOptions,
+  type LoadResult,
+  npmStart,
+  rssMiB,
+  runLoad,
+  sleep,
+  startServer,
+} from './support.ts';
 
-export const TRACING_BENCH = {
+const TRACING_BENCH = {
   runs: Number(process.env.BENCH_TRACING_RUNS ?? 5000),
   /** E6's filter and page here: the batch's runs are 80% FINISHED, so page 20 of 100 (offset 1,900) is full. */
   e6: { status: 'FINISHED', page: 20, limit: 100 },
@@ -123,7 +133,7 @@ async function startSink() {
   };
 }
 
-export interface TracingLoad extends LoadResult {
+interface TracingLoad extends LoadResult {
   /** CPU ms the gateway process used per answered request. */
   serverCpuPerRequest: number;
   /** Spans the sink received while the load was measured, per answered request (on only). */
@@ -133,7 +143,7 @@ export interface TracingLoad extends LoadResult {
 type Query = 'trivial' | 'e6';
 type Loads = Record<Query, Record<(typeof TRACING_BENCH.connections)[number], TracingLoad>>;
 
-export interface TracingSide {
+interface TracingSide {
   loads: Loads;
   idleRss: number;
   /** The machine's 1-minute load average when the side started (the machine is shared). */
@@ -202,7 +212,8 @@ export async function measureTracing(
         };
         const answer = await fetch(targets.e6.url, { headers: targets.e6.headers });
         const body = (await answer.json()) as { data?: unknown[]; pagination?: { total: number } };
-        if (!answer.ok || body.data?.length !== limit) throw new Error(`(i) E6 should answer ${limit} runs: ${answer.status} ${JSON.stringify(body).slice(0, 300)}`);
+        if (!answer.ok || body.data?.length !== limit)
+          throw new Error(`(i) E6 should answer ${limit} runs: ${answer.status} ${JSON.stringify(body).slice(0, 300)}`);
         const loads = {} as Loads;
         for (const query of ['trivial', 'e6'] as const) {
           loads[query] = {} as Loads[Query];
@@ -215,9 +226,14 @@ export async function measureTracing(
               spansAtStart = sink.counts.spans;
             });
             const requests = Math.max(1, result.requests);
-            const measured: TracingLoad = { ...result, serverCpuPerRequest: (cpuMs(gateway.pid) - cpuAtStart) / requests };
+            const measured: TracingLoad = {
+              ...result,
+              serverCpuPerRequest: (cpuMs(gateway.pid) - cpuAtStart) / requests,
+            };
             if (label === 'on') measured.spansPerRequest = (sink.counts.spans - spansAtStart) / requests;
-            log(`    ${rps(result.rps)} req/s, p50 ${ms(result.p50)}, p99 ${ms(result.p99)}; server CPU per request ${ms(measured.serverCpuPerRequest)}`);
+            log(
+              `    ${rps(result.rps)} req/s, p50 ${ms(result.p50)}, p99 ${ms(result.p99)}; server CPU per request ${ms(measured.serverCpuPerRequest)}`,
+            );
             loads[query][connections] = measured;
           }
         }
@@ -280,7 +296,19 @@ export function reportTracing(report: Report, { off, on, e6Path, e6Total, sink }
     }
   }
   report.table(
-    ['query', 'connections', 'req/s off / on', 'on ÷ off', 'median off / on', 'on ÷ off', 'p99 off / on', 'on ÷ off', 'server CPU / req off / on', 'on ÷ off', 'spans / req'],
+    [
+      'query',
+      'connections',
+      'req/s off / on',
+      'on ÷ off',
+      'median off / on',
+      'on ÷ off',
+      'p99 off / on',
+      'on ÷ off',
+      'server CPU / req off / on',
+      'on ÷ off',
+      'spans / req',
+    ],
     rows,
   );
   report.line('');

@@ -7,7 +7,7 @@
 //
 // The console sends its GraphQL documents as persisted operations: their
 // SHA-256 is computed here, from the same module the server allows them from
-// (src/console/operations.ts), and handed to the bundle by name.
+// (src/operations/console.ts), and handed to the bundle by name.
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -17,10 +17,10 @@ const root = path.resolve(import.meta.dirname, '..');
 const source = path.join(root, 'src', 'console');
 export const consoleDir = path.join(root, 'dist', 'console');
 
-/** `{ <operation name>: <SHA-256 of its text> }` for every operation of src/console/operations.ts. */
+/** `{ <operation name>: <SHA-256 of its text> }` for every operation of src/operations/console.ts. */
 async function operationHashes() {
   const { outputFiles } = await esbuild.build({
-    entryPoints: [path.join(source, 'operations.ts')],
+    entryPoints: [path.join(root, 'src', 'operations', 'console.ts')],
     bundle: true,
     write: false,
     format: 'esm',
@@ -55,5 +55,6 @@ export async function buildConsole() {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   await buildConsole();
-  if (!process.argv.includes('--quiet')) process.stdout.write(`built ${path.relative(root, consoleDir)}/ from src/console/\n`);
+  if (!process.argv.includes('--quiet'))
+    process.stdout.write(`built ${path.relative(root, consoleDir)}/ from src/console/\n`);
 }

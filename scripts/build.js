@@ -67,5 +67,7 @@ await esbuild.build({
 });
 await buildConsole();
 if (!process.argv.includes('--quiet')) {
-  process.stdout.write(`built ${path.relative(root, outfile)} from src/main.ts, ${path.relative(root, consoleDir)}/ from src/console/\n`);
+  process.stdout.write(
+    `built ${path.relative(root, outfile)} from src/main.ts, ${path.relative(root, consoleDir)}/ from src/console/\n`,
+  );
 }

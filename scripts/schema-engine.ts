@@ -2,7 +2,7 @@
 // SQL between the committed migrations and prisma/schema.prisma without the
 // native engine binary the Prisma CLI would download. The shadow database is an
 // in-memory PGlite, so no database server is needed either.
-import { readFile, readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -56,7 +56,11 @@ export async function pendingSchemaSql(): Promise<string> {
   const SchemaEngine = await loadSchemaEngine();
   const adapter = bindMigrationAwareSqlAdapterFactory(new PrismaPGlite(new PGlite()));
   const schema = { files: [{ path: schemaPath, content: await readFile(schemaPath, 'utf8') }] };
-  const engine = await SchemaEngine.new({ datamodels: [[schemaPath, schema.files[0]!.content]] } as never, () => {}, adapter);
+  const engine = await SchemaEngine.new(
+    { datamodels: [[schemaPath, schema.files[0]!.content]] } as never,
+    () => {},
+    adapter,
+  );
   try {
     const result = await engine.diff({
       from: { tag: 'migrations', ...(await migrationList()) } as never,
@@ -65,7 +69,10 @@ export async function pendingSchemaSql(): Promise<string> {
       exitCode: null,
       filters: { externalTables: [], externalEnums: [] },
     });
-    return (result.stdout ?? '').trim().replace(/^-- This is an empty migration\.$/, '').trim();
+    return (result.stdout ?? '')
+      .trim()
+      .replace(/^-- This is an empty migration\.$/, '')
+      .trim();
   } finally {
     engine.free();
   }

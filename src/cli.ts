@@ -9,20 +9,23 @@ import { loadConfig } from './config.ts';
 import { type Database, openDatabase } from './db/database.ts';
 import { migrate } from './db/migrator.ts';
 import { tenantClient } from './db/tenant.ts';
+import { type Progress, seedDemo } from './demo/seed-demo.ts';
 import { DomainError } from './domain/errors.ts';
+import { createOrganization, issueApiKey, revokeApiKey, rotateApiKey } from './domain/organizations.ts';
 import { importProspects } from './domain/prospect-import.ts';
 import type { Scope } from './domain/scope.ts';
-import { createOrganization, issueApiKey, revokeApiKey, rotateApiKey } from './domain/organizations.ts';
-import { seedDemo, type Progress } from './demo/seed-demo.ts';
-import { importManifest } from './graphql/persisted-manifest.ts';
 import { loadSecretBox } from './domain/secrets.ts';
+import { importManifest } from './graphql/persisted-manifest.ts';
 import { presentImport } from './rest/routes/prospect-import.ts';
 import { prepareDatabase } from './server.ts';
 
 /** A progress bar on stderr when it is a terminal (stdout carries only the JSON result). */
 function progressBar(): Progress {
   if (!process.stderr.isTTY) return { start() {}, advance() {}, stop() {} };
-  const bar = new SingleBar({ stream: process.stderr, format: ' {label} [{bar}] {value}/{total}', hideCursor: true }, Presets.shades_classic);
+  const bar = new SingleBar(
+    { stream: process.stderr, format: ' {label} [{bar}] {value}/{total}', hideCursor: true },
+    Presets.shades_classic,
+  );
   return {
     start: (total, label) => bar.start(total, 0, { label }),
     advance: (by = 1) => bar.increment(by),
@@ -52,7 +55,8 @@ async function* counted(stream: AsyncIterable<Buffer>, progress: Progress) {
 /** `gateway prospects import`: the file streamed into the import, with its progress on stderr. */
 async function importFile(db: Database, values: Record<string, string>, file: string) {
   const organizationId = values.org!;
-  if (!(await db.prisma.organization.findUnique({ where: { id: organizationId } }))) throw new Error('organization not found');
+  if (!(await db.prisma.organization.findUnique({ where: { id: organizationId } })))
+    throw new Error('organization not found');
   const scope: Scope = { prisma: tenantClient(db.prisma, organizationId), viewer: { organizationId, apiKeyId: 'cli' } };
   const progress = progressBar();
   progress.start((await stat(file)).size, 'reading');
@@ -63,7 +67,10 @@ async function importFile(db: Database, values: Record<string, string>, file: st
       counted(createReadStream(file), progress),
       {
         list_name: values['list-name'],
-        tag_ids: values['tag-ids']?.split(',').map((id) => id.trim()).filter(Boolean),
+        tag_ids: values['tag-ids']
+          ?.split(',')
+          .map((id) => id.trim())
+          .filter(Boolean),
         default_country: values['default-country'],
         on_duplicate: values['on-duplicate'],
       },
@@ -97,8 +104,7 @@ const commands: Record<string, Command> = {
     usage: 'gateway migrate',
     summary: 'Apply pending database migrations.',
     options: {},
-    run: () =>
-      withDatabase(async (db) => ({ applied: await migrate(db.sql) }), false),
+    run: () => withDatabase(async (db) => ({ applied: await migrate(db.sql) }), false),
   },
   'orgs create': {
     usage: 'gateway orgs create --name NAME',
@@ -129,10 +135,16 @@ const commands: Record<string, Command> = {
     },
     run: ({ org, prospects }) => {
       const count = prospects === undefined ? 500 : Number(prospects);
-      if (!Number.isInteger(count) || count < 1 || count > 100_000) throw new UsageError('--prospects must be 1 to 100000');
+      if (!Number.isInteger(count) || count < 1 || count > 100_000)
+        throw new UsageError('--prospects must be 1 to 100000');
       return withDatabase((db) => {
         const config = loadConfig();
-        return seedDemo(db, loadSecretBox(config.storage, config.encryptionKey), { organizationId: org, prospects: count }, progressBar());
+        return seedDemo(
+          db,
+          loadSecretBox(config.storage, config.encryptionKey),
+          { organizationId: org, prospects: count },
+          progressBar(),
+        );
       });
     },
   },
@@ -151,8 +163,16 @@ const commands: Record<string, Command> = {
     usage: 'gateway persisted-operations import --manifest FILE [--out FILE]',
     summary: "Add a Relay or Apollo persisted-queries manifest's operations to the allow-list.",
     options: {
-      manifest: { type: 'string', description: "relay-compiler's persisted_queries.json or Apollo's persisted-query-manifest.json", required: true },
-      out: { type: 'string', description: 'the allow-list to write (default: PERSISTED_OPERATIONS_FILE)', required: false },
+      manifest: {
+        type: 'string',
+        description: "relay-compiler's persisted_queries.json or Apollo's persisted-query-manifest.json",
+        required: true,
+      },
+      out: {
+        type: 'string',
+        description: 'the allow-list to write (default: PERSISTED_OPERATIONS_FILE)',
+        required: false,
+      },
     },
     run: async ({ manifest, out }) => {
       const allowList = out ?? loadConfig().graphqlLimits.persistedOperationsFile;
@@ -163,15 +183,28 @@ const commands: Record<string, Command> = {
     },
   },
   'prospects import': {
-    usage: 'gateway prospects import --org ORG_ID FILE.csv [--list-name NAME] [--tag-ids IDS] [--default-country CC] [--on-duplicate MODE]',
+    usage:
+      'gateway prospects import --org ORG_ID FILE.csv [--list-name NAME] [--tag-ids IDS] [--default-country CC] [--on-duplicate MODE]',
     summary: 'Import prospects from a CSV file, streamed, all or nothing.',
     file: 'FILE.csv: a header row naming the columns, then one prospect per row',
     options: {
       org: { type: 'string', description: 'the organization id', required: true },
-      'list-name': { type: 'string', description: 'also create a prospect list of the imported prospects', required: false },
+      'list-name': {
+        type: 'string',
+        description: 'also create a prospect list of the imported prospects',
+        required: false,
+      },
       'tag-ids': { type: 'string', description: 'tags (tag_…, comma-separated) to put on them', required: false },
-      'default-country': { type: 'string', description: 'ISO country (US, FR…) numbers without + are read in', required: false },
-      'on-duplicate': { type: 'string', description: "skip (default), update or error for a phone a prospect has", required: false },
+      'default-country': {
+        type: 'string',
+        description: 'ISO country (US, FR…) numbers without + are read in',
+        required: false,
+      },
+      'on-duplicate': {
+        type: 'string',
+        description: 'skip (default), update or error for a phone a prospect has',
+        required: false,
+      },
     },
     run: (values, file) => withDatabase((db) => importFile(db, values, file)),
   },
@@ -189,7 +222,16 @@ function helpText(command?: Command): string {
       ([name, option]) => `  --${name.padEnd(11)} ${option.description}${option.required ? ' (required)' : ''}`,
     );
     const file = command.file ? [`  ${command.file}`] : [];
-    return [`usage: ${command.usage}`, '', command.summary, '', ...file, ...options, '  --help        show this help', ''].join('\n');
+    return [
+      `usage: ${command.usage}`,
+      '',
+      command.summary,
+      '',
+      ...file,
+      ...options,
+      '  --help        show this help',
+      '',
+    ].join('\n');
   }
   const lines = Object.values(commands).map((entry) => `  ${entry.usage.padEnd(48)} ${entry.summary}`);
   return [

@@ -1,10 +1,18 @@
-// The one place environment variables are read. The server and the CLI share it.
+// The one place environment variables are read. The server and the CLI share
+// it, and so do the sizes of bulk inputs (src/domain/limits.ts). A value that
+// does not parse stops the process with the variable and the value named,
+// never a silent default. It is the bottom layer: it imports nothing of the
+// gateway's but the settings' own types and parsers (src/config/).
 import path from 'node:path';
 import { z } from 'zod';
-import { defaultGraphQLLimits, type GraphQLLimits } from './graphql/protections.ts';
-import type { RateLimits } from './http/rate-limits.ts';
-import { parseOutcomeShares, type SimulatedCalls } from './engine/dialer.ts';
-import { defaultWebhookSettings, parseDuration, parseRetrySchedule, type WebhookSettings } from './events/webhook-settings.ts';
+import { defaultGraphQLLimits, type GraphQLLimits, type RateLimits } from './config/request-limits.ts';
+import { parseOutcomeShares, type SimulatedCalls } from './config/simulated-calls.ts';
+import {
+  defaultWebhookSettings,
+  parseDuration,
+  parseRetrySchedule,
+  type WebhookSettings,
+} from './config/webhook-settings.ts';
 
 /** A variable read by `parse`, its error message the variable's problem. */
 const parsed = <T>(parse: (text: string) => T) =>
@@ -17,7 +25,19 @@ const parsed = <T>(parse: (text: string) => T) =>
     }
   });
 
-const environment = z.object({
+// Sizes of bulk inputs (DECISIONS.md).
+const bulkLimitVariables = z.object({
+  BULK_ITEMS_MAX: z.coerce.number().int().min(1).default(10_000),
+  BATCH_PROSPECTS_MAX: z.coerce.number().int().min(1).default(100_000),
+  PROSPECT_IMPORT_MAX_ROWS: z.coerce.number().int().min(1).default(100_000),
+  PROSPECT_IMPORT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(32 * 1024 * 1024),
+});
+
+const environment = bulkLimitVariables.extend({
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
   HOST: z.string().default('0.0.0.0'),
   DATABASE_URL: z.string().url().optional(),
@@ -43,14 +63,7 @@ const environment = z.object({
   SIMULATED_CALL_OUTCOMES: z
     .string()
     .default('answered=0.6,no_answer=0.2,busy=0.1,voicemail=0.05,failed=0.05')
-    .transform((text, context) => {
-      try {
-        return parseOutcomeShares(text);
-      } catch (error) {
-        context.addIssue({ code: 'custom', message: (error as Error).message });
-        return z.NEVER;
-      }
-    }),
+    .pipe(parsed(parseOutcomeShares)),
   RUN_LEASE_MS: z.coerce.number().int().min(1000).default(30_000),
   RUN_MAX_RECOVERIES: z.coerce.number().int().min(1).max(100).default(3),
   ENGINE_DRAIN_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
@@ -71,9 +84,54 @@ const environment = z.object({
 /** What DIALER=livekit cannot start without. */
 const LIVEKIT_REQUIRED = ['LIVEKIT_URL', 'LIVEKIT_API_KEY', 'LIVEKIT_API_SECRET', 'LIVEKIT_AGENT_NAME'] as const;
 
-export type Storage =
-  | { kind: 'embedded'; dataDir: string }
-  | { kind: 'postgres'; url: string; poolSize: number };
+/** Credentials: named in an error, never shown. */
+const SECRET_VARIABLES = new Set([
+  'DATABASE_URL',
+  'REDIS_URL',
+  'ENCRYPTION_KEY',
+  'LIVEKIT_API_KEY',
+  'LIVEKIT_API_SECRET',
+]);
+
+export class ConfigError extends Error {}
+
+/** The variables read by `schema`, or a ConfigError naming each wrong one with its value. */
+function parseVariables<Schema extends z.ZodType>(schema: Schema, env: NodeJS.ProcessEnv): z.output<Schema> {
+  // Empty strings mean "unset", as in most shells' `VAR= cmd`.
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
+  const result = schema.safeParse(present);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => {
+    const name = String(issue.path[0]);
+    const given = SECRET_VARIABLES.has(name) ? 'its value not shown' : `given ${JSON.stringify(present[name])}`;
+    return `${name}: ${issue.message} (${given})`;
+  });
+  throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
+}
+
+export interface BulkLimits {
+  /** numbers, phone_numbers, tag_ids, prospects, a list's prospect_ids */
+  bulkItems: number;
+  /** a batch's prospect_ids */
+  batchProspects: number;
+  /** rows of a CSV prospect import (src/domain/prospect-import.ts) */
+  importRows: number;
+  /** bytes of a CSV prospect import */
+  importBytes: number;
+}
+
+const bulkLimitsOf = (values: z.output<typeof bulkLimitVariables>): BulkLimits => ({
+  bulkItems: values.BULK_ITEMS_MAX,
+  batchProspects: values.BATCH_PROSPECTS_MAX,
+  importRows: values.PROSPECT_IMPORT_MAX_ROWS,
+  importBytes: values.PROSPECT_IMPORT_MAX_BYTES,
+});
+
+/** The sizes of bulk inputs alone: read when the domain's schemas are built, before the rest of the configuration. */
+export const loadBulkLimits = (env: NodeJS.ProcessEnv = process.env): BulkLimits =>
+  bulkLimitsOf(parseVariables(bulkLimitVariables, env));
+
+export type Storage = { kind: 'embedded'; dataDir: string } | { kind: 'postgres'; url: string; poolSize: number };
 
 export interface Config {
   port: number;
@@ -92,9 +150,10 @@ export interface Config {
   /** Calls placed through LiveKit (DIALER=livekit); null: the simulated dialer, and nothing of trunks sent anywhere. */
   livekit: LiveKitSettings | null;
   logLevel: z.infer<typeof environment>['LOG_LEVEL'];
+  bulkLimits: BulkLimits;
 }
 
-export interface EngineConfig {
+interface EngineConfig {
   /** `ENGINE=off` makes an API-only instance. */
   enabled: boolean;
   concurrency: number;
@@ -120,18 +179,10 @@ export interface LiveKitSettings {
   ringingTimeoutSeconds: number;
 }
 
-export class ConfigError extends Error {}
-
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  // Empty strings mean "unset", as in most shells' `VAR= cmd`.
-  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
-  const parsed = environment.safeParse(present);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
-    throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
-  }
-  const values = parsed.data;
-  const livekitMissing = values.DIALER === 'livekit' ? LIVEKIT_REQUIRED.filter((name) => values[name] === undefined) : [];
+  const values = parseVariables(environment, env);
+  const livekitMissing =
+    values.DIALER === 'livekit' ? LIVEKIT_REQUIRED.filter((name) => values[name] === undefined) : [];
   if (livekitMissing.length > 0) {
     throw new ConfigError(`invalid configuration: DIALER=livekit needs ${livekitMissing.join(', ')}`);
   }
@@ -148,7 +199,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       agentUpdate: values.AGENT_UPDATE_RATE_LIMIT_PER_MINUTE,
       windowMs: 60_000,
     },
-    corsOrigins: values.CORS_ORIGINS.split(',').map((origin) => origin.trim()).filter(Boolean),
+    corsOrigins: values.CORS_ORIGINS.split(',')
+      .map((origin) => origin.trim())
+      .filter(Boolean),
     graphqlLimits: {
       maxDepth: values.GRAPHQL_MAX_DEPTH,
       maxAliases: values.GRAPHQL_MAX_ALIASES,
@@ -186,5 +239,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       timeoutMs: values.WEBHOOK_TIMEOUT_MS,
     },
     logLevel: values.LOG_LEVEL,
+    bulkLimits: bulkLimitsOf(values),
   };
 }

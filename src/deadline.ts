@@ -3,7 +3,11 @@
 // composite can be garbage collected before it fires (nodejs/node#57736), and
 // the request then waits for as long as the other side takes. Here a timer
 // holds the controller it aborts, and both are released when the work ends.
-export async function withDeadline<T>(signal: AbortSignal, ms: number, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+export async function withDeadline<T>(
+  signal: AbortSignal,
+  ms: number,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new DOMException(`no answer within ${ms} ms`, 'TimeoutError')), ms);
   const follow = () => controller.abort(signal.reason);

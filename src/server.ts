@@ -2,16 +2,16 @@
 // organization, HTTP. The entry point (src/main.ts) only calls these.
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
+import { systemClock } from './clock.ts';
 import type { Config, Storage } from './config.ts';
 import { type Database, openDatabase } from './db/database.ts';
 import { migrate } from './db/migrator.ts';
 import { seedIntegrationCatalog } from './domain/integration-catalog.ts';
 import { createOrganization } from './domain/organizations.ts';
 import { loadSecretBox } from './domain/secrets.ts';
-import { systemClock } from './engine/clock.ts';
-import { InsightScheduler } from './engine/insight-scheduler.ts';
-import { RunEngine } from './engine/run-engine.ts';
 import { simulatedDialer } from './engine/dialer.ts';
+import { InsightScheduler } from './engine/insight-scheduler.ts';
+import { type EngineOptions, RunEngine } from './engine/run-engine.ts';
 import { defaultStepHandlers } from './engine/steps.ts';
 import { redisClientOptions } from './events/redis-health.ts';
 import { WebhookWorker, type WebhookWorkerOptions } from './events/webhook-worker.ts';
@@ -44,31 +44,44 @@ export async function prepareDatabase(storage: Storage): Promise<Database> {
  * A fresh embedded install has no organization; create one so a newcomer can
  * call the API at once. Its key is returned to be printed once, never stored.
  */
-export async function bootstrapFirstOrganization(db: Database) {
+async function bootstrapFirstOrganization(db: Database) {
   if (db.storage.kind !== 'embedded' || (await db.prisma.organization.count()) > 0) return null;
   const { organization, apiKey } = await createOrganization(db.prisma, 'My organization');
   return { organizationId: organization.id, apiKey };
 }
 
+/** What the tests' servers (test/support/server.ts) set beyond the configuration. */
+export type EngineOverrides = Partial<Pick<EngineOptions, 'pollMs' | 'handlers' | 'dialer' | 'clock'>>;
+
 /** The run engine of this instance, as configured; null for an API-only instance (`ENGINE=off`). */
-export function createEngine(config: Config, services: Services): RunEngine | null {
+export function createEngine(
+  config: Pick<Config, 'engine'>,
+  services: Services,
+  overrides: EngineOverrides = {},
+): RunEngine | null {
   if (!config.engine.enabled) return null;
+  const clock = overrides.clock ?? systemClock;
   return new RunEngine(services.db.prisma, services.events, {
     concurrency: config.engine.concurrency,
     leaseMs: config.engine.leaseMs,
     maxRecoveries: config.engine.maxRecoveries,
-    pollMs: 250,
+    pollMs: overrides.pollMs ?? 250,
     drainMs: config.engine.drainMs,
-    handlers: defaultStepHandlers(),
+    handlers: overrides.handlers ?? defaultStepHandlers(),
     // DIALER=livekit: real calls (src/livekit/); else the simulated ones.
-    dialer: services.livekit?.dialer(systemClock) ?? simulatedDialer(config.engine.simulatedCalls),
+    dialer: overrides.dialer ?? services.livekit?.dialer(clock) ?? simulatedDialer(config.engine.simulatedCalls),
     secrets: services.secrets,
+    clock,
   });
 }
 
 /** The webhook delivery worker of an instance that runs the engine (an API-only one delivers none). */
 export function createWebhookWorker(services: Services, options: Partial<WebhookWorkerOptions> = {}): WebhookWorker {
-  return new WebhookWorker(services.db.prisma, services.secrets, services.webhooks, { concurrency: 16, pollMs: 200, ...options });
+  return new WebhookWorker(services.db.prisma, services.secrets, services.webhooks, {
+    concurrency: 16,
+    pollMs: 200,
+    ...options,
+  });
 }
 
 export async function startServer(config: Config): Promise<RunningServer> {
@@ -80,7 +93,13 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const redis: Redis | undefined = config.redisUrl
     ? new (await import('ioredis')).Redis(config.redisUrl, redisClientOptions)
     : undefined;
-  const services = createServices(db, loadSecretBox(config.storage, config.encryptionKey), redis, config.livekit, config.webhooks);
+  const services = createServices(
+    db,
+    loadSecretBox(config.storage, config.encryptionKey),
+    redis,
+    config.livekit,
+    config.webhooks,
+  );
   let app: FastifyInstance | undefined;
   let engine: RunEngine | null = null;
   let webhooks: WebhookWorker | null = null;
@@ -112,7 +131,9 @@ export async function startServer(config: Config): Promise<RunningServer> {
     webhooks = config.engine.enabled ? createWebhookWorker(services) : null;
     if (webhooks) services.metrics.attachWebhooks(webhooks);
     webhooks?.start();
-    insights = config.engine.enabled ? new InsightScheduler(db.prisma, config.engine.insightsIntervalMs, app.log) : null;
+    insights = config.engine.enabled
+      ? new InsightScheduler(db.prisma, config.engine.insightsIntervalMs, app.log)
+      : null;
     insights?.start();
     if (firstOrganization) {
       // Printed once: the key is stored only as a hash.

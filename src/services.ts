@@ -1,12 +1,12 @@
 // What the process provides every request and the run engine: storage, the
 // secret box and batch-progress events (through Redis when there is one).
 import type { Redis } from 'ioredis';
+import { defaultWebhookSettings, type WebhookSettings } from './config/webhook-settings.ts';
 import type { LiveKitSettings } from './config.ts';
 import type { Database } from './db/database.ts';
 import type { SecretBox } from './domain/secrets.ts';
 import { BatchProgressHub } from './events/batch-progress.ts';
 import { RedisHealth } from './events/redis-health.ts';
-import { defaultWebhookSettings, type WebhookSettings } from './events/webhook-settings.ts';
 import { LiveKit } from './livekit/livekit.ts';
 import { createMetrics, type Metrics } from './observability/metrics.ts';
 

@@ -26,7 +26,10 @@ describe('the batch state machine (client moves)', () => {
             refusal = error;
           }
           expect(refusal).toBeInstanceOf(DomainError);
-          expect(refusal).toMatchObject({ kind: 'CONFLICT', detail: { current_status: current, requested_status: requested } });
+          expect(refusal).toMatchObject({
+            kind: 'CONFLICT',
+            detail: { current_status: current, requested_status: requested },
+          });
           expect((refusal as Error).message).toContain(current);
         }
       });

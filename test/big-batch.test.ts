@@ -22,18 +22,27 @@ describe('a batch of 100,000 prospects', () => {
       `INSERT INTO "Prospect" ("organizationId", "firstName", "updatedAt") SELECT $1, 'P' || n, now() FROM generate_series(1, 100000) AS n`,
       [organizationId],
     );
-    const ids = (await server.db.sql.query<{ id: string }>('SELECT id FROM "Prospect" WHERE "organizationId" = $1', [organizationId])).rows.map(
-      (row) => row.id,
-    );
+    const ids = (
+      await server.db.sql.query<{ id: string }>('SELECT id FROM "Prospect" WHERE "organizationId" = $1', [
+        organizationId,
+      ])
+    ).rows.map((row) => row.id);
     expect(ids).toHaveLength(100_000);
     const workflow = await rest('POST', '/org/{org}/workflows', { body: { name: 'Big' } });
-    const batch = await rest('POST', `/org/{org}/workflows/${workflow.body.id}/batches`, { body: { name: 'Big', prospect_ids: ids } });
+    const batch = await rest('POST', `/org/{org}/workflows/${workflow.body.id}/batches`, {
+      body: { name: 'Big', prospect_ids: ids },
+    });
     expect(batch.status).toBe(201);
-    expect(batch.body).toMatchObject({ total_prospects: 100_000, stats: { pending_count: 100_000, total_count: 100_000 } });
+    expect(batch.body).toMatchObject({
+      total_prospects: 100_000,
+      stats: { pending_count: 100_000, total_count: 100_000 },
+    });
     expect(await server.db.prisma.run.count({ where: { batchId: batch.body.id } })).toBe(100_000);
 
     // One id more than the limit is refused, and nothing is written.
-    const tooMany = await rest('POST', `/org/{org}/workflows/${workflow.body.id}/batches`, { body: { prospect_ids: [...ids, ids[0]] } });
+    const tooMany = await rest('POST', `/org/{org}/workflows/${workflow.body.id}/batches`, {
+      body: { prospect_ids: [...ids, ids[0]] },
+    });
     expect(tooMany.status).toBe(400);
     expect(await server.db.prisma.batch.count()).toBe(1);
   });

@@ -5,11 +5,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   type CallingWindow,
-  type Weekday,
   callingWindow,
   describeWindowWait,
   ianaTimezone,
   prospectZone,
+  type Weekday,
   weekdays,
   windowState,
   zoneOfPhone,
@@ -19,7 +19,13 @@ import { parseOrThrow } from '../src/domain/validation.ts';
 
 const at = (iso: string) => new Date(iso);
 const windowOf = (input: Record<string, unknown>): CallingWindow =>
-  parseOrThrow(callingWindow, { days: ['mon', 'tue', 'wed', 'thu', 'fri'], start: '09:00', end: '17:00', timezone: 'UTC', ...input });
+  parseOrThrow(callingWindow, {
+    days: ['mon', 'tue', 'wed', 'thu', 'fri'],
+    start: '09:00',
+    end: '17:00',
+    timezone: 'UTC',
+    ...input,
+  });
 const everyDay = { days: [...weekdays] };
 
 /** The instant the window opens after `now` (the window must be closed then). */
@@ -241,14 +247,16 @@ describe('windowState against a brute-force scan', () => {
 describe('describeWindowWait', () => {
   it('names the local time and zone, with the weekday when it is not today there', () => {
     const monday = at('2026-01-12T14:00:00.000Z'); // Mon 08:00 CST
-    expect(describeWindowWait(at('2026-01-12T15:00:00.000Z'), 'America/Chicago', monday)).toBe('waiting for 09:00 America/Chicago');
+    expect(describeWindowWait(at('2026-01-12T15:00:00.000Z'), 'America/Chicago', monday)).toBe(
+      'waiting for 09:00 America/Chicago',
+    );
     const friday = at('2026-01-16T23:00:00.000Z'); // Fri 17:00 CST
     expect(describeWindowWait(at('2026-01-19T15:00:00.000Z'), 'America/Chicago', friday)).toBe(
       'waiting for Mon 09:00 America/Chicago',
     );
   });
 
-  it("compares days in the zone, not in UTC", () => {
+  it('compares days in the zone, not in UTC', () => {
     // Sun 23:30 UTC is Mon 08:30 in Tokyo: 09:00 JST is today there.
     expect(describeWindowWait(at('2026-01-12T00:00:00.000Z'), 'Asia/Tokyo', at('2026-01-11T23:30:00.000Z'))).toBe(
       'waiting for 09:00 Asia/Tokyo',
@@ -264,12 +272,13 @@ describe('describeWindowWait', () => {
     const now = at('2026-03-08T06:00:00.000Z');
     const state = windowState(nights, 'America/New_York', now);
     expect(state.open).toBe(false);
-    if (!state.open) expect(describeWindowWait(state.opensAt, 'America/New_York', now)).toBe('waiting for 03:00 America/New_York');
+    if (!state.open)
+      expect(describeWindowWait(state.opensAt, 'America/New_York', now)).toBe('waiting for 03:00 America/New_York');
   });
 });
 
 describe('zoneOfPhone', () => {
-  it("gives the zone of a country that keeps one time", () => {
+  it('gives the zone of a country that keeps one time', () => {
     expect(zoneOfPhone('+442079460958')).toBe('Europe/London');
     expect(zoneOfPhone('+33142685300')).toBe('Europe/Paris');
     expect(zoneOfPhone('+81312345678')).toBe('Asia/Tokyo');
@@ -322,7 +331,14 @@ describe('validation', () => {
 
   it('accepts a valid window as given', () => {
     expect(parseOrThrow(callingWindow, valid)).toEqual(valid);
-    for (const timezone of ['UTC', 'Etc/UTC', 'Asia/Kolkata', 'Asia/Calcutta', 'Europe/Kyiv', 'America/Argentina/Buenos_Aires']) {
+    for (const timezone of [
+      'UTC',
+      'Etc/UTC',
+      'Asia/Kolkata',
+      'Asia/Calcutta',
+      'Europe/Kyiv',
+      'America/Argentina/Buenos_Aires',
+    ]) {
       expect(parseOrThrow(callingWindow, { ...valid, timezone }).timezone).toBe(timezone);
     }
   });
@@ -332,8 +348,12 @@ describe('validation', () => {
     expect(problemsOf({ ...valid, days: ['mon', 'mon'] })).toEqual([
       expect.objectContaining({ path: 'days', message: 'must not name a day twice' }),
     ]);
-    expect(problemsOf({ ...valid, days: ['monday'] })).toEqual([expect.objectContaining({ path: 'days.0', rule: 'enum' })]);
-    expect(problemsOf({ ...valid, days: 'mon' })).toEqual([expect.objectContaining({ path: 'days', rule: 'type array' })]);
+    expect(problemsOf({ ...valid, days: ['monday'] })).toEqual([
+      expect.objectContaining({ path: 'days.0', rule: 'enum' }),
+    ]);
+    expect(problemsOf({ ...valid, days: 'mon' })).toEqual([
+      expect.objectContaining({ path: 'days', rule: 'type array' }),
+    ]);
   });
 
   it('refuses bad times', () => {
@@ -343,9 +363,13 @@ describe('validation', () => {
       ]);
     }
     for (const end of ['24:01', '25:00', '9pm']) {
-      expect(problemsOf({ ...valid, end }), end).toEqual([expect.objectContaining({ path: 'end', rule: 'format regex' })]);
+      expect(problemsOf({ ...valid, end }), end).toEqual([
+        expect.objectContaining({ path: 'end', rule: 'format regex' }),
+      ]);
     }
-    expect(problemsOf({ ...valid, start: undefined })).toEqual([expect.objectContaining({ path: 'start', rule: 'required' })]);
+    expect(problemsOf({ ...valid, start: undefined })).toEqual([
+      expect.objectContaining({ path: 'start', rule: 'required' }),
+    ]);
   });
 
   it('refuses a start not before the end', () => {
@@ -360,7 +384,11 @@ describe('validation', () => {
   it('refuses unknown zones, and names the spelling of a mis-cased one', () => {
     for (const timezone of ['Mars/Olympus_Mons', 'Factory', '+05:00', 'GMT+5', '', 'America/Chicago ']) {
       expect(problemsOf({ ...valid, timezone }), timezone).toEqual([
-        { path: 'timezone', rule: 'format iana_timezone', message: 'must be an IANA time zone name, e.g. America/Chicago or Europe/Paris' },
+        {
+          path: 'timezone',
+          rule: 'format iana_timezone',
+          message: 'must be an IANA time zone name, e.g. America/Chicago or Europe/Paris',
+        },
       ]);
     }
     expect(problemsOf({ ...valid, timezone: 'america/chicago' })).toEqual([
@@ -370,6 +398,8 @@ describe('validation', () => {
   });
 
   it('refuses unknown members', () => {
-    expect(problemsOf({ ...valid, hours: '9-5' })).toEqual([expect.objectContaining({ path: 'hours', rule: 'unknown member' })]);
+    expect(problemsOf({ ...valid, hours: '9-5' })).toEqual([
+      expect.objectContaining({ path: 'hours', rule: 'unknown member' }),
+    ]);
   });
 });

@@ -4,7 +4,6 @@
 // comes from a clock the tests move (ManualClock), never from sleeping.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/database.ts';
@@ -17,14 +16,20 @@ import { startTestServer, type TestEngineOptions, type TestServer } from './supp
 
 // A Monday; 12:00 UTC is 06:00 in Chicago.
 const MONDAY_NOON_UTC = '2030-01-07T12:00:00.000Z';
-const chicagoDaytime = { days: ['mon', 'tue', 'wed', 'thu', 'fri'], start: '09:00', end: '17:00', timezone: 'America/Chicago' };
-
-
+const chicagoDaytime = {
+  days: ['mon', 'tue', 'wed', 'thu', 'fri'],
+  start: '09:00',
+  end: '17:00',
+  timezone: 'America/Chicago',
+};
 
 const attemptsOf = (db: Database, batchId: string) =>
   db.prisma.runAttempt.findMany({ where: { batchId }, orderBy: [{ runId: 'asc' }, { number: 'asc' }] });
 
-async function withServer(engine: TestEngineOptions, work: (server: TestServer, api: ReturnType<typeof flows>, rest: ReturnType<typeof restClient>) => Promise<void>) {
+async function withServer(
+  engine: TestEngineOptions,
+  work: (server: TestServer, api: ReturnType<typeof flows>, rest: ReturnType<typeof restClient>) => Promise<void>,
+) {
   const server = await startTestServer({ engine });
   try {
     const { organizationId, apiKey } = await server.createOrganization();
@@ -51,7 +56,7 @@ describe('calling windows', () => {
         const runs = await server.db.prisma.run.findMany({ where: { batchId } });
         return runs.every((run) => run.nextAttemptAt.toISOString() === '2030-01-07T15:00:00.000Z') ? true : undefined;
       });
-      await sleep(300);
+      await server.engineClaims();
       expect(await server.db.prisma.runAttempt.count({ where: { batchId } })).toBe(0);
       expect((await expectStatsMatchRuns(server.db, batchId)).pendingCount).toBe(3);
 
@@ -80,7 +85,10 @@ describe('calling windows', () => {
         return run?.status === 'FINISHED' ? run : undefined;
       });
       expect(parisRun.attempts).toBe(1);
-      expect(await server.db.prisma.run.findFirst({ where: { batchId, prospectId: chicago } })).toMatchObject({ status: 'PENDING', attempts: 0 });
+      expect(await server.db.prisma.run.findFirst({ where: { batchId, prospectId: chicago } })).toMatchObject({
+        status: 'PENDING',
+        attempts: 0,
+      });
       clock.set('2030-01-07T15:00:00.000Z');
       expect((await batchIn(server.db, batchId, ['FINISHED'])).finishedCount).toBe(2);
     });
@@ -92,24 +100,37 @@ describe('retries', () => {
     const clock = new ManualClock(MONDAY_NOON_UTC);
     await withServer({ clock, callMs: 5, outcomes: { no_answer: 1 } }, async (server, api) => {
       const workflowId = await api.workflow([{ id: 'dial', type: 'call' }]);
-      const batchId = await api.batch(workflowId, await api.prospects(2), { retry: { maxAttempts: 3, delaySeconds: 600 } });
+      const batchId = await api.batch(workflowId, await api.prospects(2), {
+        retry: { maxAttempts: 3, delaySeconds: 600 },
+      });
       for (const attempts of [1, 2]) {
-        await eventually(async () => {
-          const runs = await server.db.prisma.run.findMany({ where: { batchId } });
-          return runs.every((run) => run.attempts === attempts && run.status === 'PENDING') ? true : undefined;
-        }, 20_000, `attempt ${attempts} of each run`);
-        await sleep(200);
+        await eventually(
+          async () => {
+            const runs = await server.db.prisma.run.findMany({ where: { batchId } });
+            return runs.every((run) => run.attempts === attempts && run.status === 'PENDING') ? true : undefined;
+          },
+          20_000,
+          `attempt ${attempts} of each run`,
+        );
+        await server.engineClaims();
         expect(await server.db.prisma.runAttempt.count({ where: { batchId } })).toBe(2 * attempts); // nothing before the delay
+        expect(await server.db.prisma.run.count({ where: { batchId, status: 'PENDING' } })).toBe(2);
         clock.advance(600_000);
       }
       const batch = await batchIn(server.db, batchId, ['FAILED']);
       expect(batch.failedCount).toBe(2);
       const runs = await server.db.prisma.run.findMany({ where: { batchId } });
-      expect(runs.every((run) => run.attempts === 3 && run.lastOutcome === 'no_answer' && run.error?.includes('after 3 attempts'))).toBe(true);
+      expect(
+        runs.every(
+          (run) => run.attempts === 3 && run.lastOutcome === 'no_answer' && run.error?.includes('after 3 attempts'),
+        ),
+      ).toBe(true);
       const attempts = await attemptsOf(server.db, batchId);
       expect(attempts.map((attempt) => attempt.number)).toEqual([1, 2, 3, 1, 2, 3]);
       for (const runId of new Set(attempts.map((attempt) => attempt.runId))) {
-        const starts = attempts.filter((attempt) => attempt.runId === runId).map((attempt) => attempt.startedAt.getTime());
+        const starts = attempts
+          .filter((attempt) => attempt.runId === runId)
+          .map((attempt) => attempt.startedAt.getTime());
         expect([starts[1]! - starts[0]!, starts[2]! - starts[1]!]).toEqual([600_000, 600_000]);
       }
       await expectStatsMatchRuns(server.db, batchId);
@@ -131,9 +152,22 @@ describe('retries', () => {
       const run = (await server.db.prisma.run.findFirst({ where: { batchId } }))!;
       const detail = await rest('GET', `/org/{org}/runs/${run.id}`);
       expect(detail.status).toBe(200);
-      expect(detail.body).toMatchObject({ id: run.id, status: 'FINISHED', attempts: 2, last_outcome: 'answered', reason: null });
-      expect(detail.body.call_attempts.map((attempt: { outcome: string }) => attempt.outcome)).toEqual(['busy', 'answered']);
-      expect(detail.body.call_attempts[0]).toMatchObject({ number: 1, step_id: 'dial', to_number: expect.stringMatching(/^\+1415/) });
+      expect(detail.body).toMatchObject({
+        id: run.id,
+        status: 'FINISHED',
+        attempts: 2,
+        last_outcome: 'answered',
+        reason: null,
+      });
+      expect(detail.body.call_attempts.map((attempt: { outcome: string }) => attempt.outcome)).toEqual([
+        'busy',
+        'answered',
+      ]);
+      expect(detail.body.call_attempts[0]).toMatchObject({
+        number: 1,
+        step_id: 'dial',
+        to_number: expect.stringMatching(/^\+1415/),
+      });
 
       const cancelled = await api.batch(workflowId, await api.prospects(1), { scheduledAt: '2099-01-01T00:00:00Z' });
       await api.setStatus(cancelled, 'CANCELLED');
@@ -155,7 +189,7 @@ describe('before a call', () => {
         received.push({ url: request.url!, body: body ? JSON.parse(body) : null, raw: body, headers: request.headers });
         if (request.url === '/skip') return response.end(JSON.stringify({ skip: true }));
         if (request.url === '/fail') return response.writeHead(500).end('no');
-        if (request.url === '/slow') return void setTimeout(() => response.end('{}'), 3000);
+        if (request.url === '/slow') return; // never answers: only the webhook's timeout ends the request
         response.setHeader('content-type', 'application/json');
         response.end(JSON.stringify({ variables: { greeting: `Hi ${JSON.parse(body).name}` } }));
       });
@@ -163,7 +197,10 @@ describe('before a call', () => {
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
   });
-  afterAll(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
+  afterAll(() => {
+    receiver.closeAllConnections();
+    return new Promise<void>((resolve) => receiver.close(() => resolve()));
+  });
 
   const precallAgent = (api: ReturnType<typeof flows>, path: string, timeoutSeconds = 5) =>
     api.agent({
@@ -171,14 +208,24 @@ describe('before a call', () => {
         method: 'POST',
         url: `${base}${path}`,
         headers: { 'x-token': 'secret' },
-        bodyTemplate: { name: '{{prospect.first_name}}', run: '{{run.id}}', batch: '{{batch.id}}', phone: '{{prospect.phone}}' },
+        bodyTemplate: {
+          name: '{{prospect.first_name}}',
+          run: '{{run.id}}',
+          batch: '{{batch.id}}',
+          phone: '{{prospect.phone}}',
+        },
         timeoutSeconds,
       },
     });
 
   it('refuses invalid numbers and do-not-call numbers without dialling', async () => {
     const dialled: string[] = [];
-    const dialer: Dialer = { dial: async (request) => (dialled.push(request.toNumber), { outcome: 'answered', durationSeconds: 1, reason: null }) };
+    const dialer: Dialer = {
+      dial: async (request) => {
+        dialled.push(request.toNumber);
+        return { outcome: 'answered', durationSeconds: 1, reason: null };
+      },
+    };
     await withServer({ dialer }, async (server, api) => {
       const workflowId = await api.workflow([{ id: 'dial', type: 'call' }]);
       const [noPhone, letters, listed, fine] = [
@@ -187,18 +234,22 @@ describe('before a call', () => {
         ...(await api.prospects(1, () => ({ phone: '+14155550999' }))),
         ...(await api.prospects(1, () => ({ phone: '+14155550998' }))),
       ];
-      const organizationId = (await server.db.prisma.prospect.findUniqueOrThrow({ where: { id: fine! } })).organizationId;
-      await server.db.prisma.doNotCallNumber.create({ data: { organizationId, number: '+14155550999', reason: 'asked' } });
+      const organizationId = (await server.db.prisma.prospect.findUniqueOrThrow({ where: { id: fine! } }))
+        .organizationId;
+      await server.db.prisma.doNotCallNumber.create({
+        data: { organizationId, number: '+14155550999', reason: 'asked' },
+      });
       const batchId = await api.batch(workflowId, [noPhone!, letters!, listed!, fine!]);
       const batch = await batchIn(server.db, batchId, ['FINISHED', 'FAILED']);
       expect(batch).toMatchObject({ status: 'FINISHED', failedCount: 2, cancelledCount: 1, finishedCount: 1 });
-      const reasonOf = async (prospectId: string) => (await server.db.prisma.run.findFirstOrThrow({ where: { batchId, prospectId } })).reason;
-      expect([await reasonOf(noPhone!), await reasonOf(letters!), await reasonOf(listed!), await reasonOf(fine!)]).toEqual([
-        'invalid_number',
-        'invalid_number',
-        'do_not_call',
-        null,
-      ]);
+      const reasonOf = async (prospectId: string) =>
+        (await server.db.prisma.run.findFirstOrThrow({ where: { batchId, prospectId } })).reason;
+      expect([
+        await reasonOf(noPhone!),
+        await reasonOf(letters!),
+        await reasonOf(listed!),
+        await reasonOf(fine!),
+      ]).toEqual(['invalid_number', 'invalid_number', 'do_not_call', null]);
       expect(dialled).toEqual(['+14155550998']);
       expect(await server.db.prisma.runAttempt.count({ where: { batchId } })).toBe(1);
       await expectStatsMatchRuns(server.db, batchId);
@@ -208,7 +259,10 @@ describe('before a call', () => {
   it("sends the agent's pre-call webhook: its variables reach the dialer, skip cancels, failure and timeout are failed attempts", async () => {
     const requests: { variables: unknown; runId: string }[] = [];
     const dialer: Dialer = {
-      dial: async (request) => (requests.push({ variables: request.dynamicVariables, runId: request.runId }), { outcome: 'answered', durationSeconds: 1, reason: null }),
+      dial: async (request) => {
+        requests.push({ variables: request.dynamicVariables, runId: request.runId });
+        return { outcome: 'answered', durationSeconds: 1, reason: null };
+      },
     };
     await withServer({ dialer }, async (server, api, rest) => {
       const rotated = await rest('POST', '/org/{org}/signing-secret/rotate');
@@ -226,17 +280,29 @@ describe('before a call', () => {
       expect(answered.callAttempts[0]!.dynamicVariables).toEqual({ greeting: 'Hi Ada' });
       expect(requests).toEqual([{ variables: { greeting: 'Hi Ada' }, runId: answered.id }]);
       const sent = received.find((request) => request.url === '/vars')!;
-      expect(sent.body).toEqual({ name: 'Ada', run: answered.id, batch: answered.batchId, phone: expect.stringMatching(/^\+1415/) });
+      expect(sent.body).toEqual({
+        name: 'Ada',
+        run: answered.id,
+        batch: answered.batchId,
+        phone: expect.stringMatching(/^\+1415/),
+      });
       expect(sent.headers['x-token']).toBe('secret');
       // Signed per Standard Webhooks with the organization's secret; a forged body does not verify.
-      const signed = { 'webhook-id': sent.headers['webhook-id'], 'webhook-timestamp': sent.headers['webhook-timestamp'], 'webhook-signature': sent.headers['webhook-signature'] } as Record<string, string>;
+      const signed = {
+        'webhook-id': sent.headers['webhook-id'],
+        'webhook-timestamp': sent.headers['webhook-timestamp'],
+        'webhook-signature': sent.headers['webhook-signature'],
+      } as Record<string, string>;
       expect(new Webhook(rotated.body.secret).verify(sent.raw, signed)).toEqual(sent.body);
       expect(() => new Webhook(rotated.body.secret).verify(sent.raw.replace('Ada', 'Eve'), signed)).toThrow();
 
       const skipped = await run('/skip');
       expect(skipped).toMatchObject({ status: 'CANCELLED', reason: 'precall_skip', attempts: 0 });
 
-      for (const [path, timeout] of [['/fail', 5], ['/slow', 1]] as const) {
+      for (const [path, timeout] of [
+        ['/fail', 5],
+        ['/slow', 1],
+      ] as const) {
         const failed = await run(path, timeout);
         expect(failed).toMatchObject({ status: 'FAILED', attempts: 1, lastOutcome: 'failed' });
         expect(failed.callAttempts[0]).toMatchObject({ outcome: 'failed', reason: 'precall_webhook' });
@@ -250,10 +316,14 @@ describe('the circuit breaker', () => {
   it('pauses the batch when its latest attempts fail too often, says why, and resuming clears it', async () => {
     await withServer({ callMs: 5, outcomes: { failed: 1 }, concurrency: 2 }, async (server, api, rest) => {
       const workflowId = await api.workflow([{ id: 'dial', type: 'call' }]);
-      const batchId = await api.batch(workflowId, await api.prospects(40), { autoPause: { failureRate: 0.5, window: 10 } });
+      const batchId = await api.batch(workflowId, await api.prospects(40), {
+        autoPause: { failureRate: 0.5, window: 10 },
+      });
       const paused = await batchIn(server.db, batchId, ['PAUSED']);
       expect(paused.pausedReason).toMatch(/^auto_pause: 10 of 10 attempts failed$/);
-      await eventually(async () => ((await server.db.prisma.run.count({ where: { batchId, status: 'IN_PROGRESS' } })) === 0 ? true : undefined));
+      await eventually(async () =>
+        (await server.db.prisma.run.count({ where: { batchId, status: 'IN_PROGRESS' } })) === 0 ? true : undefined,
+      );
       const attempts = await server.db.prisma.runAttempt.count({ where: { batchId } });
       expect(attempts).toBeLessThan(14); // the breaker stopped the batch; the rest wait
       const shown = await rest('GET', `/org/{org}/batches/${batchId}`);
@@ -291,12 +361,29 @@ describe('an instance that dies with a call in flight', () => {
       await server.db.prisma.$transaction([
         server.db.prisma.run.update({
           where: { id: run.id },
-          data: { status: 'IN_PROGRESS', currentStepId: 'dial', attempts: 1, leaseOwner: 'dead-worker', leaseExpiresAt: new Date(clock.now().getTime() - 1) },
+          data: {
+            status: 'IN_PROGRESS',
+            currentStepId: 'dial',
+            attempts: 1,
+            leaseOwner: 'dead-worker',
+            leaseExpiresAt: new Date(clock.now().getTime() - 1),
+          },
         }),
         server.db.prisma.runAttempt.create({
-          data: { organizationId: run.organizationId, runId: run.id, batchId, number: 1, stepId: 'dial', startedAt: clock.now(), toNumber: '+14150000000' },
+          data: {
+            organizationId: run.organizationId,
+            runId: run.id,
+            batchId,
+            number: 1,
+            stepId: 'dial',
+            startedAt: clock.now(),
+            toNumber: '+14150000000',
+          },
         }),
-        server.db.prisma.batch.update({ where: { id: batchId }, data: { status: 'IN_PROGRESS', pendingCount: 0, inProgressCount: 1 } }),
+        server.db.prisma.batch.update({
+          where: { id: batchId },
+          data: { status: 'IN_PROGRESS', pendingCount: 0, inProgressCount: 1 },
+        }),
       ]);
       server.engine!.start();
       const waiting = await eventually(async () => {
@@ -306,8 +393,9 @@ describe('an instance that dies with a call in flight', () => {
       expect(waiting).toMatchObject({ attempts: 1, lastOutcome: 'failed', leaseOwner: null });
       expect(waiting.nextAttemptAt.getTime()).toBe(clock.now().getTime() + 300_000);
       expect(await attemptsOf(server.db, batchId)).toMatchObject([{ number: 1, outcome: 'failed', reason: 'lost' }]);
-      await sleep(300);
+      await server.engineClaims();
       expect(await server.db.prisma.runAttempt.count({ where: { batchId } })).toBe(1); // not before the delay
+      expect((await server.db.prisma.run.findUniqueOrThrow({ where: { id: run.id } })).status).toBe('PENDING');
       clock.advance(300_000);
       expect((await batchIn(server.db, batchId, ['FINISHED'])).finishedCount).toBe(1);
       expect((await attemptsOf(server.db, batchId)).map((attempt) => attempt.outcome)).toEqual(['failed', 'answered']);
@@ -332,10 +420,22 @@ describe('batch settings', () => {
       });
       const paths = expectErrorBody(refused, 400).error.map((problem: { path: string }) => problem.path);
       expect(paths).toEqual(
-        expect.arrayContaining(['retry.max_attempts', 'retry.on.0', 'calls_per_second', 'auto_pause.failure_rate', 'auto_pause.window', 'calling_window.timezone']),
+        expect.arrayContaining([
+          'retry.max_attempts',
+          'retry.on.0',
+          'calls_per_second',
+          'auto_pause.failure_rate',
+          'auto_pause.window',
+          'calling_window.timezone',
+        ]),
       );
       const created = await rest('POST', `/org/{org}/workflows/${workflowId}/batches`, {
-        body: { prospect_ids: [prospect], max_concurrency: 5, calls_per_second: 2.5, scheduled_at: '2099-01-01T00:00:00Z' },
+        body: {
+          prospect_ids: [prospect],
+          max_concurrency: 5,
+          calls_per_second: 2.5,
+          scheduled_at: '2099-01-01T00:00:00Z',
+        },
       });
       expect(created.body).toMatchObject({
         max_concurrency: 5,
@@ -345,10 +445,22 @@ describe('batch settings', () => {
         calling_window: null,
         paused_reason: null,
       });
-      const patched = await rest('PATCH', `/api/org/{org}/batches/${created.body.id}/settings`, { body: { max_concurrency: null, auto_pause: { failure_rate: 0.3, window: 50 } } });
-      expect(patched.body).toMatchObject({ max_concurrency: null, calls_per_second: 2.5, auto_pause: { failure_rate: 0.3, window: 50 } });
-      expectErrorBody(await rest('PATCH', `/org/{org}/batches/${created.body.id}/settings`, { body: { max_concurrency: 0 } }), 400);
-      expectErrorBody(await rest('PATCH', '/org/{org}/batches/bat_nope/settings', { body: { max_concurrency: 1 } }), 404);
+      const patched = await rest('PATCH', `/api/org/{org}/batches/${created.body.id}/settings`, {
+        body: { max_concurrency: null, auto_pause: { failure_rate: 0.3, window: 50 } },
+      });
+      expect(patched.body).toMatchObject({
+        max_concurrency: null,
+        calls_per_second: 2.5,
+        auto_pause: { failure_rate: 0.3, window: 50 },
+      });
+      expectErrorBody(
+        await rest('PATCH', `/org/{org}/batches/${created.body.id}/settings`, { body: { max_concurrency: 0 } }),
+        400,
+      );
+      expectErrorBody(
+        await rest('PATCH', '/org/{org}/batches/bat_nope/settings', { body: { max_concurrency: 1 } }),
+        404,
+      );
     });
   });
 
@@ -357,12 +469,24 @@ describe('batch settings', () => {
       const other = await server.createOrganization('Other');
       const foreignAgent = await flows(server, other.apiKey).agent();
       const refused = await rest('POST', '/org/{org}/workflows', {
-        body: { name: 'W', definition: { steps: [{ id: 'dial', type: 'call' }, { id: 'again', type: 'call', agent_id: foreignAgent }] } },
+        body: {
+          name: 'W',
+          definition: {
+            steps: [
+              { id: 'dial', type: 'call' },
+              { id: 'again', type: 'call', agent_id: foreignAgent },
+            ],
+          },
+        },
       });
       const problems = expectErrorBody(refused, 400).error;
       expect(problems).toEqual([
         expect.objectContaining({ path: 'definition.steps.0.agent_id' }),
-        expect.objectContaining({ path: 'definition.steps.1.agent_id', rule: 'exists', message: expect.stringContaining('step again') }),
+        expect.objectContaining({
+          path: 'definition.steps.1.agent_id',
+          rule: 'exists',
+          message: expect.stringContaining('step again'),
+        }),
       ]);
     });
   });

@@ -1,24 +1,28 @@
 import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultMigrationsDir } from '../src/db/migrator.ts';
+import { authenticate } from '../src/auth/authenticate.ts';
 import { openDatabase } from '../src/db/database.ts';
-import { authenticate } from '../src/domain/organizations.ts';
+import { defaultMigrationsDir } from '../src/db/migrator.ts';
 import { runCli } from './support/processes.ts';
 import { createTestStorage, type TestStorage } from './support/storage.ts';
 
 describe('the operator CLI', () => {
   let storage: TestStorage;
   beforeAll(async () => {
-    storage = await createTestStorage();
+    storage = await createTestStorage({ empty: true });
   });
   afterAll(() => storage.dispose());
 
   const cli = (...args: string[]) => runCli(args, storage.env);
 
-  it('migrates, creates an organization, issues and revokes keys, printing only JSON', { timeout: 180_000 }, async () => {
+  it('migrates, creates an organization, issues and revokes keys, printing only JSON', {
+    timeout: 180_000,
+  }, async () => {
     const migrated = await cli('migrate');
     expect(migrated.code).toBe(0);
-    const committed = readdirSync(defaultMigrationsDir).filter((name) => /^\d{14}_/.test(name)).sort();
+    const committed = readdirSync(defaultMigrationsDir)
+      .filter((name) => /^\d{14}_/.test(name))
+      .sort();
     expect(committed[0]).toMatch(/^\d{14}_init$/);
     expect(JSON.parse(migrated.stdout)).toEqual({ applied: committed });
     expect(JSON.parse((await cli('migrate')).stdout)).toEqual({ applied: [] });
@@ -79,7 +83,14 @@ describe('the operator CLI', () => {
   });
 
   it('answers --help for every command', async () => {
-    for (const command of [[], ['migrate'], ['orgs', 'create'], ['keys', 'create'], ['keys', 'rotate'], ['keys', 'revoke']]) {
+    for (const command of [
+      [],
+      ['migrate'],
+      ['orgs', 'create'],
+      ['keys', 'create'],
+      ['keys', 'rotate'],
+      ['keys', 'revoke'],
+    ]) {
       const help = await cli(...command, '--help');
       expect(help.code).toBe(0);
       expect(help.stdout).toMatch(/^usage: gateway/);

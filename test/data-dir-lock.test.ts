@@ -1,9 +1,9 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase } from '../src/db/database.ts';
 import { DataDirInUseError } from '../src/db/data-dir-lock.ts';
+import { openDatabase } from '../src/db/database.ts';
 import { freePort, runCli, startServerProcess } from './support/processes.ts';
 
 // Only the embedded database has a data directory; these run in both CI passes.
@@ -14,12 +14,21 @@ describe('an embedded data directory', () => {
   });
   afterEach(() => rm(dataDir, { recursive: true, force: true }));
 
-  it('is created when missing', async () => {
+  it('is created when missing, and what is written there is found again on the next open', async () => {
     const nested = path.join(dataDir, 'does', 'not', 'exist');
     const db = await openDatabase({ kind: 'embedded', dataDir: nested });
-    await db.close();
+    try {
+      await db.sql.exec(`CREATE TABLE kept (note text); INSERT INTO kept VALUES ('written before close')`);
+    } finally {
+      await db.close();
+    }
+    expect((await stat(nested)).isDirectory()).toBe(true);
     const again = await openDatabase({ kind: 'embedded', dataDir: nested });
-    await again.close();
+    try {
+      expect((await again.sql.query('SELECT note FROM kept')).rows).toEqual([{ note: 'written before close' }]);
+    } finally {
+      await again.close();
+    }
   });
 
   it('cannot be opened twice in one process', async () => {

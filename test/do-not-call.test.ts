@@ -3,8 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { doNotCallSchema } from '../src/rest/resources/do-not-call.ts';
-import { prospectSchema } from '../src/rest/resources/workflows.ts';
-import { expectErrorBody, restClient, type RestResponse } from './support/rest.ts';
+import { prospectSchema } from '../src/rest/resources/prospects.ts';
+import { graphqlCalls } from './support/graphql.ts';
+import { acmeAndGlobex, expectErrorBody, type RestResponse, type restClient } from './support/rest.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
 const PREFIXES = ['/org/{org}', '/api/org/{org}'];
@@ -13,7 +14,12 @@ const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 /** Envelope A of do-not-call entries, no member more or less. */
 const listed = z.strictObject({
   data: z.array(doNotCallSchema),
-  pagination: z.strictObject({ page: z.number().int(), limit: z.number().int(), total: z.number().int(), total_pages: z.number().int() }),
+  pagination: z.strictObject({
+    page: z.number().int(),
+    limit: z.number().int(),
+    total: z.number().int(),
+    total_pages: z.number().int(),
+  }),
 });
 
 type Problem = { path: string; rule: string; message: string };
@@ -33,11 +39,7 @@ describe('do-not-call list and prospect time zones', () => {
 
   beforeAll(async () => {
     server = await startTestServer();
-    ({ organizationId, apiKey } = await server.createOrganization('Acme'));
-    rest = restClient(server, organizationId, apiKey);
-    const other = await server.createOrganization('Globex');
-    otherKey = other.apiKey;
-    otherRest = restClient(server, other.organizationId, other.apiKey);
+    ({ organizationId, apiKey, rest, otherKey, otherRest } = await acmeAndGlobex(server));
   });
   afterAll(() => server.close());
 
@@ -103,20 +105,26 @@ describe('do-not-call list and prospect time zones', () => {
 
     it('refuses invalid numbers and members with a 400 naming each and its rule, and writes nothing', async () => {
       const before = await rows();
-      const invalid = problems(await rest('POST', url('/do-not-call'), { body: { numbers: [freshNumber(), '4155550100', '+1234567', 7] } }));
+      const invalid = problems(
+        await rest('POST', url('/do-not-call'), { body: { numbers: [freshNumber(), '4155550100', '+1234567', 7] } }),
+      );
       expect(invalid.map((problem) => problem.path)).toEqual(['numbers.1', 'numbers.2', 'numbers.3']);
       expect(invalid[0]).toMatchObject({ rule: 'format regex', message: 'must be E.164: + and 8 to 15 digits' });
       expect(invalid[2]).toMatchObject({ rule: 'type string' });
       expect(problems(await rest('POST', url('/do-not-call'), { body: { numbers: [] } }))).toEqual([
         { path: 'numbers', rule: 'minimum 1', message: expect.any(String) },
       ]);
-      expect(problems(await rest('POST', url('/do-not-call'), { body: {} }))).toEqual([{ path: 'numbers', rule: 'required', message: 'is required' }]);
-      expect(problems(await rest('POST', url('/do-not-call'), { body: { numbers: [freshNumber()], reason: 'x'.repeat(501) } }))).toEqual([
-        { path: 'reason', rule: 'maximum 500', message: expect.any(String) },
+      expect(problems(await rest('POST', url('/do-not-call'), { body: {} }))).toEqual([
+        { path: 'numbers', rule: 'required', message: 'is required' },
       ]);
-      expect(problems(await rest('POST', url('/do-not-call'), { body: { numbers: [freshNumber()], label: 'x' } }))).toEqual([
-        { path: 'label', rule: 'unknown member', message: 'is not a known member' },
-      ]);
+      expect(
+        problems(
+          await rest('POST', url('/do-not-call'), { body: { numbers: [freshNumber()], reason: 'x'.repeat(501) } }),
+        ),
+      ).toEqual([{ path: 'reason', rule: 'maximum 500', message: expect.any(String) }]);
+      expect(
+        problems(await rest('POST', url('/do-not-call'), { body: { numbers: [freshNumber()], label: 'x' } })),
+      ).toEqual([{ path: 'label', rule: 'unknown member', message: 'is not a known member' }]);
       expect(await rows()).toEqual(before);
     });
 
@@ -128,7 +136,9 @@ describe('do-not-call list and prospect time zones', () => {
       expect(deleted.body).toEqual({});
       expect((await list()).data.map((entry) => entry.number)).not.toContain(number);
       expect(await server.db.prisma.doNotCallNumber.count({ where: { number } })).toBe(0);
-      expect(expectErrorBody(await rest('DELETE', url(`/do-not-call/${number}`)), 404).message).toBe('do-not-call number not found');
+      expect(expectErrorBody(await rest('DELETE', url(`/do-not-call/${number}`)), 404).message).toBe(
+        'do-not-call number not found',
+      );
       expectErrorBody(await rest('DELETE', url(`/do-not-call/${freshNumber()}`)), 404);
       // Not a number at all: it cannot be listed.
       expectErrorBody(await rest('DELETE', url('/do-not-call/not-a-number')), 404);
@@ -151,10 +161,16 @@ describe('do-not-call list and prospect time zones', () => {
       // Replayed, not re-run: the number deleted in between stays off the list.
       expect(await server.db.prisma.doNotCallNumber.count({ where: { number } })).toBe(0);
       // The same key with another body is a conflict.
-      expectErrorBody(await rest('POST', url('/do-not-call'), { body: { numbers: [freshNumber()] }, headers: { 'idempotency-key': key } }), 409);
+      expectErrorBody(
+        await rest('POST', url('/do-not-call'), {
+          body: { numbers: [freshNumber()] },
+          headers: { 'idempotency-key': key },
+        }),
+        409,
+      );
     });
 
-    it("another organization sees none of the list and cannot delete from it; its own list is its own", async () => {
+    it('another organization sees none of the list and cannot delete from it; its own list is its own', async () => {
       const number = freshNumber();
       await add({ numbers: [number], reason: 'mine' });
       expect((await list('', otherRest)).data).toEqual([]);
@@ -162,19 +178,30 @@ describe('do-not-call list and prospect time zones', () => {
       // Its key on this organization's path reads as missing.
       expectErrorBody(await otherRest('GET', url('/do-not-call').replace('{org}', organizationId)), 404);
       expectErrorBody(await otherRest('DELETE', url(`/do-not-call/${number}`).replace('{org}', organizationId)), 404);
-      expect(await server.db.prisma.doNotCallNumber.findFirst({ where: { organizationId, number } })).toMatchObject({ reason: 'mine' });
+      expect(await server.db.prisma.doNotCallNumber.findFirst({ where: { organizationId, number } })).toMatchObject({
+        reason: 'mine',
+      });
       // The same number on its own list is another entry.
       expect((await add({ numbers: [number], reason: 'theirs' }, {}, otherRest)).body).toEqual({ count: 1 });
-      expect((await list('', otherRest)).data).toEqual([{ number, reason: 'theirs', created_at: expect.stringMatching(ISO) }]);
-      expect(await server.db.prisma.doNotCallNumber.findFirst({ where: { organizationId, number } })).toMatchObject({ reason: 'mine' });
+      expect((await list('', otherRest)).data).toEqual([
+        { number, reason: 'theirs', created_at: expect.stringMatching(ISO) },
+      ]);
+      expect(await server.db.prisma.doNotCallNumber.findFirst({ where: { organizationId, number } })).toMatchObject({
+        reason: 'mine',
+      });
       expect((await otherRest('DELETE', url(`/do-not-call/${number}`))).status).toBe(200);
-      expect(await server.db.prisma.doNotCallNumber.findFirst({ where: { organizationId, number } })).toMatchObject({ reason: 'mine' });
+      expect(await server.db.prisma.doNotCallNumber.findFirst({ where: { organizationId, number } })).toMatchObject({
+        reason: 'mine',
+      });
     });
   });
 
   describe('GraphQL', () => {
     const FIELDS = 'number reason createdAt';
-    const gql = async (query: string, variables?: Record<string, unknown>, key = apiKey) => (await server.graphql(key, query, variables)).body;
+    const { gql } = graphqlCalls(
+      () => server,
+      () => apiKey,
+    );
     const addNumbers = `mutation($input: DoNotCallAddInput!) { addDoNotCallNumbers(input: $input) { count } }`;
     const removeNumber = `mutation($number: String!) { removeDoNotCallNumber(number: $number) { ${FIELDS} } }`;
     const listNumbers = `query($first: Int, $after: String) {
@@ -186,7 +213,9 @@ describe('do-not-call list and prospect time zones', () => {
 
     it('adds, lists newest first with totalCount and paging, and removes', async () => {
       const [a, b, c] = [freshNumber(), freshNumber(), freshNumber()];
-      expect(await gql(addNumbers, { input: { numbers: [a, a], reason: 'complaint' } })).toEqual({ data: { addDoNotCallNumbers: { count: 1 } } });
+      expect(await gql(addNumbers, { input: { numbers: [a, a], reason: 'complaint' } })).toEqual({
+        data: { addDoNotCallNumbers: { count: 1 } },
+      });
       expect((await gql(addNumbers, { input: { numbers: [c, b] } })).data.addDoNotCallNumbers.count).toBe(2);
       const first = (await gql(listNumbers, { first: 2 })).data.doNotCallNumbers;
       expect(first.totalCount).toBe(3);
@@ -197,7 +226,9 @@ describe('do-not-call list and prospect time zones', () => {
       expect(rest.pageInfo.hasNextPage).toBe(false);
 
       const removed = await gql(removeNumber, { number: a });
-      expect(removed).toEqual({ data: { removeDoNotCallNumber: { number: a, reason: 'complaint', createdAt: rest.nodes[0].createdAt } } });
+      expect(removed).toEqual({
+        data: { removeDoNotCallNumber: { number: a, reason: 'complaint', createdAt: rest.nodes[0].createdAt } },
+      });
       const again = await gql(removeNumber, { number: a });
       expect(again.data).toEqual({ removeDoNotCallNumber: null });
       expect(again.errors[0].extensions.code).toBe('NOT_FOUND');
@@ -206,7 +237,9 @@ describe('do-not-call list and prospect time zones', () => {
 
     it('refuses invalid input with BAD_INPUT naming the member and rule, writing nothing', async () => {
       const before = await rows();
-      const body = await gql(addNumbers, { input: { numbers: [freshNumber(), '+1 415 555 0100'], reason: 'x'.repeat(501) } });
+      const body = await gql(addNumbers, {
+        input: { numbers: [freshNumber(), '+1 415 555 0100'], reason: 'x'.repeat(501) },
+      });
       expect(body.errors[0].extensions.code).toBe('BAD_INPUT');
       expect(body.errors[0].extensions.detail).toEqual([
         { path: 'numbers.1', rule: 'format regex', message: 'must be E.164: + and 8 to 15 digits' },
@@ -229,17 +262,26 @@ describe('do-not-call list and prospect time zones', () => {
     it('REST, both prefixes: a valid IANA zone is stored and returned; a prospect without one reads null', async () => {
       for (const prefix of PREFIXES) {
         const created = await rest('POST', `${prefix}/prospects`, {
-          body: { prospects: [{ first_name: 'Ana', phone: '+13125550100', timezone: 'America/Chicago' }, { first_name: 'Bo' }] },
+          body: {
+            prospects: [
+              { first_name: 'Ana', phone: '+13125550100', timezone: 'America/Chicago' },
+              { first_name: 'Bo' },
+            ],
+          },
         });
         expect(created.status, JSON.stringify(created.body)).toBe(201);
         const [ana, bo] = z.array(prospectSchema).parse(created.body.created);
         expect(ana!.timezone).toBe('America/Chicago');
         expect(bo!.timezone).toBeNull();
-        expect(await server.db.prisma.prospect.findUnique({ where: { id: ana!.id } })).toMatchObject({ timezone: 'America/Chicago' });
+        expect(await server.db.prisma.prospect.findUnique({ where: { id: ana!.id } })).toMatchObject({
+          timezone: 'America/Chicago',
+        });
         const read = await rest('GET', `${prefix}/prospects/${ana!.id}`);
         expect(prospectSchema.parse(read.body).timezone).toBe('America/Chicago');
         // One prospect's members alone.
-        const single = await rest('POST', `${prefix}/prospects`, { body: { first_name: 'Cy', timezone: 'Europe/Paris' } });
+        const single = await rest('POST', `${prefix}/prospects`, {
+          body: { first_name: 'Cy', timezone: 'Europe/Paris' },
+        });
         expect(single.body.created[0].timezone).toBe('Europe/Paris');
       }
     });
@@ -248,10 +290,16 @@ describe('do-not-call list and prospect time zones', () => {
       const before = await server.db.prisma.prospect.count({ where: { organizationId } });
       for (const prefix of PREFIXES) {
         const refused = problems(
-          await rest('POST', `${prefix}/prospects`, { body: { prospects: [{ first_name: 'Ok', timezone: 'Asia/Tokyo' }, { timezone: 'Mars/Olympus' }] } }),
+          await rest('POST', `${prefix}/prospects`, {
+            body: { prospects: [{ first_name: 'Ok', timezone: 'Asia/Tokyo' }, { timezone: 'Mars/Olympus' }] },
+          }),
         );
-        expect(refused).toEqual([{ path: 'prospects.1.timezone', rule: 'format iana_timezone', message: expect.stringContaining('IANA') }]);
-        const single = problems(await rest('POST', `${prefix}/prospects`, { body: { first_name: 'Zed', timezone: 'Mars/Olympus' } }));
+        expect(refused).toEqual([
+          { path: 'prospects.1.timezone', rule: 'format iana_timezone', message: expect.stringContaining('IANA') },
+        ]);
+        const single = problems(
+          await rest('POST', `${prefix}/prospects`, { body: { first_name: 'Zed', timezone: 'Mars/Olympus' } }),
+        );
         expect(single.map((problem) => problem.path)).toEqual(['prospects.0.timezone']);
       }
       expect(await server.db.prisma.prospect.count({ where: { organizationId } })).toBe(before);
@@ -259,12 +307,25 @@ describe('do-not-call list and prospect time zones', () => {
 
     it('GraphQL: createProspects takes a timezone and Prospect.timezone returns it; an unknown zone is BAD_INPUT', async () => {
       const create = `mutation($input: ProspectsCreateInput!) { createProspects(input: $input) { id timezone } }`;
-      const { data } = (await server.graphql(apiKey, create, { input: { prospects: [{ firstName: 'Di', timezone: 'Australia/Sydney' }, { firstName: 'Ed' }] } })).body;
-      expect(data.createProspects.map((prospect: { timezone: string | null }) => prospect.timezone)).toEqual(['Australia/Sydney', null]);
-      const read = await server.graphql(apiKey, `query($id: ID!) { prospect(id: $id) { timezone } }`, { id: data.createProspects[0].id });
+      const { data } = (
+        await server.graphql(apiKey, create, {
+          input: { prospects: [{ firstName: 'Di', timezone: 'Australia/Sydney' }, { firstName: 'Ed' }] },
+        })
+      ).body;
+      expect(data.createProspects.map((prospect: { timezone: string | null }) => prospect.timezone)).toEqual([
+        'Australia/Sydney',
+        null,
+      ]);
+      const read = await server.graphql(apiKey, `query($id: ID!) { prospect(id: $id) { timezone } }`, {
+        id: data.createProspects[0].id,
+      });
       expect(read.body.data.prospect.timezone).toBe('Australia/Sydney');
-      const refused = (await server.graphql(apiKey, create, { input: { prospects: [{ timezone: 'Mars/Olympus' }] } })).body;
-      expect(refused.errors[0].extensions).toMatchObject({ code: 'BAD_INPUT', detail: [{ path: 'prospects.0.timezone', rule: 'format iana_timezone' }] });
+      const refused = (await server.graphql(apiKey, create, { input: { prospects: [{ timezone: 'Mars/Olympus' }] } }))
+        .body;
+      expect(refused.errors[0].extensions).toMatchObject({
+        code: 'BAD_INPUT',
+        detail: [{ path: 'prospects.0.timezone', rule: 'format iana_timezone' }],
+      });
     });
   });
 });

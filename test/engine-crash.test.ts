@@ -5,7 +5,7 @@
 // delay, never at once.
 import { describe, expect, it } from 'vitest';
 import { eventually } from './support/flows.ts';
-import { freePort, runCli, startServerProcess } from './support/processes.ts';
+import { freePort, orgRest, runCli, startServerProcess } from './support/processes.ts';
 import { createTestStorage } from './support/storage.ts';
 
 describe('a worker killed mid-run', () => {
@@ -13,18 +13,15 @@ describe('a worker killed mid-run', () => {
     const storage = await createTestStorage();
     try {
       const org = JSON.parse((await runCli(['orgs', 'create', '--name', 'Crash'], storage.env)).stdout);
-      const call = async (port: number, method: string, path: string, body?: unknown) => {
-        const response = await fetch(`http://127.0.0.1:${port}/org/${org.organization_id}${path}`, {
-          method,
-          headers: { 'x-api-key': org.api_key, ...(body ? { 'content-type': 'application/json' } : {}) },
-          body: body ? JSON.stringify(body) : undefined,
-        });
-        return response.json();
-      };
+      const call = async (port: number, method: string, path: string, body?: unknown) =>
+        (await orgRest(port, org)(method, path, body)).body;
 
       // The first worker's calls never end by themselves.
       const firstPort = await freePort();
-      const first = await startServerProcess({ ...storage.env, SIMULATED_CALL_MS: '600000', RUN_LEASE_MS: '2000', SIMULATED_CALL_OUTCOMES: 'answered=1' }, firstPort);
+      const first = await startServerProcess(
+        { ...storage.env, SIMULATED_CALL_MS: '600000', RUN_LEASE_MS: '2000', SIMULATED_CALL_OUTCOMES: 'answered=1' },
+        firstPort,
+      );
       const agent = await call(firstPort, 'POST', '/agents', { name: 'Caller' });
       const steps = [{ id: 'dial', type: 'call', agent_id: agent.id }];
       const workflow = await call(firstPort, 'POST', '/workflows', { name: 'Crash', definition: { steps } });
@@ -42,16 +39,28 @@ describe('a worker killed mid-run', () => {
       await first.stop('SIGKILL');
 
       const secondPort = await freePort();
-      const second = await startServerProcess({ ...storage.env, SIMULATED_CALL_MS: '50', RUN_LEASE_MS: '2000', SIMULATED_CALL_OUTCOMES: 'answered=1' }, secondPort);
+      const second = await startServerProcess(
+        { ...storage.env, SIMULATED_CALL_MS: '50', RUN_LEASE_MS: '2000', SIMULATED_CALL_OUTCOMES: 'answered=1' },
+        secondPort,
+      );
       try {
-        const finished = await eventually(async () => {
-          const current = await call(secondPort, 'GET', `/batches/${batch.id}`);
-          return current.status === 'FINISHED' ? current : undefined;
-        }, 30_000, 'the batch to finish');
+        const finished = await eventually(
+          async () => {
+            const current = await call(secondPort, 'GET', `/batches/${batch.id}`);
+            return current.status === 'FINISHED' ? current : undefined;
+          },
+          30_000,
+          'the batch to finish',
+        );
         expect(finished.stats).toMatchObject({ finished_count: 1, in_progress_count: 0, total_count: 1 });
         const runs = await call(secondPort, 'GET', `/workflows/${workflow.id}/runs`);
         const run = await call(secondPort, 'GET', `/runs/${runs.data[0].id}`);
-        expect(run).toMatchObject({ status: 'FINISHED', current_step_id: 'dial', attempts: 2, last_outcome: 'answered' });
+        expect(run).toMatchObject({
+          status: 'FINISHED',
+          current_step_id: 'dial',
+          attempts: 2,
+          last_outcome: 'answered',
+        });
         const [lost, retried] = run.call_attempts;
         expect([lost.outcome, lost.reason, retried.outcome]).toEqual(['failed', 'lost', 'answered']);
         // Not redialled when the lease was taken back: only after the retry delay.

@@ -5,11 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Dialer } from '../src/engine/dialer.ts';
 import { batchIn, expectStatsMatchRuns } from './support/batch-checks.ts';
 import { eventually, flows } from './support/flows.ts';
+import { ManualClock } from './support/manual-clock.ts';
 import { startTestServer, type TestEngineOptions, type TestServer } from './support/server.ts';
 
-
-
-async function withEngine(options: TestEngineOptions, work: (server: TestServer, api: ReturnType<typeof flows>) => Promise<void>) {
+async function withEngine(
+  options: TestEngineOptions,
+  work: (server: TestServer, api: ReturnType<typeof flows>) => Promise<void>,
+) {
   const server = await startTestServer({ engine: options });
   try {
     const { apiKey } = await server.createOrganization();
@@ -22,19 +24,32 @@ async function withEngine(options: TestEngineOptions, work: (server: TestServer,
 describe('the run engine', () => {
   it('runs every step of the pinned version and finishes the runs and the batch', async () => {
     await withEngine({ callMs: 10 }, async (server, api) => {
-      const workflow = await api.workflow([{ id: 'dial', type: 'call' }, { id: 'pause', type: 'wait', seconds: 0.01 }, { id: 'redial', type: 'call' }]);
+      const workflow = await api.workflow([
+        { id: 'dial', type: 'call' },
+        { id: 'pause', type: 'wait', seconds: 0.01 },
+        { id: 'redial', type: 'call' },
+      ]);
       const batchId = await api.batch(workflow, await api.prospects(5));
       // A later version does not change the runs already pinned.
-      await api.ok(`mutation($id: ID!) { publishWorkflowVersion(workflowId: $id, input: { definition: { steps: [{ id: "x", type: "nope" }] } }) { version } }`, {
-        id: workflow,
-      });
+      await api.ok(
+        `mutation($id: ID!) { publishWorkflowVersion(workflowId: $id, input: { definition: { steps: [{ id: "x", type: "nope" }] } }) { version } }`,
+        {
+          id: workflow,
+        },
+      );
       const batch = await batchIn(server.db, batchId, ['FINISHED', 'FAILED']);
       expect(batch.status).toBe('FINISHED');
       expect(batch.finishedCount).toBe(5);
       const runs = await server.db.prisma.run.findMany({ where: { batchId } });
       for (const run of runs) {
         // One attempt per call step.
-        expect(run).toMatchObject({ status: 'FINISHED', currentStepId: 'redial', attempts: 2, lastOutcome: 'answered', leaseOwner: null });
+        expect(run).toMatchObject({
+          status: 'FINISHED',
+          currentStepId: 'redial',
+          attempts: 2,
+          lastOutcome: 'answered',
+          leaseOwner: null,
+        });
         expect(run.startedAt!.getTime()).toBeLessThanOrEqual(run.endedAt!.getTime());
       }
       await expectStatsMatchRuns(server.db, batchId);
@@ -47,13 +62,23 @@ describe('the run engine', () => {
       const batch = await batchIn(server.db, batchId, ['FINISHED', 'FAILED']);
       expect(batch).toMatchObject({ status: 'FAILED', failedCount: 3 });
       const runs = await server.db.prisma.run.findMany({ where: { batchId } });
-      expect(runs.every((run) => run.status === 'FAILED' && run.lastOutcome === 'failed' && run.error?.includes('ended failed') && run.endedAt)).toBe(true);
+      expect(
+        runs.every(
+          (run) =>
+            run.status === 'FAILED' &&
+            run.lastOutcome === 'failed' &&
+            run.error?.includes('ended failed') &&
+            run.endedAt,
+        ),
+      ).toBe(true);
     });
   });
 
   it('finishes a batch with some failed runs as FINISHED, and fails runs with an unknown step type', async () => {
     let calls = 0;
-    const flaky: Dialer = { dial: async () => ({ outcome: calls++ % 2 === 0 ? 'busy' : 'answered', durationSeconds: 1, reason: null }) };
+    const flaky: Dialer = {
+      dial: async () => ({ outcome: calls++ % 2 === 0 ? 'busy' : 'answered', durationSeconds: 1, reason: null }),
+    };
     await withEngine({ dialer: flaky, concurrency: 1 }, async (server, api) => {
       const batchId = await api.batch(await api.workflow([{ id: 'dial', type: 'call' }]), await api.prospects(4));
       const batch = await batchIn(server.db, batchId, ['FINISHED', 'FAILED']);
@@ -73,9 +98,13 @@ describe('the run engine', () => {
       const paused = await expectStatsMatchRuns(server.db, batchId);
       expect(paused.status).toBe('PAUSED');
       const startedBeforePause = await server.db.prisma.run.count({ where: { batchId, startedAt: { not: null } } });
-      await sleep(900);
-      // Runs in progress finished; nothing new started while paused.
-      expect(await server.db.prisma.run.count({ where: { batchId, startedAt: { not: null } } })).toBe(startedBeforePause);
+      // Runs in progress finish; then the engine looks for work twice, and starts nothing while paused.
+      const inProgress = () => server.db.prisma.run.count({ where: { batchId, status: 'IN_PROGRESS' } });
+      await eventually(async () => ((await inProgress()) === 0 ? true : undefined));
+      await server.engineClaims();
+      expect(await server.db.prisma.run.count({ where: { batchId, startedAt: { not: null } } })).toBe(
+        startedBeforePause,
+      );
       expect(await server.db.prisma.run.count({ where: { batchId, status: 'IN_PROGRESS' } })).toBe(0);
       const stillPaused = await expectStatsMatchRuns(server.db, batchId);
       expect(stillPaused.status).toBe('PAUSED');
@@ -92,18 +121,24 @@ describe('the run engine', () => {
       const batchId = await api.batch(await api.workflow([{ id: 'dial', type: 'call' }]), await api.prospects(3));
       await batchIn(server.db, batchId, ['IN_PROGRESS']);
       await api.setStatus(batchId, 'CANCELLED');
-      await eventually(async () => ((await server.db.prisma.run.count({ where: { batchId, status: 'IN_PROGRESS' } })) === 0 ? true : undefined));
+      await eventually(async () =>
+        (await server.db.prisma.run.count({ where: { batchId, status: 'IN_PROGRESS' } })) === 0 ? true : undefined,
+      );
       const batch = await expectStatsMatchRuns(server.db, batchId);
       expect(batch).toMatchObject({ status: 'CANCELLED', finishedCount: 1, cancelledCount: 2 });
     });
   });
 
   it('holds runs of a batch scheduled in the future until then', async () => {
-    await withEngine({ callMs: 5 }, async (server, api) => {
-      const at = new Date(Date.now() + 1500);
-      const batchId = await api.batch(await api.workflow([{ id: 'dial', type: 'call' }]), await api.prospects(2), { scheduledAt: at.toISOString() });
-      await sleep(700);
+    const clock = new ManualClock('2030-01-07T12:00:00.000Z');
+    await withEngine({ callMs: 5, clock }, async (server, api) => {
+      const at = new Date(clock.now().getTime() + 60_000);
+      const batchId = await api.batch(await api.workflow([{ id: 'dial', type: 'call' }]), await api.prospects(2), {
+        scheduledAt: at.toISOString(),
+      });
+      await server.engineClaims();
       expect((await server.db.prisma.batch.findUniqueOrThrow({ where: { id: batchId } })).status).toBe('PENDING');
+      clock.set(at);
       const batch = await batchIn(server.db, batchId, ['FINISHED']);
       const runs = await server.db.prisma.run.findMany({ where: { batchId } });
       expect(runs.every((run) => run.startedAt!.getTime() >= at.getTime())).toBe(true);
@@ -111,21 +146,25 @@ describe('the run engine', () => {
     });
   });
 
-  it("keeps calls on an outbound trunk within its max_concurrency", async () => {
+  it('keeps calls on an outbound trunk within its max_concurrency', async () => {
     let active = 0;
     let peak = 0;
     const server = await startTestServer({ engine: { concurrency: 8, callMs: 120 } });
     try {
       const { apiKey } = await server.createOrganization();
       const api = flows(server, apiKey);
-      const trunks = await api.ok(`mutation { createSipTrunk(input: { name: "T", address: "sip.example.com", provider: "twilio",
+      const trunks =
+        await api.ok(`mutation { createSipTrunk(input: { name: "T", address: "sip.example.com", provider: "twilio",
         phoneNumbers: ["+14155550100"], maxConcurrency: 2 }) { outboundTrunk { id } } }`);
       const trunkId = trunks.createSipTrunk.outboundTrunk.id;
       const observe = setInterval(async () => {
         active = await server.db.prisma.run.count({ where: { trunkId, status: 'IN_PROGRESS' } });
         peak = Math.max(peak, active);
       }, 10);
-      const batchId = await api.batch(await api.workflow([{ id: 'dial', type: 'call', trunk_id: trunkId }]), await api.prospects(8));
+      const batchId = await api.batch(
+        await api.workflow([{ id: 'dial', type: 'call', trunk_id: trunkId }]),
+        await api.prospects(8),
+      );
       await batchIn(server.db, batchId, ['FINISHED']);
       clearInterval(observe);
       expect(peak).toBeGreaterThan(0);
@@ -134,7 +173,9 @@ describe('the run engine', () => {
       const attempts = await server.db.prisma.runAttempt.findMany({ where: { batchId } });
       expect(new Set(attempts.map((attempt) => attempt.fromNumber))).toEqual(new Set(['+14155550100']));
       // A trunk that is not the organization's is refused when the version is published.
-      await expect(api.workflow([{ id: 'dial', type: 'call', trunk_id: 'trk_nope' }])).rejects.toThrow(/definition\.steps\.0\.trunk_id/);
+      await expect(api.workflow([{ id: 'dial', type: 'call', trunk_id: 'trk_nope' }])).rejects.toThrow(
+        /definition\.steps\.0\.trunk_id/,
+      );
     } finally {
       await server.close();
     }
@@ -150,7 +191,7 @@ describe('the run engine', () => {
         request.on('data', (chunk) => (body += chunk));
         request.on('end', () => {
           received.push({ method: request.method, body });
-          if (request.url === '/slow') return void setTimeout(() => response.end('late'), 2000);
+          if (request.url === '/slow') return; // never answers: only the step's timeout ends the request
           response.statusCode = request.url === '/fail' ? 500 : 200;
           response.end('ok');
         });
@@ -158,16 +199,25 @@ describe('the run engine', () => {
       await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
       base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
     });
-    afterAll(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
+    afterAll(() => {
+      receiver.closeAllConnections();
+      return new Promise<void>((resolve) => receiver.close(() => resolve()));
+    });
 
     it('sends a real request, fails on a non-2xx answer and on a timeout', async () => {
       await withEngine({}, async (server, api) => {
-        const ok = await api.batch(await api.workflow([{ id: 'hook', type: 'webhook', url: `${base}/ok` }]), await api.prospects(1));
+        const ok = await api.batch(
+          await api.workflow([{ id: 'hook', type: 'webhook', url: `${base}/ok` }]),
+          await api.prospects(1),
+        );
         expect((await batchIn(server.db, ok, ['FINISHED', 'FAILED'])).status).toBe('FINISHED');
         const body = JSON.parse(received.find((request) => request.body.includes(ok))!.body);
         expect(body).toMatchObject({ batch_id: ok, step_id: 'hook', run_id: expect.stringMatching(/^run_/) });
 
-        const failing = await api.batch(await api.workflow([{ id: 'hook', type: 'webhook', url: `${base}/fail` }]), await api.prospects(1));
+        const failing = await api.batch(
+          await api.workflow([{ id: 'hook', type: 'webhook', url: `${base}/fail` }]),
+          await api.prospects(1),
+        );
         expect((await batchIn(server.db, failing, ['FINISHED', 'FAILED'])).status).toBe('FAILED');
         const slow = await api.batch(
           await api.workflow([{ id: 'hook', type: 'webhook', url: `${base}/slow`, timeout_ms: 200 }]),
@@ -189,7 +239,12 @@ describe('the run engine', () => {
       await server.db.prisma.$transaction([
         server.db.prisma.run.update({
           where: { id: run!.id },
-          data: { status: 'IN_PROGRESS', startedAt: new Date(), leaseOwner: 'dead-worker', leaseExpiresAt: new Date(Date.now() + 500) },
+          data: {
+            status: 'IN_PROGRESS',
+            startedAt: new Date(),
+            leaseOwner: 'dead-worker',
+            leaseExpiresAt: new Date(Date.now() + 500),
+          },
         }),
         server.db.prisma.batch.update({
           where: { id: batchId },
@@ -209,15 +264,23 @@ describe('the run engine', () => {
   it('hands its runs back when it stops: calls cut short are failed attempts, retried by the policy', async () => {
     await withEngine({ callMs: 60_000, concurrency: 3 }, async (server, api) => {
       const retry = { maxAttempts: 2, on: ['failed'], delaySeconds: 0 };
-      const batchId = await api.batch(await api.workflow([{ id: 'dial', type: 'call' }]), await api.prospects(3), { retry });
-      await eventually(async () => ((await server.db.prisma.runAttempt.count({ where: { batchId } })) === 3 ? true : undefined));
+      const batchId = await api.batch(await api.workflow([{ id: 'dial', type: 'call' }]), await api.prospects(3), {
+        retry,
+      });
+      await eventually(async () =>
+        (await server.db.prisma.runAttempt.count({ where: { batchId } })) === 3 ? true : undefined,
+      );
       await server.engine!.stop();
       const batch = await expectStatsMatchRuns(server.db, batchId);
       expect(batch).toMatchObject({ pendingCount: 3, inProgressCount: 0 });
       const runs = await server.db.prisma.run.findMany({ where: { batchId } });
-      expect(runs.every((run) => run.leaseOwner === null && run.attempts === 1 && run.lastOutcome === 'failed')).toBe(true);
+      expect(runs.every((run) => run.leaseOwner === null && run.attempts === 1 && run.lastOutcome === 'failed')).toBe(
+        true,
+      );
       const attempts = await server.db.prisma.runAttempt.findMany({ where: { batchId } });
-      expect(attempts.map((attempt) => [attempt.outcome, attempt.reason])).toEqual(Array(3).fill(['failed', 'interrupted']));
+      expect(attempts.map((attempt) => [attempt.outcome, attempt.reason])).toEqual(
+        Array(3).fill(['failed', 'interrupted']),
+      );
     });
   });
 });
@@ -234,7 +297,10 @@ describe('two instances', () => {
     },
   });
   beforeAll(async () => {
-    first = await startTestServer({ engine: { concurrency: 4, dialer: recording('first') }, redisUrl: process.env.TEST_REDIS_URL });
+    first = await startTestServer({
+      engine: { concurrency: 4, dialer: recording('first') },
+      redisUrl: process.env.TEST_REDIS_URL,
+    });
     second = await startTestServer({
       engine: { concurrency: 4, dialer: recording('second') },
       redisUrl: process.env.TEST_REDIS_URL,

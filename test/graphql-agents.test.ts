@@ -3,8 +3,10 @@ import { agentUpdate } from '../src/domain/agent-config.ts';
 import { DomainError } from '../src/domain/errors.ts';
 import { camelCase } from '../src/domain/names.ts';
 import { parseOrThrow } from '../src/domain/validation.ts';
+import { agentConfigMembers as configMembers, fullAgent } from './support/agent-configs.ts';
+import { graphqlCalls } from './support/graphql.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
-import { llm, transcriber, voice } from './support/agent-configs.ts';
+import { recordStatements } from './support/statements.ts';
 
 // Members whose content is free-form JSON: their keys are not renamed and they have no sub-selection.
 const JSON_MEMBERS = new Set(['plugins', 'headers', 'body_template', 'config_override']);
@@ -44,81 +46,6 @@ function withoutNulls(value: unknown): unknown {
   );
 }
 
-/** Every member of the update request, config fallbacks two levels deep (stored, snake_case shape). */
-const fullAgent = {
-  name: 'Support line',
-  type: 'chat',
-  prompt_template: 'You help {{first_name}}.',
-  default_functions: ['end_call', 'transfer_call'],
-  plugins: [{ name: 'crm', options: { sync_mode: 'full' } }, 'recorder'],
-  background_sound: {
-    enabled: true,
-    file: 'office.mp3',
-    initial_volume: 0.2,
-    volume: 0.5,
-    thinking_sound: [
-      { sound: 'typing.mp3', probability: 0.4, volume: 0.3 },
-      { sound: 'hmm.mp3', probability: 1, volume: 0 },
-    ],
-  },
-  extra_config: {
-    allow_interruptions: true,
-    interruption_sensitivity: 0.6,
-    min_words: 2,
-    turn_detector_enabled: true,
-    turn_detector_is_multilingual: false,
-    turn_detector_model_type: 'small',
-    use_gender_plugin: 'enhanced-multi',
-  },
-  goodbye_config: { enabled: true, message: 'Goodbye!' },
-  greeting_config: {
-    agent_speaks_first: true,
-    greeting: 'Hello!',
-    pause_before_first_message: 500,
-    voice_mail_message: 'Please call us back.',
-    welcome_message_is_generated: false,
-  },
-  llm_config: llm('openai', 'gpt-4o', [llm('anthropic', 'claude-sonnet', [llm('groq', 'llama-3')]), llm('azure', 'gpt-4o-mini')]),
-  precall_webhook: {
-    method: 'POST',
-    url: 'https://crm.example.com/precall',
-    headers: { Authorization: 'Bearer abc', 'X-Trace': '1' },
-    body_template: { prospect_id: '{{prospect_id}}', extra: { nested_key: [1, 2] } },
-    timeout_seconds: 10,
-  },
-  room_duration_config: {
-    close_room_message: 'We are out of time.',
-    duration_warning_message: 'One minute left.',
-    max_duration_min: 30,
-    max_silence_sec: 20,
-    silence_message: 'Are you there?',
-    wait_for_message_sec: 5,
-  },
-  transcriber_config: transcriber('deepgram', [transcriber('assemblyai', [transcriber('azure')])]),
-  vad_config: {
-    activation_threshold: 0.5,
-    max_buffered_speech: 60,
-    min_silence_duration: 0.55,
-    min_speech_duration: 0.05,
-    prefix_padding_duration: 0.5,
-    sample_rate: 16000,
-  },
-  voice_config: voice('elevenlabs', 'eleven_turbo', [voice('cartesia', 'sonic', [voice('openai', 'tts-1')])]),
-};
-
-const configMembers = [
-  'background_sound',
-  'extra_config',
-  'goodbye_config',
-  'greeting_config',
-  'llm_config',
-  'precall_webhook',
-  'room_duration_config',
-  'transcriber_config',
-  'vad_config',
-  'voice_config',
-] as const;
-
 const agentSelection = `id organizationId publicQuota allowedSipTrunks createdAt updatedAt ${selectionOf([fullAgent]).slice(1, -1)}`;
 
 describe('GraphQL: agents, tools and evaluations', () => {
@@ -126,12 +53,10 @@ describe('GraphQL: agents, tools and evaluations', () => {
   let apiKey: string;
   let organizationId: string;
   let other: { apiKey: string };
-  const gql = async (query: string, variables?: Record<string, unknown>) => (await server.graphql(apiKey, query, variables)).body;
-  const ok = async (query: string, variables?: Record<string, unknown>) => {
-    const body = await gql(query, variables);
-    expect(body.errors).toBeUndefined();
-    return body.data;
-  };
+  const { gql, ok } = graphqlCalls(
+    () => server,
+    () => apiKey,
+  );
   /** The agent's row as stored: config members are their snake_case JSON value. */
   const storedAgent = (id: string) => server.db.prisma.agent.findUnique({ where: { id } });
 
@@ -143,12 +68,17 @@ describe('GraphQL: agents, tools and evaluations', () => {
   afterAll(() => server.close());
 
   async function newAgent(input: Record<string, unknown> = { name: 'Agent' }) {
-    const data = await ok(`mutation($input: AgentCreateInput!) { createAgent(input: $input) { ${agentSelection} } }`, { input });
+    const data = await ok(`mutation($input: AgentCreateInput!) { createAgent(input: $input) { ${agentSelection} } }`, {
+      input,
+    });
     return data.createAgent;
   }
 
   const update = (id: string, input: Record<string, unknown>) =>
-    gql(`mutation($id: ID!, $input: AgentUpdateInput!) { updateAgent(id: $id, input: $input) { ${agentSelection} } }`, { id, input });
+    gql(`mutation($id: ID!, $input: AgentUpdateInput!) { updateAgent(id: $id, input: $input) { ${agentSelection} } }`, {
+      id,
+      input,
+    });
 
   it('creates an agent with every configuration object and reads it back exactly', async () => {
     const created = await newAgent(toGraphQL(fullAgent) as Record<string, unknown>);
@@ -156,11 +86,21 @@ describe('GraphQL: agents, tools and evaluations', () => {
     expect(created).toMatchObject({ organizationId, publicQuota: 0, allowedSipTrunks: [] });
     expect(created.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 
-    const read = await ok(`query($id: ID!) { agent(id: $id) { ${agentSelection} tools { id } } node(id: $id) { id } }`, {
-      id: created.id,
-    });
-    const { id: _id, organizationId: _org, publicQuota: _quota, allowedSipTrunks: _trunks, createdAt: _c, updatedAt: _u, ...config } =
-      read.agent;
+    const read = await ok(
+      `query($id: ID!) { agent(id: $id) { ${agentSelection} tools { id } } node(id: $id) { id } }`,
+      {
+        id: created.id,
+      },
+    );
+    const {
+      id: _id,
+      organizationId: _org,
+      publicQuota: _quota,
+      allowedSipTrunks: _trunks,
+      createdAt: _c,
+      updatedAt: _u,
+      ...config
+    } = read.agent;
     expect(withoutNulls({ ...config, tools: undefined })).toEqual(toGraphQL(fullAgent));
     expect(read.agent.tools).toEqual([]);
     expect(read.node).toEqual({ id: created.id });
@@ -173,17 +113,31 @@ describe('GraphQL: agents, tools and evaluations', () => {
   it('lists agents newest first, page by page', async () => {
     const org = await server.createOrganization('Lister');
     for (const [index, name] of ['A1', 'A2', 'A3'].entries()) {
-      const { body } = await server.graphql(org.apiKey, `mutation($n: String!) { createAgent(input: { name: $n }) { id } }`, { n: name });
+      const { body } = await server.graphql(
+        org.apiKey,
+        `mutation($n: String!) { createAgent(input: { name: $n }) { id } }`,
+        { n: name },
+      );
       // Distinct creation times: two creates within one millisecond would otherwise order by their random ids.
-      await server.db.prisma.agent.update({ where: { id: body.data.createAgent.id }, data: { createdAt: new Date(Date.UTC(2026, 0, 1, 0, index)) } });
+      await server.db.prisma.agent.update({
+        where: { id: body.data.createAgent.id },
+        data: { createdAt: new Date(Date.UTC(2026, 0, 1, 0, index)) },
+      });
     }
     const page = (after: string | null) =>
-      server.graphql(org.apiKey, `query($a: String) { agents(first: 2, after: $a) { totalCount pageInfo { hasNextPage endCursor } nodes { name type } } }`, {
-        a: after,
-      });
+      server.graphql(
+        org.apiKey,
+        `query($a: String) { agents(first: 2, after: $a) { totalCount pageInfo { hasNextPage endCursor } nodes { name type } } }`,
+        {
+          a: after,
+        },
+      );
     const first = (await page(null)).body.data.agents;
     expect(first.totalCount).toBe(3);
-    expect(first.nodes).toEqual([{ name: 'A3', type: 'voice' }, { name: 'A2', type: 'voice' }]);
+    expect(first.nodes).toEqual([
+      { name: 'A3', type: 'voice' },
+      { name: 'A2', type: 'voice' },
+    ]);
     expect(first.pageInfo.hasNextPage).toBe(true);
     const second = (await page(first.pageInfo.endCursor)).body.data.agents;
     expect(second.nodes).toEqual([{ name: 'A1', type: 'voice' }]);
@@ -196,13 +150,17 @@ describe('GraphQL: agents, tools and evaluations', () => {
     for (let index = 0; index < 5; index++) {
       const { body } = await as(`mutation { createAgent(input: { name: "B${index}" }) { id } }`);
       const id = body.data.createAgent.id;
-      await as(`mutation($id: ID!) { setAgentTools(agentId: $id, tools: [{ name: "a" }, { name: "b" }]) { id } }`, { id });
+      await as(`mutation($id: ID!) { setAgentTools(agentId: $id, tools: [{ name: "a" }, { name: "b" }]) { id } }`, {
+        id,
+      });
       await as(`mutation($id: String!) { createEvaluation(input: { agentId: $id, score: 1 }) { id } }`, { id });
     }
-    const statements: string[] = [];
-    const stop = server.db.onStatement((sql) => statements.push(sql));
-    const { body } = await as(`{ agents(first: 20) { totalCount nodes { name tools { name } evaluations(first: 5) { totalCount nodes { score agent { name } } } } } }`);
-    stop();
+    const query = `{ agents(first: 20) { totalCount nodes { name tools { name }
+      evaluations(first: 5) { totalCount nodes { score agent { name } } } } } }`;
+    const {
+      result: { body },
+      statements,
+    } = await recordStatements(server.db, () => as(query));
     expect(body.errors).toBeUndefined();
     expect(body.data.agents.nodes).toHaveLength(5);
     for (const agent of body.data.agents.nodes) {
@@ -211,12 +169,26 @@ describe('GraphQL: agents, tools and evaluations', () => {
     }
     // The key, the agents, their count, tools, evaluation pages, evaluation counts: whatever the number of agents.
     expect(statements.length).toBeLessThanOrEqual(6);
+    expect(statements).toMatchInlineSnapshot(`
+      [
+        "SELECT "public"."Agent"."id", "public"."Agent"."organizationId", "public"."Agent"."name", "public"."Agent"."type"::text, "public"."Agent"."promptTemplate", "public"."Agent"."publicQuota", "public"."Agent"."allowedSipTrunks", "public"."Agent"."defaultFunctions", "public"."Agent"."plugins", "public"."Agent"."backgroundSound", "public"."Agent"."extraConfig", "public"."Agent"."goodbyeConfig", "public"."Agent"."greetingConfig", "public"."Agent"."llmConfig", "public"."Agent"."precallWebhook", "public"."Agent"."roomDurationConfig", "public"."Agent"."transcriberConfig", "public"."Agent"."vadConfig", "public"."Agent"."voiceConfig", "public"."Agent"."createdAt", "public"."Agent"."updatedAt" FROM "public"."Agent" WHERE "public"."Agent"."organizationId" = $n ORDER BY "public"."Agent"."createdAt" DESC, "public"."Agent"."id" DESC LIMIT $n OFFSET $n",
+        "SELECT "public"."AgentTool"."id", "public"."AgentTool"."organizationId", "public"."AgentTool"."agentId", "public"."AgentTool"."position", "public"."AgentTool"."name", "public"."AgentTool"."description", "public"."AgentTool"."url", "public"."AgentTool"."method", "public"."AgentTool"."isEnabled", "public"."AgentTool"."configOverride", "public"."AgentTool"."parameters", "public"."AgentTool"."createdAt", "public"."AgentTool"."updatedAt" FROM "public"."AgentTool" WHERE ("public"."AgentTool"."agentId" IN ($…) AND "public"."AgentTool"."organizationId" = $n) ORDER BY "public"."AgentTool"."position" ASC OFFSET $n",
+        "SELECT COUNT(*) AS "_count$_all" FROM (SELECT "public"."Agent"."id" FROM "public"."Agent" WHERE "public"."Agent"."organizationId" = $n OFFSET $n) AS "sub"",
+        "SELECT c."agentId" AS parent, count(*) AS count FROM "Evaluation" AS c WHERE c."agentId" = ANY($n::text[]) AND c."organizationId" = $n GROUP BY 1",
+        "SELECT id, "organizationId", "revokedAt", "lastUsedAt" FROM "ApiKey" WHERE hash = $n",
+        "SELECT parent.id AS parent, page.rows FROM unnest($n::text[]) AS parent(id) CROSS JOIN LATERAL ( SELECT json_agg(to_json(c) ORDER BY c."createdAt" DESC, c.id DESC) AS rows FROM ( SELECT c.* FROM ( SELECT c.* FROM "Evaluation" AS c WHERE c."agentId" = parent.id AND c."organizationId" = $n ORDER BY c."createdAt" DESC, c.id DESC LIMIT $n ) AS c ) AS c ) AS page",
+      ]
+    `);
   });
 
   it('updates partially: absent members stay, a config given replaces that object whole', async () => {
     const created = await newAgent(toGraphQL(fullAgent) as Record<string, unknown>);
     const before = await storedAgent(created.id);
-    const body = await update(created.id, { name: 'Renamed', goodbyeConfig: { message: 'Later' }, defaultFunctions: [] });
+    const body = await update(created.id, {
+      name: 'Renamed',
+      goodbyeConfig: { message: 'Later' },
+      defaultFunctions: [],
+    });
     expect(body.errors).toBeUndefined();
     const updated = body.data.updateAgent;
     expect(updated.name).toBe('Renamed');
@@ -256,39 +228,100 @@ describe('GraphQL: agents, tools and evaluations', () => {
   });
 
   const long = (length: number) => 'x'.repeat(length);
-  const llmWith = (fallback: Record<string, unknown>) => ({ provider: 'openai', model: 'm', fallbacks: [{ provider: 'groq', model: 'f', ...fallback }] });
+  const llmWith = (fallback: Record<string, unknown>) => ({
+    provider: 'openai',
+    model: 'm',
+    fallbacks: [{ provider: 'groq', model: 'f', ...fallback }],
+  });
   const refused: [string, Record<string, unknown>, string][] = [
-    ['a fallback temperature above 2', { llmConfig: llmWith({ temperature: 2.5 }) }, 'llm_config.fallbacks.0.temperature'],
-    ['a temperature below 0', { llmConfig: { provider: 'openai', model: 'm', temperature: -0.1 } }, 'llm_config.temperature'],
+    [
+      'a fallback temperature above 2',
+      { llmConfig: llmWith({ temperature: 2.5 }) },
+      'llm_config.fallbacks.0.temperature',
+    ],
+    [
+      'a temperature below 0',
+      { llmConfig: { provider: 'openai', model: 'm', temperature: -0.1 } },
+      'llm_config.temperature',
+    ],
     [
       'a second-level fallback top_p above 1',
       { llmConfig: llmWith({ fallbacks: [{ provider: 'azure', model: 'x', topP: 1.5 }] }) },
       'llm_config.fallbacks.0.fallbacks.0.top_p',
     ],
     ['an unknown llm provider', { llmConfig: { provider: 'mistral', model: 'm' } }, 'llm_config.provider'],
-    ['a frequency penalty below -2', { llmConfig: { provider: 'openai', model: 'm', frequencyPenalty: -2.01 } }, 'llm_config.frequency_penalty'],
+    [
+      'a frequency penalty below -2',
+      { llmConfig: { provider: 'openai', model: 'm', frequencyPenalty: -2.01 } },
+      'llm_config.frequency_penalty',
+    ],
     ['max_tokens 0', { llmConfig: { provider: 'openai', model: 'm', maxTokens: 0 } }, 'llm_config.max_tokens'],
     ['a goodbye message of 501 characters', { goodbyeConfig: { message: long(501) } }, 'goodbye_config.message'],
-    ['voice user_instructions of 2 characters', { voiceConfig: { provider: 'p', model: 'm', userInstructions: 'ab' } }, 'voice_config.user_instructions'],
-    ['voice user_instructions of 1001 characters', { voiceConfig: { provider: 'p', model: 'm', userInstructions: long(1001) } }, 'voice_config.user_instructions'],
-    ['a voice sample rate of 48001', { voiceConfig: { provider: 'p', model: 'm', sampleRate: 48001 } }, 'voice_config.sample_rate'],
-    ['a transcriber sample rate of 7999', { transcriberConfig: { provider: 'deepgram', sampleRate: 7999 } }, 'transcriber_config.sample_rate'],
-    ['a transcriber sample rate of 48001', { transcriberConfig: { provider: 'deepgram', sampleRate: 48001 } }, 'transcriber_config.sample_rate'],
+    [
+      'voice user_instructions of 2 characters',
+      { voiceConfig: { provider: 'p', model: 'm', userInstructions: 'ab' } },
+      'voice_config.user_instructions',
+    ],
+    [
+      'voice user_instructions of 1001 characters',
+      { voiceConfig: { provider: 'p', model: 'm', userInstructions: long(1001) } },
+      'voice_config.user_instructions',
+    ],
+    [
+      'a voice sample rate of 48001',
+      { voiceConfig: { provider: 'p', model: 'm', sampleRate: 48001 } },
+      'voice_config.sample_rate',
+    ],
+    [
+      'a transcriber sample rate of 7999',
+      { transcriberConfig: { provider: 'deepgram', sampleRate: 7999 } },
+      'transcriber_config.sample_rate',
+    ],
+    [
+      'a transcriber sample rate of 48001',
+      { transcriberConfig: { provider: 'deepgram', sampleRate: 48001 } },
+      'transcriber_config.sample_rate',
+    ],
     [
       'a second-level transcriber fallback sample rate of 7999',
-      { transcriberConfig: { provider: 'deepgram', fallbacks: [{ provider: 'google', fallbacks: [{ provider: 'azure', sampleRate: 7999 }] }] } },
+      {
+        transcriberConfig: {
+          provider: 'deepgram',
+          fallbacks: [{ provider: 'google', fallbacks: [{ provider: 'azure', sampleRate: 7999 }] }],
+        },
+      },
       'transcriber_config.fallbacks.0.fallbacks.0.sample_rate',
     ],
     ['an unknown transcriber provider', { transcriberConfig: { provider: 'whisper' } }, 'transcriber_config.provider'],
     ['a vad sample rate of 7999', { vadConfig: { sampleRate: 7999 } }, 'vad_config.sample_rate'],
     ['a vad sample rate of 48001', { vadConfig: { sampleRate: 48001 } }, 'vad_config.sample_rate'],
-    ['a precall timeout of 0', { precallWebhook: { method: 'POST', url: 'https://x', timeoutSeconds: 0 } }, 'precall_webhook.timeout_seconds'],
-    ['a precall timeout of 61', { precallWebhook: { method: 'POST', url: 'https://x', timeoutSeconds: 61 } }, 'precall_webhook.timeout_seconds'],
+    [
+      'a precall timeout of 0',
+      { precallWebhook: { method: 'POST', url: 'https://x', timeoutSeconds: 0 } },
+      'precall_webhook.timeout_seconds',
+    ],
+    [
+      'a precall timeout of 61',
+      { precallWebhook: { method: 'POST', url: 'https://x', timeoutSeconds: 61 } },
+      'precall_webhook.timeout_seconds',
+    ],
     ['a precall method DELETE', { precallWebhook: { method: 'DELETE', url: 'https://x' } }, 'precall_webhook.method'],
-    ['an interruption sensitivity above 1', { extraConfig: { interruptionSensitivity: 1.01 } }, 'extra_config.interruption_sensitivity'],
+    [
+      'an interruption sensitivity above 1',
+      { extraConfig: { interruptionSensitivity: 1.01 } },
+      'extra_config.interruption_sensitivity',
+    ],
     ['an unknown gender plugin', { extraConfig: { useGenderPlugin: 'loud' } }, 'extra_config.use_gender_plugin'],
-    ['a negative pause before the first message', { greetingConfig: { pauseBeforeFirstMessage: -1 } }, 'greeting_config.pause_before_first_message'],
-    ['a max duration of 0 minutes', { roomDurationConfig: { maxDurationMin: 0 } }, 'room_duration_config.max_duration_min'],
+    [
+      'a negative pause before the first message',
+      { greetingConfig: { pauseBeforeFirstMessage: -1 } },
+      'greeting_config.pause_before_first_message',
+    ],
+    [
+      'a max duration of 0 minutes',
+      { roomDurationConfig: { maxDurationMin: 0 } },
+      'room_duration_config.max_duration_min',
+    ],
     [
       'a thinking sound probability above 1',
       { backgroundSound: { file: 'f.mp3', thinkingSound: [{ sound: 's', probability: 2 }] } },
@@ -310,7 +343,9 @@ describe('GraphQL: agents, tools and evaluations', () => {
     expect(await storedAgent(created.id)).toEqual(before);
 
     const count = await server.db.prisma.agent.count();
-    const create = await gql(`mutation($input: AgentCreateInput!) { createAgent(input: $input) { id } }`, { input: { name: 'New', ...input } });
+    const create = await gql(`mutation($input: AgentCreateInput!) { createAgent(input: $input) { id } }`, {
+      input: { name: 'New', ...input },
+    });
     expect(create.errors[0].extensions.code).toBe('BAD_INPUT');
     expect(await server.db.prisma.agent.count()).toBe(count);
   });
@@ -331,9 +366,19 @@ describe('GraphQL: agents, tools and evaluations', () => {
   const missing: [string, Record<string, unknown>, string, string][] = [
     ['the llm provider', { llmConfig: { model: 'm' } }, 'input.llmConfig', 'provider'],
     ['the llm model', { llmConfig: { provider: 'openai' } }, 'input.llmConfig', 'model'],
-    ['a fallback llm model', { llmConfig: { provider: 'openai', model: 'm', fallbacks: [{ provider: 'groq' }] } }, 'input.llmConfig.fallbacks[0]', 'model'],
+    [
+      'a fallback llm model',
+      { llmConfig: { provider: 'openai', model: 'm', fallbacks: [{ provider: 'groq' }] } },
+      'input.llmConfig.fallbacks[0]',
+      'model',
+    ],
     ['background_sound.file', { backgroundSound: { volume: 0.5 } }, 'input.backgroundSound', 'file'],
-    ['thinking_sound.sound', { backgroundSound: { file: 'f', thinkingSound: [{ volume: 0.5 }] } }, 'input.backgroundSound.thinkingSound[0]', 'sound'],
+    [
+      'thinking_sound.sound',
+      { backgroundSound: { file: 'f', thinkingSound: [{ volume: 0.5 }] } },
+      'input.backgroundSound.thinkingSound[0]',
+      'sound',
+    ],
     ['the precall method', { precallWebhook: { url: 'https://x' } }, 'input.precallWebhook', 'method'],
     ['the precall url', { precallWebhook: { method: 'GET' } }, 'input.precallWebhook', 'url'],
     ['the transcriber provider', { transcriberConfig: { model: 'nova' } }, 'input.transcriberConfig', 'provider'],
@@ -356,7 +401,10 @@ describe('GraphQL: agents, tools and evaluations', () => {
     const cases: [unknown, string][] = [
       [{ llm_config: { model: 'm' } }, 'llm_config.provider'],
       [{ llm_config: { provider: 'openai' } }, 'llm_config.model'],
-      [{ llm_config: { provider: 'openai', model: 'm', fallbacks: [{ provider: 'groq' }] } }, 'llm_config.fallbacks.0.model'],
+      [
+        { llm_config: { provider: 'openai', model: 'm', fallbacks: [{ provider: 'groq' }] } },
+        'llm_config.fallbacks.0.model',
+      ],
       [{ background_sound: {} }, 'background_sound.file'],
       [{ background_sound: { file: 'f', thinking_sound: [{}] } }, 'background_sound.thinking_sound.0.sound'],
       [{ precall_webhook: { url: 'u' } }, 'precall_webhook.method'],
@@ -391,7 +439,9 @@ describe('GraphQL: agents, tools and evaluations', () => {
           maxTokens: 1,
           frequencyPenalty: -2,
           presencePenalty: 2,
-          fallbacks: [{ provider: 'anthropic', model: 'f', temperature: 2, topP: 0, frequencyPenalty: 2, presencePenalty: -2 }],
+          fallbacks: [
+            { provider: 'anthropic', model: 'f', temperature: 2, topP: 0, frequencyPenalty: 2, presencePenalty: -2 },
+          ],
         },
         goodbyeConfig: { message: long(500) },
         voiceConfig: { provider: 'p', model: 'm', userInstructions: 'abc', sampleRate: 8000, speed: 0.1, volume: 10 },
@@ -401,10 +451,22 @@ describe('GraphQL: agents, tools and evaluations', () => {
         extraConfig: { interruptionSensitivity: 0, minWords: 0 },
         greetingConfig: { pauseBeforeFirstMessage: 0 },
         roomDurationConfig: { maxDurationMin: 1, maxSilenceSec: 0, waitForMessageSec: 0 },
-        backgroundSound: { file: 'f', initialVolume: 0, volume: 1, thinkingSound: [{ sound: 's', probability: 0, volume: 1 }] },
+        backgroundSound: {
+          file: 'f',
+          initialVolume: 0,
+          volume: 1,
+          thinkingSound: [{ sound: 's', probability: 0, volume: 1 }],
+        },
       },
       {
-        voiceConfig: { provider: 'p', model: 'm', userInstructions: long(1000), sampleRate: 48000, speed: 5, volume: 0.5 },
+        voiceConfig: {
+          provider: 'p',
+          model: 'm',
+          userInstructions: long(1000),
+          sampleRate: 48000,
+          speed: 5,
+          volume: 0.5,
+        },
         transcriberConfig: { provider: 'google', sampleRate: 8000 },
         vadConfig: { sampleRate: 48000, activationThreshold: 0 },
         precallWebhook: { method: 'PATCH', url: 'https://x', timeoutSeconds: 1 },
@@ -425,10 +487,14 @@ describe('GraphQL: agents, tools and evaluations', () => {
   describe('tools', () => {
     const toolsQuery = `toolId id name description url method isEnabled configOverride parameters { name description type required }`;
     const setTools = (apiKeyToUse: string, agentId: string, tools: unknown[]) =>
-      server.graphql(apiKeyToUse, `mutation($id: ID!, $tools: [AgentToolInput!]!) { setAgentTools(agentId: $id, tools: $tools) { id tools { ${toolsQuery} } } }`, {
-        id: agentId,
-        tools,
-      });
+      server.graphql(
+        apiKeyToUse,
+        `mutation($id: ID!, $tools: [AgentToolInput!]!) { setAgentTools(agentId: $id, tools: $tools) { id tools { ${toolsQuery} } } }`,
+        {
+          id: agentId,
+          tools,
+        },
+      );
 
     it('sets tools and reads them back in order, filling defaults', async () => {
       const agent = await newAgent();
@@ -456,10 +522,23 @@ describe('GraphQL: agents, tools and evaluations', () => {
       const [lookup, book, cancel] = read.agent.tools;
       expect(lookup.id).toMatch(/^tool_/);
       expect(lookup.toolId).toBe(lookup.id);
-      expect(lookup).toMatchObject({ ...tools[0], parameters: [tools[0]!.parameters![0], { name: 'verbose', description: '', type: 'boolean', required: false }] });
-      expect(book).toMatchObject({ name: 'book', description: '', url: '', method: 'POST', isEnabled: true, configOverride: {}, parameters: [] });
+      expect(lookup).toMatchObject({
+        ...tools[0],
+        parameters: [tools[0]!.parameters![0], { name: 'verbose', description: '', type: 'boolean', required: false }],
+      });
+      expect(book).toMatchObject({
+        name: 'book',
+        description: '',
+        url: '',
+        method: 'POST',
+        isEnabled: true,
+        configOverride: {},
+        parameters: [],
+      });
       expect(cancel.method).toBe('DELETE');
-      expect((await ok(`query($id: ID!) { node(id: $id) { ... on AgentTool { name } } }`, { id: book.id })).node).toEqual({ name: 'book' });
+      expect(
+        (await ok(`query($id: ID!) { node(id: $id) { ... on AgentTool { name } } }`, { id: book.id })).node,
+      ).toEqual({ name: 'book' });
 
       // Setting again replaces the whole list; an empty list removes every tool.
       const replaced = await setTools(apiKey, agent.id, [{ name: 'only' }]);
@@ -473,7 +552,10 @@ describe('GraphQL: agents, tools and evaluations', () => {
       await setTools(apiKey, agent.id, [{ name: 'keep' }]);
       const bad = await setTools(apiKey, agent.id, [{ name: 'ok' }, { name: 'x', method: 'TRACE' }, { name: '' }]);
       expect(bad.body.errors[0].extensions.code).toBe('BAD_INPUT');
-      expect(bad.body.errors[0].extensions.detail.map((problem: { path: string }) => problem.path)).toEqual(['tools.1.method', 'tools.2.name']);
+      expect(bad.body.errors[0].extensions.detail.map((problem: { path: string }) => problem.path)).toEqual([
+        'tools.1.method',
+        'tools.2.name',
+      ]);
       const read = await ok(`query($id: ID!) { agent(id: $id) { tools { name } } }`, { id: agent.id });
       expect(read.agent.tools).toEqual([{ name: 'keep' }]);
       const unknown = await setTools(apiKey, 'agt_missing', [{ name: 'x' }]);
@@ -483,29 +565,49 @@ describe('GraphQL: agents, tools and evaluations', () => {
 
   describe('evaluations', () => {
     const createEvaluation = (key: string, input: Record<string, unknown>) =>
-      server.graphql(key, `mutation($input: EvaluationCreateInput!) { createEvaluation(input: $input) { id databaseId agentId orgId category title prompt score createdAt agent { id name } } }`, {
-        input,
-      });
+      server.graphql(
+        key,
+        `mutation($input: EvaluationCreateInput!) { createEvaluation(input: $input) { id databaseId agentId orgId category title prompt score createdAt agent { id name } } }`,
+        {
+          input,
+        },
+      );
 
     it('creates evaluations and lists them newest first, page by page', async () => {
       const agent = await newAgent({ name: 'Evaluated' });
       const created = [];
       for (const score of [0, 50, 75, 90, 100]) {
-        const { body } = await createEvaluation(apiKey, { agentId: agent.id, category: 'tone', title: `T${score}`, prompt: 'Was it polite?', score });
+        const { body } = await createEvaluation(apiKey, {
+          agentId: agent.id,
+          category: 'tone',
+          title: `T${score}`,
+          prompt: 'Was it polite?',
+          score,
+        });
         expect(body.errors).toBeUndefined();
         created.push(body.data.createEvaluation);
       }
       const first = created[0];
-      expect(first).toMatchObject({ agentId: agent.id, orgId: organizationId, category: 'tone', title: 'T0', prompt: 'Was it polite?', score: 0 });
+      expect(first).toMatchObject({
+        agentId: agent.id,
+        orgId: organizationId,
+        category: 'tone',
+        title: 'T0',
+        prompt: 'Was it polite?',
+        score: 0,
+      });
       expect(first.agent).toEqual({ id: agent.id, name: 'Evaluated' });
       expect(Number.isInteger(first.databaseId)).toBe(true);
       expect(first.id).toBe(`evl_${first.databaseId}`);
 
       const page = (after: string | null) =>
-        ok(`query($a: ID!, $after: String) { evaluations(agentId: $a, first: 2, after: $after) { totalCount pageInfo { hasNextPage endCursor } nodes { title } } }`, {
-          a: agent.id,
-          after,
-        });
+        ok(
+          `query($a: ID!, $after: String) { evaluations(agentId: $a, first: 2, after: $after) { totalCount pageInfo { hasNextPage endCursor } nodes { title } } }`,
+          {
+            a: agent.id,
+            after,
+          },
+        );
       const titles: string[] = [];
       let after: string | null = null;
       for (let index = 0; index < 3; index++) {
@@ -517,12 +619,19 @@ describe('GraphQL: agents, tools and evaluations', () => {
       }
       expect(titles).toEqual(['T100', 'T90', 'T75', 'T50', 'T0']);
 
-      const nested = await ok(`query($a: ID!) { agent(id: $a) { evaluations(first: 1) { totalCount nodes { title score } } } }`, { a: agent.id });
+      const nested = await ok(
+        `query($a: ID!) { agent(id: $a) { evaluations(first: 1) { totalCount nodes { title score } } } }`,
+        { a: agent.id },
+      );
       expect(nested.agent.evaluations).toEqual({ totalCount: 5, nodes: [{ title: 'T100', score: 100 }] });
 
-      const node = await ok(`query($id: ID!) { node(id: $id) { id ... on Evaluation { databaseId title } } }`, { id: first.id });
+      const node = await ok(`query($id: ID!) { node(id: $id) { id ... on Evaluation { databaseId title } } }`, {
+        id: first.id,
+      });
       expect(node.node).toEqual({ id: first.id, databaseId: first.databaseId, title: 'T0' });
-      const oddIds = await ok(`{ a: node(id: "evl_abc") { id } b: node(id: "evl_99999999999") { id } c: node(id: "evl_-1") { id } d: node(id: "evl_") { id } }`);
+      const oddIds = await ok(
+        `{ a: node(id: "evl_abc") { id } b: node(id: "evl_99999999999") { id } c: node(id: "evl_-1") { id } d: node(id: "evl_") { id } }`,
+      );
       expect(oddIds).toEqual({ a: null, b: null, c: null, d: null });
     });
 
@@ -544,7 +653,9 @@ describe('GraphQL: agents, tools and evaluations', () => {
       expect(await server.db.prisma.evaluation.count({ where: { agentId: agent.id } })).toBe(0);
       const missingAgent = await ok(`{ evaluations(agentId: "agt_missing") { totalCount } }`);
       expect(missingAgent.evaluations).toBeNull();
-      const tooMany = await gql(`query($a: ID!) { evaluations(agentId: $a, first: 101) { totalCount } }`, { a: agent.id });
+      const tooMany = await gql(`query($a: ID!) { evaluations(agentId: $a, first: 101) { totalCount } }`, {
+        a: agent.id,
+      });
       expect(tooMany.errors[0].extensions.code).toBe('BAD_INPUT');
     });
   });
@@ -552,41 +663,63 @@ describe('GraphQL: agents, tools and evaluations', () => {
   it('deletes an agent with its tools and evaluations', async () => {
     const agent = await newAgent({ name: 'Doomed' });
     await ok(`mutation($id: ID!) { setAgentTools(agentId: $id, tools: [{ name: "t" }]) { id } }`, { id: agent.id });
-    const evaluation = await ok(`mutation($id: String!) { createEvaluation(input: { agentId: $id, score: 5 }) { id } }`, { id: agent.id });
+    const evaluation = await ok(
+      `mutation($id: String!) { createEvaluation(input: { agentId: $id, score: 5 }) { id } }`,
+      { id: agent.id },
+    );
 
     const deleted = await ok(`mutation($id: ID!) { deleteAgent(id: $id) { deletedAgentId } }`, { id: agent.id });
     expect(deleted.deleteAgent).toEqual({ deletedAgentId: agent.id });
-    const read = await ok(`query($id: ID!, $e: ID!) { agent(id: $id) { id } node(id: $e) { id } evaluations(agentId: $id) { totalCount } }`, {
-      id: agent.id,
-      e: evaluation.createEvaluation.id,
-    });
+    const read = await ok(
+      `query($id: ID!, $e: ID!) { agent(id: $id) { id } node(id: $e) { id } evaluations(agentId: $id) { totalCount } }`,
+      {
+        id: agent.id,
+        e: evaluation.createEvaluation.id,
+      },
+    );
     expect(read).toEqual({ agent: null, node: null, evaluations: null });
     expect(await server.db.prisma.evaluation.count({ where: { agentId: agent.id } })).toBe(0);
     expect(await server.db.prisma.agentTool.count({ where: { agentId: agent.id } })).toBe(0);
 
     const again = await gql(`mutation($id: ID!) { deleteAgent(id: $id) { deletedAgentId } }`, { id: agent.id });
     expect(again.errors[0].extensions.code).toBe('NOT_FOUND');
-    const afterDelete = await gql(`mutation($id: ID!) { updateAgent(id: $id, input: { name: "x" }) { id } }`, { id: agent.id });
+    const afterDelete = await gql(`mutation($id: ID!) { updateAgent(id: $id, input: { name: "x" }) { id } }`, {
+      id: agent.id,
+    });
     expect(afterDelete.errors[0].extensions.code).toBe('NOT_FOUND');
   });
 
   it("reads another organization's agent as null and cannot update, delete, evaluate or equip it", async () => {
     const agent = await newAgent(toGraphQL(fullAgent) as Record<string, unknown>);
-    const evaluation = await ok(`mutation($id: String!) { createEvaluation(input: { agentId: $id, score: 5 }) { id } }`, { id: agent.id });
+    const evaluation = await ok(
+      `mutation($id: String!) { createEvaluation(input: { agentId: $id, score: 5 }) { id } }`,
+      { id: agent.id },
+    );
     const before = await storedAgent(agent.id);
-    const foreign = (query: string, variables: Record<string, unknown>) => server.graphql(other.apiKey, query, variables);
+    const foreign = (query: string, variables: Record<string, unknown>) =>
+      server.graphql(other.apiKey, query, variables);
 
     const read = await foreign(
       `query($id: ID!, $e: ID!) { agent(id: $id) { id } node(id: $id) { id } evaluation: node(id: $e) { id } evaluations(agentId: $id) { totalCount } agents { totalCount } }`,
       { id: agent.id, e: evaluation.createEvaluation.id },
     );
     expect(read.body.errors).toBeUndefined();
-    expect(read.body.data).toEqual({ agent: null, node: null, evaluation: null, evaluations: null, agents: { totalCount: 0 } });
+    expect(read.body.data).toEqual({
+      agent: null,
+      node: null,
+      evaluation: null,
+      evaluations: null,
+      agents: { totalCount: 0 },
+    });
 
     const attempts = [
-      foreign(`mutation($id: ID!) { updateAgent(id: $id, input: { name: "stolen", llmConfig: null }) { id } }`, { id: agent.id }),
+      foreign(`mutation($id: ID!) { updateAgent(id: $id, input: { name: "stolen", llmConfig: null }) { id } }`, {
+        id: agent.id,
+      }),
       foreign(`mutation($id: ID!) { deleteAgent(id: $id) { deletedAgentId } }`, { id: agent.id }),
-      foreign(`mutation($id: String!) { createEvaluation(input: { agentId: $id, score: 1 }) { id } }`, { id: agent.id }),
+      foreign(`mutation($id: String!) { createEvaluation(input: { agentId: $id, score: 1 }) { id } }`, {
+        id: agent.id,
+      }),
       foreign(`mutation($id: ID!) { setAgentTools(agentId: $id, tools: [{ name: "spy" }]) { id } }`, { id: agent.id }),
     ];
     for (const attempt of await Promise.all(attempts)) expect(attempt.body.errors[0].extensions.code).toBe('NOT_FOUND');

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { graphqlCalls } from './support/graphql.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
 const INSIGHT_FIELDS = 'id createdAt periodStart periodEnd executiveSummary totalCalls issuesIdentified issueRate';
@@ -9,12 +10,10 @@ describe('GraphQL: insights from run outcomes', () => {
   let organizationId: string;
   let other: { apiKey: string };
 
-  const gql = async (query: string, variables?: Record<string, unknown>, key = apiKey) => (await server.graphql(key, query, variables)).body;
-  const ok = async (query: string, variables?: Record<string, unknown>, key = apiKey) => {
-    const body = await gql(query, variables, key);
-    expect(body.errors).toBeUndefined();
-    return body.data;
-  };
+  const { gql, ok } = graphqlCalls(
+    () => server,
+    () => apiKey,
+  );
   const generate = async (periodStart: string, periodEnd: string, key = apiKey) =>
     (
       await ok(
@@ -46,7 +45,10 @@ describe('GraphQL: insights from run outcomes', () => {
       { w: workflow.createWorkflow.id, ids: prospects.createProspects.map((prospect: { id: string }) => prospect.id) },
       key,
     );
-    const runs = await server.db.prisma.run.findMany({ where: { batchId: batch.createBatch.id }, orderBy: { id: 'asc' } });
+    const runs = await server.db.prisma.run.findMany({
+      where: { batchId: batch.createBatch.id },
+      orderBy: { id: 'asc' },
+    });
     return runs.map((run) => run.id);
   }
   /** Puts a run into a final state directly, as the run engine would. */
@@ -71,7 +73,13 @@ describe('GraphQL: insights from run outcomes', () => {
 
   it('counts the runs that ended in the period, the failed ones among them, and their rate', async () => {
     const day = await generate('2026-03-01', '2026-03-01');
-    expect(day).toMatchObject({ periodStart: '2026-03-01', periodEnd: '2026-03-01', totalCalls: 3, issuesIdentified: 1, issueRate: 1 / 3 });
+    expect(day).toMatchObject({
+      periodStart: '2026-03-01',
+      periodEnd: '2026-03-01',
+      totalCalls: 3,
+      issuesIdentified: 1,
+      issueRate: 1 / 3,
+    });
     expect(day.id).toMatch(/^ins_/);
     expect(day.createdAt).toMatch(/Z$/);
     expect(day.executiveSummary).toBe(
@@ -82,7 +90,9 @@ describe('GraphQL: insights from run outcomes', () => {
     expect(twoDays).toMatchObject({ totalCalls: 5, issuesIdentified: 1, issueRate: 0.2 });
     const threeDays = await generate('2026-03-01', '2026-03-03');
     expect(threeDays).toMatchObject({ totalCalls: 6, issuesIdentified: 2, issueRate: 2 / 6 });
-    expect(threeDays.executiveSummary).toContain('From 2026-03-01 to 2026-03-03, 6 calls ended: 3 finished, 1 cancelled and 2 failed (33.3% issue rate).');
+    expect(threeDays.executiveSummary).toContain(
+      'From 2026-03-01 to 2026-03-03, 6 calls ended: 3 finished, 1 cancelled and 2 failed (33.3% issue rate).',
+    );
 
     const quiet = await generate('2026-04-01', '2026-04-30');
     expect(quiet).toMatchObject({ totalCalls: 0, issuesIdentified: 0, issueRate: 0 });
@@ -94,18 +104,22 @@ describe('GraphQL: insights from run outcomes', () => {
 
   it('lists insights whose period lies within the dates given, newest first', async () => {
     const all = await list();
-    expect(all.nodes.map((insight: { periodStart: string; periodEnd: string }) => `${insight.periodStart}/${insight.periodEnd}`)).toEqual([
-      '2026-04-01/2026-04-30',
-      '2026-03-01/2026-03-03',
-      '2026-03-01/2026-03-02',
-      '2026-03-01/2026-03-01',
-    ]);
+    expect(
+      all.nodes.map(
+        (insight: { periodStart: string; periodEnd: string }) => `${insight.periodStart}/${insight.periodEnd}`,
+      ),
+    ).toEqual(['2026-04-01/2026-04-30', '2026-03-01/2026-03-03', '2026-03-01/2026-03-02', '2026-03-01/2026-03-01']);
     expect(all.totalCount).toBe(4);
 
     const within = await list({ s: '2026-03-01', e: '2026-03-02' });
     expect(within.totalCount).toBe(2);
-    expect(within.nodes.map((insight: { periodEnd: string }) => insight.periodEnd)).toEqual(['2026-03-02', '2026-03-01']);
-    expect((await list({ s: '2026-03-02' })).nodes.map((insight: { periodStart: string }) => insight.periodStart)).toEqual(['2026-04-01']);
+    expect(within.nodes.map((insight: { periodEnd: string }) => insight.periodEnd)).toEqual([
+      '2026-03-02',
+      '2026-03-01',
+    ]);
+    expect(
+      (await list({ s: '2026-03-02' })).nodes.map((insight: { periodStart: string }) => insight.periodStart),
+    ).toEqual(['2026-04-01']);
     expect((await list({ e: '2026-03-03' })).totalCount).toBe(3);
 
     const page = await list({ first: 1 });
@@ -130,29 +144,44 @@ describe('GraphQL: insights from run outcomes', () => {
   });
 
   it('refuses a period that ends before it starts, and dates that do not exist', async () => {
-    const backwards = await gql(`mutation { generateInsight(periodStart: "2026-03-02", periodEnd: "2026-03-01") { id } }`);
+    const backwards = await gql(
+      `mutation { generateInsight(periodStart: "2026-03-02", periodEnd: "2026-03-01") { id } }`,
+    );
     expect(backwards.errors[0].extensions).toMatchObject({ code: 'BAD_INPUT', status: 400 });
-    expect(backwards.errors[0].extensions.detail.map((problem: { path: string }) => problem.path)).toEqual(['period_end']);
+    expect(backwards.errors[0].extensions.detail.map((problem: { path: string }) => problem.path)).toEqual([
+      'period_end',
+    ]);
     const listed = await gql(`{ insights(periodStart: "2026-03-02", periodEnd: "2026-03-01") { totalCount } }`);
     expect(listed.errors[0].extensions.code).toBe('BAD_INPUT');
 
     for (const date of ['2026-02-30', '2026-3-1', '2026-03-01T00:00:00Z']) {
-      const body = await gql(`mutation($s: Date!) { generateInsight(periodStart: $s, periodEnd: "2026-03-31") { id } }`, { s: date });
+      const body = await gql(
+        `mutation($s: Date!) { generateInsight(periodStart: $s, periodEnd: "2026-03-31") { id } }`,
+        { s: date },
+      );
       expect(body.errors[0].message, date).toMatch(/YYYY-MM-DD/);
       // Queries run compiled (graphql-jit), but a variable that does not coerce keeps the scalar's own message.
-      const read = await gql(`query($s: Date!) { insights(periodStart: $s, periodEnd: "2026-03-31") { totalCount } }`, { s: date });
+      const read = await gql(`query($s: Date!) { insights(periodStart: $s, periodEnd: "2026-03-31") { totalCount } }`, {
+        s: date,
+      });
       expect(read.errors[0].message, date).toMatch(/YYYY-MM-DD/);
     }
   });
 
   it("reads another organization's insights as null", async () => {
     const mine = await generate('2026-05-01', '2026-05-31');
-    const seen = await ok(`query($id: ID!) { insight(id: $id) { id } node(id: $id) { id } }`, { id: mine.id }, other.apiKey);
+    const seen = await ok(
+      `query($id: ID!) { insight(id: $id) { id } node(id: $id) { id } }`,
+      { id: mine.id },
+      other.apiKey,
+    );
     expect(seen).toEqual({ insight: null, node: null });
     const theirs = await list({}, other.apiKey);
     expect(theirs.totalCount).toBe(1);
     expect(theirs.nodes.map((insight: { id: string }) => insight.id)).not.toContain(mine.id);
-    const own = await ok(`query($id: ID!) { node(id: $id) { ... on Insight { periodEnd totalCalls } } }`, { id: mine.id });
+    const own = await ok(`query($id: ID!) { node(id: $id) { ... on Insight { periodEnd totalCalls } } }`, {
+      id: mine.id,
+    });
     expect(own.node).toEqual({ periodEnd: '2026-05-31', totalCalls: 0 });
   });
 });

@@ -33,7 +33,12 @@ describe('GraphQL: integrations', () => {
     expect(names).toEqual([...names].sort((a, b) => a.localeCompare(b)));
     for (const node of integrations.nodes) {
       expect(node.id).toMatch(/^int_/);
-      expect(node).toMatchObject({ isConnected: false, connectedAt: null, organizationIntegrationId: null, isActive: false });
+      expect(node).toMatchObject({
+        isConnected: false,
+        connectedAt: null,
+        organizationIntegrationId: null,
+        isActive: false,
+      });
     }
     const slack = integrations.nodes.find((node: { slug: string }) => node.slug === 'slack');
     expect(slack.category).toBe('messaging');
@@ -57,19 +62,31 @@ describe('GraphQL: integrations', () => {
     expect(connection.id).toMatch(/^oint_/);
     expect(connection.schemaConfig.category).toBe('messaging');
 
-    const byId = await ok(acme.apiKey, `query($id: ID!) { connectedIntegration(id: $id) { ${CONNECTED} } node(id: $id) { id } }`, {
-      id: connection.id,
-    });
+    const byId = await ok(
+      acme.apiKey,
+      `query($id: ID!) { connectedIntegration(id: $id) { ${CONNECTED} } node(id: $id) { id } }`,
+      {
+        id: connection.id,
+      },
+    );
     expect(byId.connectedIntegration).toEqual(connection);
     expect(byId.node).toEqual({ id: connection.id });
-    const bySlug = await ok(acme.apiKey, `query { integrationBySlug(slug: "slack") { ${CONNECTED} } other: integrationBySlug(slug: "hubspot") { id } }`);
+    const bySlug = await ok(
+      acme.apiKey,
+      `query { integrationBySlug(slug: "slack") { ${CONNECTED} } other: integrationBySlug(slug: "hubspot") { id } }`,
+    );
     expect(bySlug).toEqual({ integrationBySlug: connection, other: null });
     const list = await ok(acme.apiKey, `query { connectedIntegrations { totalCount nodes { id slug } } }`);
     expect(list.connectedIntegrations).toEqual({ totalCount: 1, nodes: [{ id: connection.id, slug: 'slack' }] });
 
     const { integrations } = await ok(acme.apiKey, AVAILABLE);
     const slack = integrations.nodes.find((node: { slug: string }) => node.slug === 'slack');
-    expect(slack).toMatchObject({ isConnected: true, organizationIntegrationId: connection.id, isActive: true, connectedAt: connection.createdAt });
+    expect(slack).toMatchObject({
+      isConnected: true,
+      organizationIntegrationId: connection.id,
+      isActive: true,
+      connectedAt: connection.createdAt,
+    });
     expect(integrations.nodes.filter((node: { isConnected: boolean }) => node.isConnected)).toHaveLength(1);
   });
 
@@ -81,7 +98,9 @@ describe('GraphQL: integrations', () => {
     expect(again).toMatchObject({ id: first.id, settings: { channel: '#sales' } });
     const rows = await storedConnections(acme.organizationId);
     expect(rows).toHaveLength(1);
-    expect(JSON.parse(server.secrets.open(rows[0]!.credentialsEncrypted!))).toEqual({ bot_token: 'xoxb-second-secret' });
+    expect(JSON.parse(server.secrets.open(rows[0]!.credentialsEncrypted!))).toEqual({
+      bot_token: 'xoxb-second-secret',
+    });
   });
 
   it('stores credentials only as ciphertext', async () => {
@@ -98,14 +117,27 @@ describe('GraphQL: integrations', () => {
 
   it('no GraphQL field exposes credentials', async () => {
     const fieldsOf = async (type: string) =>
-      (await ok(acme.apiKey, `query($t: String!) { __type(name: $t) { fields { name } } }`, { t: type })).__type.fields.map(
-        (field: { name: string }) => field.name,
-      );
+      (
+        await ok(acme.apiKey, `query($t: String!) { __type(name: $t) { fields { name } } }`, { t: type })
+      ).__type.fields.map((field: { name: string }) => field.name);
     const connected = await fieldsOf('ConnectedIntegration');
     expect(connected).toEqual(
-      expect.arrayContaining(['id', 'name', 'slug', 'createdAt', 'lastSyncAt', 'lastSyncStatus', 'lastSyncError', 'isActive', 'schemaConfig', 'settings', 'integration']),
+      expect.arrayContaining([
+        'id',
+        'name',
+        'slug',
+        'createdAt',
+        'lastSyncAt',
+        'lastSyncStatus',
+        'lastSyncError',
+        'isActive',
+        'schemaConfig',
+        'settings',
+        'integration',
+      ]),
     );
-    for (const name of [...connected, ...(await fieldsOf('Integration'))]) expect(name).not.toMatch(/credential|secret|encrypt/i);
+    for (const name of [...connected, ...(await fieldsOf('Integration'))])
+      expect(name).not.toMatch(/credential|secret|encrypt/i);
   });
 
   it('refuses missing, unknown and mistyped credential members and unknown slugs, writing nothing', async () => {
@@ -114,12 +146,16 @@ describe('GraphQL: integrations', () => {
       const body = await gql(fresh.apiKey, CONNECT, { input });
       expect(body.data).toBeNull();
       expect(body.errors[0].extensions.code).toBe('BAD_INPUT');
-      return body.errors[0].extensions.detail.map((problem: { path: string; rule: string }) => `${problem.path} ${problem.rule}`);
+      return body.errors[0].extensions.detail.map(
+        (problem: { path: string; rule: string }) => `${problem.path} ${problem.rule}`,
+      );
     };
-    expect(await failure({ slug: 'twilio', credentials: { account_sid: 'AC1' } })).toEqual(['credentials.auth_token required']);
-    expect(await failure({ slug: 'twilio', credentials: { account_sid: 'AC1', auth_token: 'x', region: 'eu' } })).toEqual([
-      'credentials.region unknown member',
+    expect(await failure({ slug: 'twilio', credentials: { account_sid: 'AC1' } })).toEqual([
+      'credentials.auth_token required',
     ]);
+    expect(
+      await failure({ slug: 'twilio', credentials: { account_sid: 'AC1', auth_token: 'x', region: 'eu' } }),
+    ).toEqual(['credentials.region unknown member']);
     // Only the path: the shared problemsOf reports any wrong type as `required` until it parses with reportInput.
     expect(await failure({ slug: 'twilio', credentials: { account_sid: 'AC1', auth_token: 42 } })).toEqual([
       expect.stringMatching(/^credentials\.auth_token /),
@@ -128,7 +164,9 @@ describe('GraphQL: integrations', () => {
     expect(await storedConnections(fresh.organizationId)).toEqual([]);
 
     // A refused reconnect leaves the existing connection as it was.
-    await ok(fresh.apiKey, CONNECT, { input: { slug: 'telnyx', credentials: { api_key: 'KEY1' }, settings: { connection_id: 'c1' } } });
+    await ok(fresh.apiKey, CONNECT, {
+      input: { slug: 'telnyx', credentials: { api_key: 'KEY1' }, settings: { connection_id: 'c1' } },
+    });
     await failure({ slug: 'telnyx', credentials: {}, settings: { connection_id: 'c2' } });
     const [row] = await storedConnections(fresh.organizationId);
     expect(row!.settings).toEqual({ connection_id: 'c1' });
@@ -145,27 +183,39 @@ describe('GraphQL: integrations', () => {
         connectedIntegrations { totalCount } }`,
       { id: acmeSlack.id },
     );
-    expect(seen).toEqual({ connectedIntegration: null, node: null, integrationBySlug: null, connectedIntegrations: { totalCount: 0 } });
-    const disconnect = await gql(globex.apiKey, `mutation($id: ID!) { disconnectIntegration(id: $id) }`, { id: acmeSlack.id });
+    expect(seen).toEqual({
+      connectedIntegration: null,
+      node: null,
+      integrationBySlug: null,
+      connectedIntegrations: { totalCount: 0 },
+    });
+    const disconnect = await gql(globex.apiKey, `mutation($id: ID!) { disconnectIntegration(id: $id) }`, {
+      id: acmeSlack.id,
+    });
     expect(disconnect.errors[0].extensions.code).toBe('NOT_FOUND');
 
     // Globex connects the same slug: its own connection, Acme's untouched.
-    const { connectIntegration: own } = await ok(globex.apiKey, CONNECT, { input: { slug: 'slack', credentials: { bot_token: 'g' } } });
+    const { connectIntegration: own } = await ok(globex.apiKey, CONNECT, {
+      input: { slug: 'slack', credentials: { bot_token: 'g' } },
+    });
     expect(own.id).not.toBe(acmeSlack.id);
-    expect((await ok(acme.apiKey, `query { integrationBySlug(slug: "slack") { id settings } }`)).integrationBySlug).toEqual({
+    expect(
+      (await ok(acme.apiKey, `query { integrationBySlug(slug: "slack") { id settings } }`)).integrationBySlug,
+    ).toEqual({
       id: acmeSlack.id,
       settings: { channel: '#sales' },
     });
   });
 
   it('disconnects a connection', async () => {
-    const { connectIntegration: connection } = await ok(acme.apiKey, CONNECT, { input: { slug: 'hubspot', credentials: { private_app_token: 't' } } });
-    const data = await ok(
-      acme.apiKey,
-      `mutation($id: ID!) { disconnectIntegration(id: $id) }`,
-      { id: connection.id },
-    );
+    const { connectIntegration: connection } = await ok(acme.apiKey, CONNECT, {
+      input: { slug: 'hubspot', credentials: { private_app_token: 't' } },
+    });
+    const data = await ok(acme.apiKey, `mutation($id: ID!) { disconnectIntegration(id: $id) }`, { id: connection.id });
     expect(data.disconnectIntegration).toBe(connection.id);
-    expect((await ok(acme.apiKey, `query($id: ID!) { connectedIntegration(id: $id) { id } }`, { id: connection.id })).connectedIntegration).toBeNull();
+    expect(
+      (await ok(acme.apiKey, `query($id: ID!) { connectedIntegration(id: $id) { id } }`, { id: connection.id }))
+        .connectedIntegration,
+    ).toBeNull();
   });
 });

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { defaultGraphQLLimits, operationHash } from '../src/graphql/protections.ts';
+import { defaultGraphQLLimits } from '../src/config/request-limits.ts';
+import { operationHash } from '../src/graphql/protections.ts';
 import { restClient } from './support/rest.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
@@ -23,7 +24,8 @@ describe('GraphQL limits (defaults)', () => {
   const gql = (query: string) => server.graphql(apiKey, query).then((response) => response.body);
 
   it('accepts the dashboard query and refuses deeper ones', async () => {
-    const dashboard = await gql(`{ workflow(id: "wf_x") { batches(first: 20) { edges { node { stats { pendingCount totalCount }
+    const dashboard =
+      await gql(`{ workflow(id: "wf_x") { batches(first: 20) { edges { node { stats { pendingCount totalCount }
       runs(first: 50) { edges { node { status startedAt prospect { firstName lastName phone tags { name } } } } } } } } } }`);
     expect(dashboard.errors).toBeUndefined();
     const deep = `{ workflows { nodes { batches { nodes { runs { nodes { batch { workflow { runs { nodes { prospect { runs { nodes { id } } } } } } } } } } } } } }`;
@@ -66,14 +68,20 @@ describe('GraphQL limits (defaults)', () => {
         expect({ limit, accept, status: response.status }).toEqual({ limit, accept, status });
         expect(body.data, limit).toBeUndefined();
         expect(body.errors, limit).toEqual([
-          { message: expect.stringMatching(new RegExp(`^(?!Syntax Error).*${limit}`, 'i')), extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } },
+          {
+            message: expect.stringMatching(new RegExp(`^(?!Syntax Error).*${limit}`, 'i')),
+            extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+          },
         ]);
       }
     }
   });
 
   it('refuses too many aliases, tokens and too high a cost', async () => {
-    const aliases = Array.from({ length: defaultGraphQLLimits.maxAliases + 1 }, (_, index) => `a${index}: organization { id }`).join(' ');
+    const aliases = Array.from(
+      { length: defaultGraphQLLimits.maxAliases + 1 },
+      (_, index) => `a${index}: organization { id }`,
+    ).join(' ');
     refusedWith(await gql(`{ ${aliases} }`), /alias/i);
     const tokens = `{ ${Array.from({ length: 1100 }, () => 'organization { id }').join(' ')} }`;
     refusedWith(await gql(tokens), /token/i);
@@ -96,7 +104,12 @@ describe('GraphQL limits (production settings)', () => {
     const file = path.join(dir, 'operations.json');
     await writeFile(file, JSON.stringify({ [operationHash(allowed)]: allowed }));
     server = await startTestServer({
-      graphqlLimits: { ...defaultGraphQLLimits, introspection: false, persistedOnly: true, persistedOperationsFile: file },
+      graphqlLimits: {
+        ...defaultGraphQLLimits,
+        introspection: false,
+        persistedOnly: true,
+        persistedOperationsFile: file,
+      },
     });
     org = await server.createOrganization('Prod');
   });
@@ -121,7 +134,12 @@ describe('GraphQL limits (production settings)', () => {
   });
 
   it('runs persisted operations only over graphql-ws too', async () => {
-    const client = createClient({ url: server.url.replace('http', 'ws') + '/graphql', webSocketImpl: WebSocket, connectionParams: { 'x-api-key': org.apiKey }, retryAttempts: 0 });
+    const client = createClient({
+      url: `${server.url.replace('http', 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { 'x-api-key': org.apiKey },
+      retryAttempts: 0,
+    });
     const run = (payload: { query: string; extensions?: Record<string, unknown> }) =>
       new Promise<{ data?: unknown; errors?: { message: string }[] }>((resolve) => {
         client.subscribe(payload, {
@@ -131,11 +149,17 @@ describe('GraphQL limits (production settings)', () => {
         });
       });
     try {
-      const byHash = await run({ query: '', extensions: { persistedQuery: { version: 1, sha256Hash: operationHash(allowed) } } });
+      const byHash = await run({
+        query: '',
+        extensions: { persistedQuery: { version: 1, sha256Hash: operationHash(allowed) } },
+      });
       expect(byHash).toEqual({ data: { organization: { name: 'Prod' } } });
       const arbitrary = await run({ query: '{ organization { id } }' });
       expect(arbitrary.errors?.[0]?.message).toMatch(/persisted operations only/);
-      const unknown = await run({ query: '', extensions: { persistedQuery: { version: 1, sha256Hash: 'f'.repeat(64) } } });
+      const unknown = await run({
+        query: '',
+        extensions: { persistedQuery: { version: 1, sha256Hash: 'f'.repeat(64) } },
+      });
       expect(unknown.errors?.[0]?.message).toMatch(/no persisted operation/);
     } finally {
       await client.dispose();

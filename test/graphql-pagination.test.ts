@@ -19,7 +19,9 @@ interface Reach {
 /** The field that tells a connection's items apart: `id`, or `number` for the do-not-call list (no ids). */
 function keyOf(coordinate: string): string {
   const [typeName, fieldName] = coordinate.split('.') as [string, string];
-  const connection = getNamedType((schema.getType(typeName) as GraphQLObjectType).getFields()[fieldName]!.type) as GraphQLObjectType;
+  const connection = getNamedType(
+    (schema.getType(typeName) as GraphQLObjectType).getFields()[fieldName]!.type,
+  ) as GraphQLObjectType;
   const item = getNamedType(connection.getFields().nodes!.type) as GraphQLObjectType;
   return 'id' in item.getFields() ? 'id' : 'number';
 }
@@ -41,7 +43,10 @@ const connectionFields = () =>
     .filter((type) => !type.name.startsWith('__'))
     .flatMap((type) =>
       Object.values(type.getFields())
-        .filter((field) => getNamedType(field.type).name.endsWith('Connection') && field.args.some((arg) => arg.name === 'last'))
+        .filter(
+          (field) =>
+            getNamedType(field.type).name.endsWith('Connection') && field.args.some((arg) => arg.name === 'last'),
+        )
         .map((field) => `${type.name}.${field.name}`),
     );
 
@@ -72,36 +77,61 @@ describe('backward pagination on every connection', () => {
     await api.workflow([{ id: 'dial', type: 'call' }]);
     await api.workflow([{ id: 'dial', type: 'call' }]);
     for (let version = 0; version < 2; version += 1) {
-      await ok(`mutation($w: ID!) { publishWorkflowVersion(workflowId: $w, input: { definition: { steps: [{ id: "pause", type: "wait", seconds: 1 }] } }) { id } }`, { w: workflowId });
+      await ok(
+        `mutation($w: ID!) { publishWorkflowVersion(workflowId: $w, input: { definition: { steps: [{ id: "pause", type: "wait", seconds: 1 }] } }) { id } }`,
+        { w: workflowId },
+      );
     }
     const prospectIds = await api.prospects(3);
     const batchIds: string[] = [];
     for (let batch = 0; batch < 3; batch += 1) batchIds.push(await api.batch(workflowId, prospectIds));
-    for (const name of ['a', 'b', 'c']) await ok(`mutation($n: String!) { createTag(input: { name: $n }) { id } }`, { n: name });
+    for (const name of ['a', 'b', 'c'])
+      await ok(`mutation($n: String!) { createTag(input: { name: $n }) { id } }`, { n: name });
     let listId = '';
     for (const name of ['one', 'two', 'three']) {
-      listId = (await ok(`mutation($n: String!, $p: [String!]) { createProspectList(input: { name: $n, prospectIds: $p }) { id } }`, { n: name, p: prospectIds })).createProspectList.id;
+      listId = (
+        await ok(
+          `mutation($n: String!, $p: [String!]) { createProspectList(input: { name: $n, prospectIds: $p }) { id } }`,
+          { n: name, p: prospectIds },
+        )
+      ).createProspectList.id;
     }
     let agentId = '';
-    for (const name of ['A', 'B', 'C']) agentId = (await ok(`mutation($n: String!) { createAgent(input: { name: $n }) { id } }`, { n: name })).createAgent.id;
+    for (const name of ['A', 'B', 'C'])
+      agentId = (await ok(`mutation($n: String!) { createAgent(input: { name: $n }) { id } }`, { n: name })).createAgent
+        .id;
     for (const score of [10, 20, 30]) {
-      await ok(`mutation($a: String!, $s: Int!) { createEvaluation(input: { agentId: $a, score: $s }) { id } }`, { a: agentId, s: score });
+      await ok(`mutation($a: String!, $s: Int!) { createEvaluation(input: { agentId: $a, score: $s }) { id } }`, {
+        a: agentId,
+        s: score,
+      });
     }
     const connections = [
       { slug: 'hubspot', credentials: { private_app_token: 't' } },
       { slug: 'pipedrive', credentials: { company_domain: 'acme', api_token: 't' } },
       { slug: 'slack', credentials: { bot_token: 'xoxb-t' } },
     ];
-    for (const input of connections) await ok(`mutation($i: ConnectIntegrationInput!) { connectIntegration(input: $i) { id } }`, { i: input });
+    for (const input of connections)
+      await ok(`mutation($i: ConnectIntegrationInput!) { connectIntegration(input: $i) { id } }`, { i: input });
     for (const name of ['North', 'South']) {
       await ok(`mutation($i: SipTrunkCreateInput!) { createSipTrunk(input: $i) { inboundTrunk { id } } }`, {
-        i: { name, address: 'sip.example.com', provider: 'twilio', phoneNumbers: [`+1415555${name === 'North' ? '0101' : '0102'}`, `+1415555${name === 'North' ? '0103' : '0104'}`] },
+        i: {
+          name,
+          address: 'sip.example.com',
+          provider: 'twilio',
+          phoneNumbers: [
+            `+1415555${name === 'North' ? '0101' : '0102'}`,
+            `+1415555${name === 'North' ? '0103' : '0104'}`,
+          ],
+        },
       });
     }
     for (const day of ['2026-11-01', '2026-11-02', '2026-11-03']) {
       await ok(`mutation($d: Date!) { generateInsight(periodStart: $d, periodEnd: $d) { id } }`, { d: day });
     }
-    await ok(`mutation { addDoNotCallNumbers(input: { numbers: ["+14155550199", "+14155550198", "+14155550197"] }) { count } }`);
+    await ok(
+      `mutation { addDoNotCallNumbers(input: { numbers: ["+14155550199", "+14155550198", "+14155550197"] }) { count } }`,
+    );
     let endpointId = '';
     for (const path of ['one', 'two', 'three']) {
       endpointId = (
@@ -111,7 +141,11 @@ describe('backward pagination on every connection', () => {
       ).createWebhookEndpoint.endpoint.id;
     }
     // Three events for the last endpoint: three deliveries.
-    for (const name of ['X', 'Y', 'Z']) await ok(`mutation($id: ID!, $n: String!) { updateAgent(id: $id, input: { name: $n }) { id } }`, { id: agentId, n: name });
+    for (const name of ['X', 'Y', 'Z'])
+      await ok(`mutation($id: ID!, $n: String!) { updateAgent(id: $id, input: { name: $n }) { id } }`, {
+        id: agentId,
+        n: name,
+      });
 
     const covered: Record<string, Reach> = {
       'Query.workflows': root(),
@@ -164,7 +198,9 @@ describe('backward pagination on every connection', () => {
         expect(body.errors, coordinate).toBeUndefined();
         const connection = reach.path.reduce((value, name) => value[name], body.data)[field];
         return {
-          keys: connection.edges.map((edge: { node: Record<string, string> }) => Object.values(edge.node)[0]) as string[],
+          keys: connection.edges.map(
+            (edge: { node: Record<string, string> }) => Object.values(edge.node)[0],
+          ) as string[],
           totalCount: connection.totalCount as number,
           pageInfo: connection.pageInfo,
           cursors: connection.edges.map((edge: { cursor: string }) => edge.cursor) as string[],
@@ -175,7 +211,11 @@ describe('backward pagination on every connection', () => {
       const last = await page('last: $last', { last: 2 });
       expect(last.keys, coordinate).toEqual(all.keys.slice(-2));
       expect(last.totalCount, coordinate).toBe(all.totalCount);
-      expect(last.pageInfo, coordinate).toMatchObject({ hasPreviousPage: true, hasNextPage: false, startCursor: last.cursors[0] });
+      expect(last.pageInfo, coordinate).toMatchObject({
+        hasPreviousPage: true,
+        hasNextPage: false,
+        startCursor: last.cursors[0],
+      });
       const before = await page('last: $last, before: $before', { last: 2, before: last.pageInfo.startCursor });
       expect(before.keys, coordinate).toEqual(all.keys.slice(-4, -2));
       const afterFirst = await page('last: $last, after: $after', { last: 2, after: all.cursors[0] });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { graphqlCalls } from './support/graphql.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
 const TRUNK_FIELDS = 'id name provider type isActive maxConcurrency phoneCount address authUsername createdAt';
@@ -13,19 +14,23 @@ describe('GraphQL: SIP trunks and phone numbers', () => {
   /** A fresh E.164 number, never used before in this file. */
   const newNumber = () => `+1415${String(++serial).padStart(7, '0')}`;
 
-  const gql = async (query: string, variables?: Record<string, unknown>, key = apiKey) => (await server.graphql(key, query, variables)).body;
-  const ok = async (query: string, variables?: Record<string, unknown>, key = apiKey) => {
-    const body = await gql(query, variables, key);
-    expect(body.errors).toBeUndefined();
-    return body.data;
-  };
+  const { gql, ok } = graphqlCalls(
+    () => server,
+    () => apiKey,
+  );
   const createTrunk = `mutation($input: SipTrunkCreateInput!) { createSipTrunk(input: $input) {
     inboundTrunk { ${TRUNK_FIELDS} } outboundTrunk { ${TRUNK_FIELDS} } phoneNumbers { ${NUMBER_FIELDS} } } }`;
   const createNumber = `mutation($input: PhoneNumberCreateInput!) { createPhoneNumber(input: $input) { ${NUMBER_FIELDS} } }`;
   const createNumbers = `mutation($input: PhoneNumbersCreateInput!) { createPhoneNumbers(input: $input) { count created { ${NUMBER_FIELDS} } } }`;
 
   async function newTrunk(input: Record<string, unknown> = {}, key = apiKey) {
-    const data = await ok(createTrunk, { input: { name: 'Main', address: 'sip.example.com', provider: 'twilio', phoneNumbers: [newNumber()], ...input } }, key);
+    const data = await ok(
+      createTrunk,
+      {
+        input: { name: 'Main', address: 'sip.example.com', provider: 'twilio', phoneNumbers: [newNumber()], ...input },
+      },
+      key,
+    );
     return data.createSipTrunk;
   }
   const counts = async (orgId = organizationId) => ({
@@ -44,9 +49,23 @@ describe('GraphQL: SIP trunks and phone numbers', () => {
 
   it('creates an inbound and an outbound trunk with the numbers on the outbound one; both count the pair', async () => {
     const numbers = [newNumber(), newNumber()];
-    const created = await newTrunk({ name: 'Sales', provider: 'telnyx', phoneNumbers: numbers, authUsername: 'acme', maxConcurrency: 4 });
+    const created = await newTrunk({
+      name: 'Sales',
+      provider: 'telnyx',
+      phoneNumbers: numbers,
+      authUsername: 'acme',
+      maxConcurrency: 4,
+    });
     const { inboundTrunk, outboundTrunk, phoneNumbers } = created;
-    const summary = { name: 'Sales', provider: 'telnyx', isActive: true, maxConcurrency: 4, phoneCount: 2, address: 'sip.example.com', authUsername: 'acme' };
+    const summary = {
+      name: 'Sales',
+      provider: 'telnyx',
+      isActive: true,
+      maxConcurrency: 4,
+      phoneCount: 2,
+      address: 'sip.example.com',
+      authUsername: 'acme',
+    };
     expect(inboundTrunk).toMatchObject({ ...summary, type: 'inbound' });
     expect(outboundTrunk).toMatchObject({ ...summary, type: 'outbound' });
     expect(inboundTrunk.id).toMatch(/^trk_/);
@@ -55,7 +74,13 @@ describe('GraphQL: SIP trunks and phone numbers', () => {
     expect(inboundTrunk.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(phoneNumbers.map((n: { number: string }) => n.number)).toEqual(numbers);
     for (const number of phoneNumbers) {
-      expect(number).toMatchObject({ label: '', provider: 'telnyx', sipTrunkId: outboundTrunk.id, trunkName: 'Sales', isVerified: false });
+      expect(number).toMatchObject({
+        label: '',
+        provider: 'telnyx',
+        sipTrunkId: outboundTrunk.id,
+        trunkName: 'Sales',
+        isVerified: false,
+      });
       expect(number.id).toMatch(/^num_/);
     }
 
@@ -116,7 +141,10 @@ describe('GraphQL: SIP trunks and phone numbers', () => {
     for (const type of types.__schema.types) {
       if (type.name === 'SipTrunkCreateInput') continue;
       const names = [...(type.fields ?? []), ...(type.inputFields ?? [])].map((field: { name: string }) => field.name);
-      expect(names.filter((name: string) => /password/i.test(name)), type.name).toEqual([]);
+      expect(
+        names.filter((name: string) => /password/i.test(name)),
+        type.name,
+      ).toEqual([]);
     }
     const read = await gql(`query($id: ID!) { sipTrunk(id: $id) { authPassword } }`, { id: inboundTrunk.id });
     expect(read.errors[0].message).toMatch(/Cannot query field "authPassword"/);
@@ -125,18 +153,28 @@ describe('GraphQL: SIP trunks and phone numbers', () => {
   it('refuses numbers that are not E.164, naming each path, and writes nothing', async () => {
     const before = await counts();
     const trunk = await gql(createTrunk, {
-      input: { name: 'Bad', address: 'a', provider: 'twilio', phoneNumbers: [newNumber(), '4155550100', '+1234567', '+1234567890123456'] },
+      input: {
+        name: 'Bad',
+        address: 'a',
+        provider: 'twilio',
+        phoneNumbers: [newNumber(), '4155550100', '+1234567', '+1234567890123456'],
+      },
     });
     expect(trunk.errors[0].extensions.code).toBe('BAD_INPUT');
     expect(trunk.errors[0].extensions.status).toBe(400);
     expect(problemPaths(trunk)).toEqual(['phone_numbers.1', 'phone_numbers.2', 'phone_numbers.3']);
 
-    const fields = await gql(createTrunk, { input: { name: '', address: 'a', provider: 'skype', phoneNumbers: [], maxConcurrency: 0 } });
+    const fields = await gql(createTrunk, {
+      input: { name: '', address: 'a', provider: 'skype', phoneNumbers: [], maxConcurrency: 0 },
+    });
     expect(problemPaths(fields)).toEqual(['max_concurrency', 'name', 'phone_numbers', 'provider']);
 
     const { outboundTrunk } = await newTrunk();
     const bulk = await gql(createNumbers, {
-      input: { sipTrunkId: outboundTrunk.id, numbers: [{ number: '+44 20 7946 0000' }, { number: newNumber() }, { number: 'x', label: 'y' }] },
+      input: {
+        sipTrunkId: outboundTrunk.id,
+        numbers: [{ number: '+44 20 7946 0000' }, { number: newNumber() }, { number: 'x', label: 'y' }],
+      },
     });
     expect(problemPaths(bulk)).toEqual(['numbers.0.number', 'numbers.2.number']);
     const one = await gql(createNumber, { input: { sipTrunkId: outboundTrunk.id, number: '+0' } });
@@ -151,19 +189,31 @@ describe('GraphQL: SIP trunks and phone numbers', () => {
     const before = await counts();
     const fresh = newNumber();
 
-    const existing = await gql(createTrunk, { input: { name: 'Dup', address: 'a', provider: 'plivo', phoneNumbers: [fresh, taken] } });
-    expect(existing.errors[0].extensions).toMatchObject({ code: 'CONFLICT', status: 409, detail: { numbers: [taken] } });
+    const existing = await gql(createTrunk, {
+      input: { name: 'Dup', address: 'a', provider: 'plivo', phoneNumbers: [fresh, taken] },
+    });
+    expect(existing.errors[0].extensions).toMatchObject({
+      code: 'CONFLICT',
+      status: 409,
+      detail: { numbers: [taken] },
+    });
     expect(existing.errors[0].message).toContain(taken);
 
-    const repeated = await gql(createTrunk, { input: { name: 'Dup', address: 'a', provider: 'plivo', phoneNumbers: [fresh, fresh] } });
+    const repeated = await gql(createTrunk, {
+      input: { name: 'Dup', address: 'a', provider: 'plivo', phoneNumbers: [fresh, fresh] },
+    });
     expect(repeated.errors[0].extensions).toMatchObject({ code: 'CONFLICT', detail: { numbers: [fresh] } });
 
     const single = await gql(createNumber, { input: { sipTrunkId: outboundTrunk.id, number: taken, label: 'again' } });
     expect(single.errors[0].extensions).toMatchObject({ code: 'CONFLICT', detail: { numbers: [taken] } });
 
-    const bulk = await gql(createNumbers, { input: { sipTrunkId: outboundTrunk.id, numbers: [{ number: fresh }, { number: taken }] } });
+    const bulk = await gql(createNumbers, {
+      input: { sipTrunkId: outboundTrunk.id, numbers: [{ number: fresh }, { number: taken }] },
+    });
     expect(bulk.errors[0].extensions).toMatchObject({ code: 'CONFLICT', detail: { numbers: [taken] } });
-    const bulkRepeated = await gql(createNumbers, { input: { sipTrunkId: outboundTrunk.id, numbers: [{ number: fresh }, { number: fresh }] } });
+    const bulkRepeated = await gql(createNumbers, {
+      input: { sipTrunkId: outboundTrunk.id, numbers: [{ number: fresh }, { number: fresh }] },
+    });
     expect(bulkRepeated.errors[0].extensions).toMatchObject({ code: 'CONFLICT', detail: { numbers: [fresh] } });
 
     expect(await counts()).toEqual(before);
@@ -175,25 +225,41 @@ describe('GraphQL: SIP trunks and phone numbers', () => {
     const { inboundTrunk, outboundTrunk } = await newTrunk({ name: 'Bulk', provider: 'vonage' });
     const numbers = [newNumber(), newNumber(), newNumber()];
     const data = await ok(createNumbers, {
-      input: { sipTrunkId: inboundTrunk.id, numbers: numbers.map((number, index) => ({ number, label: `line ${index}` })) },
+      input: {
+        sipTrunkId: inboundTrunk.id,
+        numbers: numbers.map((number, index) => ({ number, label: `line ${index}` })),
+      },
     });
     expect(data.createPhoneNumbers.count).toBe(3);
     expect(data.createPhoneNumbers.created).toEqual(
       numbers.map((number, index) =>
-        expect.objectContaining({ number, label: `line ${index}`, provider: 'vonage', sipTrunkId: inboundTrunk.id, trunkName: 'Bulk' }),
+        expect.objectContaining({
+          number,
+          label: `line ${index}`,
+          provider: 'vonage',
+          sipTrunkId: inboundTrunk.id,
+          trunkName: 'Bulk',
+        }),
       ),
     );
-    const single = await ok(createNumber, { input: { sipTrunkId: outboundTrunk.id, number: newNumber(), label: 'support' } });
+    const single = await ok(createNumber, {
+      input: { sipTrunkId: outboundTrunk.id, number: newNumber(), label: 'support' },
+    });
     expect(single.createPhoneNumber).toMatchObject({ label: 'support', sipTrunkId: outboundTrunk.id });
     // The pair counts its numbers whichever trunk holds them: 1 from E15, 3 bulk, 1 single.
-    const pair = await ok(`query($a: ID!, $b: ID!) { a: sipTrunk(id: $a) { phoneCount } b: sipTrunk(id: $b) { phoneCount } }`, {
-      a: inboundTrunk.id,
-      b: outboundTrunk.id,
-    });
+    const pair = await ok(
+      `query($a: ID!, $b: ID!) { a: sipTrunk(id: $a) { phoneCount } b: sipTrunk(id: $b) { phoneCount } }`,
+      {
+        a: inboundTrunk.id,
+        b: outboundTrunk.id,
+      },
+    );
     expect(pair).toEqual({ a: { phoneCount: 5 }, b: { phoneCount: 5 } });
 
     const before = await counts();
-    const failed = await gql(createNumbers, { input: { sipTrunkId: outboundTrunk.id, numbers: [{ number: newNumber() }, { number: numbers[1] }] } });
+    const failed = await gql(createNumbers, {
+      input: { sipTrunkId: outboundTrunk.id, numbers: [{ number: newNumber() }, { number: numbers[1] }] },
+    });
     expect(failed.errors[0].extensions.code).toBe('CONFLICT');
     expect(await counts()).toEqual(before);
   });
@@ -201,15 +267,21 @@ describe('GraphQL: SIP trunks and phone numbers', () => {
   it('takes up to the bulk limit of numbers in one request, in order, and refuses more', async () => {
     const { outboundTrunk } = await newTrunk();
     const numbers = Array.from({ length: 10_000 }, (_, index) => `+4930${String(index).padStart(8, '0')}`);
-    const data = await ok(`mutation($input: PhoneNumbersCreateInput!) { createPhoneNumbers(input: $input) { count created { number } } }`, {
-      input: { sipTrunkId: outboundTrunk.id, numbers: numbers.map((number) => ({ number })) },
-    });
+    const data = await ok(
+      `mutation($input: PhoneNumbersCreateInput!) { createPhoneNumbers(input: $input) { count created { number } } }`,
+      {
+        input: { sipTrunkId: outboundTrunk.id, numbers: numbers.map((number) => ({ number })) },
+      },
+    );
     expect(data.createPhoneNumbers.count).toBe(10_000);
     expect(data.createPhoneNumbers.created.map((n: { number: string }) => n.number)).toEqual(numbers);
     const tooMany = await gql(createNumbers, {
       input: { sipTrunkId: outboundTrunk.id, numbers: Array.from({ length: 10_001 }, () => ({ number: newNumber() })) },
     });
-    expect(tooMany.errors[0].extensions).toMatchObject({ code: 'BAD_INPUT', detail: [{ path: 'numbers', rule: 'maximum 10000' }] });
+    expect(tooMany.errors[0].extensions).toMatchObject({
+      code: 'BAD_INPUT',
+      detail: [{ path: 'numbers', rule: 'maximum 10000' }],
+    });
   });
 
   it("answers NOT_FOUND for another organization's trunk and reads the other organization's objects as null", async () => {
@@ -218,10 +290,14 @@ describe('GraphQL: SIP trunks and phone numbers', () => {
     const before = await counts();
     const one = await gql(createNumber, { input: { sipTrunkId: foreign.outboundTrunk.id, number: newNumber() } });
     expect(one.errors[0].extensions).toMatchObject({ code: 'NOT_FOUND', status: 404 });
-    const bulk = await gql(createNumbers, { input: { sipTrunkId: foreign.inboundTrunk.id, numbers: [{ number: newNumber() }] } });
+    const bulk = await gql(createNumbers, {
+      input: { sipTrunkId: foreign.inboundTrunk.id, numbers: [{ number: newNumber() }] },
+    });
     expect(bulk.errors[0].extensions.code).toBe('NOT_FOUND');
     // Not found comes first, even for a number this organization already has.
-    const taken = await gql(createNumber, { input: { sipTrunkId: foreign.outboundTrunk.id, number: mine.phoneNumbers[0].number } });
+    const taken = await gql(createNumber, {
+      input: { sipTrunkId: foreign.outboundTrunk.id, number: mine.phoneNumbers[0].number },
+    });
     expect(taken.errors[0].extensions.code).toBe('NOT_FOUND');
     const missing = await gql(createNumber, { input: { sipTrunkId: 'trk_missing', number: newNumber() } });
     expect(missing.errors[0].extensions.code).toBe('NOT_FOUND');

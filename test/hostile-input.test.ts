@@ -1,7 +1,7 @@
 // Bad input of every kind is a 4xx in SPEC.md's error body, never a 500,
 // and writes nothing. (Generated hostile input comes with the trust work.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { restClient, type RestResponse } from './support/rest.ts';
+import { type RestResponse, restClient } from './support/rest.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
 describe('hostile input', () => {
@@ -23,22 +23,38 @@ describe('hostile input', () => {
   };
 
   it('refuses NUL characters anywhere in paths, queries and bodies, naming where', async () => {
-    expect(refused(await rest('GET', '/org/{org}/workflows/%00')).error[0]).toMatchObject({ path: 'workflow_id', rule: 'no NUL' });
-    expect(refused(await rest('GET', '/org/{org}/workflows/wf_x/runs?prospect_id=a%00')).error[0].path).toBe('prospect_id');
+    expect(refused(await rest('GET', '/org/{org}/workflows/%00')).error[0]).toMatchObject({
+      path: 'workflow_id',
+      rule: 'no NUL',
+    });
+    expect(refused(await rest('GET', '/org/{org}/workflows/wf_x/runs?prospect_id=a%00')).error[0].path).toBe(
+      'prospect_id',
+    );
     expect(refused(await rest('GET', '/org/{org}/integrations/slug/%00')).error[0].path).toBe('slug');
     expect(refused(await rest('POST', '/org/{org}/tags', { body: { name: 'v\u0000ip' } })).error[0].path).toBe('name');
-    expect(refused(await rest('POST', '/org/{org}/prospects', { body: { prospects: [{ first_name: 'x\u0000' }] } })).error[0].path).toBe(
-      'prospects.0.first_name',
-    );
-    expect(refused(await rest('POST', '/org/{org}/agents', { body: { name: 'x', plugins: [{ a: '\u0000' }] } })).error[0].path).toBe('plugins.0.a');
+    expect(
+      refused(await rest('POST', '/org/{org}/prospects', { body: { prospects: [{ first_name: 'x\u0000' }] } })).error[0]
+        .path,
+    ).toBe('prospects.0.first_name');
+    expect(
+      refused(await rest('POST', '/org/{org}/agents', { body: { name: 'x', plugins: [{ a: '\u0000' }] } })).error[0]
+        .path,
+    ).toBe('plugins.0.a');
     const tags = await server.graphql(apiKey, '{ tags { totalCount } }');
     expect(tags.body.data.tags.totalCount).toBe(0);
   });
 
   it('refuses NUL characters in GraphQL variables and literals with BAD_INPUT', async () => {
-    const inVariables = await server.graphql(apiKey, 'mutation($n: String!) { createTag(input: { name: $n }) { id } }', { n: 'a\u0000' });
+    const inVariables = await server.graphql(
+      apiKey,
+      'mutation($n: String!) { createTag(input: { name: $n }) { id } }',
+      { n: 'a\u0000' },
+    );
     expect(inVariables.status).toBe(400);
-    expect(inVariables.body.errors[0].extensions).toMatchObject({ code: 'BAD_INPUT', detail: [{ path: 'variables.n' }] });
+    expect(inVariables.body.errors[0].extensions).toMatchObject({
+      code: 'BAD_INPUT',
+      detail: [{ path: 'variables.n' }],
+    });
     const inLiteral = await server.graphql(apiKey, 'mutation { createTag(input: { name: "a\\u0000" }) { id } }');
     expect(inLiteral.status).toBe(400);
     expect(inLiteral.body.errors[0].extensions.code).toBe('BAD_INPUT');
@@ -47,7 +63,9 @@ describe('hostile input', () => {
   it('refuses bodies and variables nested deeper than 64 levels, however deep', async () => {
     for (const depth of [65, 100_000]) {
       const nested = '['.repeat(depth) + ']'.repeat(depth);
-      const body = refused(await rest('POST', '/org/{org}/workflows', { raw: `{"name": "x", "definition": {"a": ${nested}}}` }));
+      const body = refused(
+        await rest('POST', '/org/{org}/workflows', { raw: `{"name": "x", "definition": {"a": ${nested}}}` }),
+      );
       expect(body.message).toContain('64');
       const graphql = await fetch(`${server.url}/graphql`, {
         method: 'POST',
@@ -59,15 +77,19 @@ describe('hostile input', () => {
     }
     // 64 levels are fine.
     const deepest = '['.repeat(62) + ']'.repeat(62);
-    const fine = await rest("POST", "/org/{org}/workflows", { raw: `{"name": "x", "definition": {"a": ${deepest}}}` });
-    expect(fine.body).toMatchObject({ name: "x" });
+    const fine = await rest('POST', '/org/{org}/workflows', { raw: `{"name": "x", "definition": {"a": ${deepest}}}` });
+    expect(fine.body).toMatchObject({ name: 'x' });
     expect(fine.status).toBe(201);
   });
 
   it('answers non-object bodies, absurd numbers and over-long ids with 4xx', async () => {
     for (const body of [[], null, 'text', 42, true]) refused(await rest('POST', '/org/{org}/workflows', { body }));
     refused(await rest('POST', '/org/{org}/workflows', { raw: '{"name": "x", "definition": {"a": 1e999}}' }));
-    refused(await rest('PATCH', '/org/{org}/agents/agt_x', { body: { llm_config: { provider: 'openai', model: 'm', max_tokens: 2 ** 53 } } }));
+    refused(
+      await rest('PATCH', '/org/{org}/agents/agt_x', {
+        body: { llm_config: { provider: 'openai', model: 'm', max_tokens: 2 ** 53 } },
+      }),
+    );
     refused(await rest('GET', `/org/{org}/workflows/${'x'.repeat(300)}`), 414);
     refused(await rest('GET', '/org/{org}/workflows/wf_x/runs?page=99999999999'));
     refused(await rest('GET', '/org/{org}/workflows/wf_x/runs?limit=1e3'));

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { openDatabase } from '../src/db/database.ts';
 import { eventually } from './support/flows.ts';
-import { freePort, runCli, startServerProcess } from './support/processes.ts';
+import { freePort, orgRest, runCli, startServerProcess } from './support/processes.ts';
 import { startTestServer } from './support/server.ts';
 import { createTestStorage } from './support/storage.ts';
 
@@ -34,7 +34,11 @@ describe('HTTP hardening', () => {
       const preflight = (origin: string) =>
         fetch(`${server.url}/graphql`, {
           method: 'OPTIONS',
-          headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-api-key' },
+          headers: {
+            origin,
+            'access-control-request-method': 'POST',
+            'access-control-request-headers': 'content-type,x-api-key',
+          },
         });
       const allowed = await preflight('https://dash.example.com');
       expect(allowed.headers.get('access-control-allow-origin')).toBe('https://dash.example.com');
@@ -74,24 +78,30 @@ describe('graceful shutdown (SIGTERM)', () => {
     try {
       const org = JSON.parse((await runCli(['orgs', 'create', '--name', 'Shutdown'], storage.env)).stdout);
       const port = await freePort();
-      const server = await startServerProcess({ ...storage.env, SIMULATED_CALL_MS: '600000', SIMULATED_CALL_OUTCOMES: 'answered=1', ENGINE_DRAIN_MS: '1000' }, port);
+      const server = await startServerProcess(
+        { ...storage.env, SIMULATED_CALL_MS: '600000', SIMULATED_CALL_OUTCOMES: 'answered=1', ENGINE_DRAIN_MS: '1000' },
+        port,
+      );
       const api = async (method: string, path: string, body?: unknown) =>
-        (
-          await fetch(`http://127.0.0.1:${port}/org/${org.organization_id}${path}`, {
-            method,
-            headers: { 'x-api-key': org.api_key, ...(body ? { 'content-type': 'application/json' } : {}) },
-            body: body ? JSON.stringify(body) : undefined,
-          })
-        ).json();
+        (await orgRest(port, org)(method, path, body)).body;
       const agent = await api('POST', '/agents', { name: 'Caller' });
-      const workflow = await api('POST', '/workflows', { name: 'S', definition: { steps: [{ id: 'dial', type: 'call', agent_id: agent.id }] } });
+      const workflow = await api('POST', '/workflows', {
+        name: 'S',
+        definition: { steps: [{ id: 'dial', type: 'call', agent_id: agent.id }] },
+      });
       const prospect = await api('POST', '/prospects', { first_name: 'A', phone: '+14155550100' });
       const batch = await api('POST', `/workflows/${workflow.id}/batches`, {
         prospect_ids: [prospect.created[0].id],
         retry: { max_attempts: 2, on: ['failed'], delay_seconds: 0 },
       });
-      await eventually(async () => ((await api('GET', `/batches/${batch.id}`)).stats.in_progress_count === 1 ? true : undefined));
+      await eventually(async () =>
+        (await api('GET', `/batches/${batch.id}`)).stats.in_progress_count === 1 ? true : undefined,
+      );
 
+      let answered!: (error?: unknown) => void;
+      const firstState = new Promise<void>(
+        (resolve, reject) => (answered = (error) => (error ? reject(error) : resolve())),
+      );
       const closeCode = new Promise<number>((resolve) => {
         const client = createClient({
           url: `ws://127.0.0.1:${port}/graphql`,
@@ -102,10 +112,11 @@ describe('graceful shutdown (SIGTERM)', () => {
         });
         client.subscribe(
           { query: 'subscription($id: ID!) { batchProgress(batchId: $id) { status } }', variables: { id: batch.id } },
-          { next: () => {}, error: () => {}, complete: () => {} },
+          { next: () => answered(), error: (error) => answered(error), complete: () => {} },
         );
       });
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // The subscription sends the batch's current state first: once it came, the subscription is open.
+      await firstState;
       const started = Date.now();
       const exitCode = await server.stop('SIGTERM');
       expect(Date.now() - started).toBeLessThan(10_000);
@@ -114,7 +125,10 @@ describe('graceful shutdown (SIGTERM)', () => {
 
       const db = await openDatabase(storage.storage);
       try {
-        const run = await db.prisma.run.findFirstOrThrow({ where: { batchId: batch.id }, include: { callAttempts: true } });
+        const run = await db.prisma.run.findFirstOrThrow({
+          where: { batchId: batch.id },
+          include: { callAttempts: true },
+        });
         expect(run).toMatchObject({ status: 'PENDING', leaseOwner: null, attempts: 1, lastOutcome: 'failed' });
         expect(run.callAttempts).toMatchObject([{ number: 1, outcome: 'failed', reason: 'interrupted' }]);
         const stored = await db.prisma.batch.findUniqueOrThrow({ where: { id: batch.id } });

@@ -25,32 +25,63 @@ describe('Idempotency-Key on creates', () => {
   afterAll(() => server.close());
 
   const creates = () => [
-    { name: 'E4', path: `/workflows/${workflowId}/batches`, body: { prospect_ids: [prospectId] }, count: () => server.db.prisma.batch.count() },
-    { name: 'E10', path: '/integrations', body: { slug: 'telnyx', credentials: { api_key: 'k' } }, count: () => server.db.prisma.organizationIntegration.count() },
+    {
+      name: 'E4',
+      path: `/workflows/${workflowId}/batches`,
+      body: { prospect_ids: [prospectId] },
+      count: () => server.db.prisma.batch.count(),
+    },
+    {
+      name: 'E10',
+      path: '/integrations',
+      body: { slug: 'telnyx', credentials: { api_key: 'k' } },
+      count: () => server.db.prisma.organizationIntegration.count(),
+    },
     {
       name: 'E15',
       path: '/sip-trunks',
       body: { name: 'T2', address: 'sip.example.com', provider: 'twilio', phone_numbers: ['+14155550002'] },
       count: () => server.db.prisma.sipTrunk.count(),
     },
-    { name: 'E16', path: '/phone-numbers', body: { number: '+14155550003', sip_trunk_id: trunkId }, count: () => server.db.prisma.phoneNumber.count() },
+    {
+      name: 'E16',
+      path: '/phone-numbers',
+      body: { number: '+14155550003', sip_trunk_id: trunkId },
+      count: () => server.db.prisma.phoneNumber.count(),
+    },
     {
       name: 'E17',
       path: '/phone-numbers/bulk',
       body: { numbers: [{ number: '+14155550004' }], sip_trunk_id: trunkId },
       count: () => server.db.prisma.phoneNumber.count(),
     },
-    { name: 'E18', path: '/agents/evals', body: { agent_id: agentId, score: 80 }, count: () => server.db.prisma.evaluation.count() },
-    { name: 'prospects', path: '/prospects', body: { first_name: 'Q' }, count: () => server.db.prisma.prospect.count() },
+    {
+      name: 'E18',
+      path: '/agents/evals',
+      body: { agent_id: agentId, score: 80 },
+      count: () => server.db.prisma.evaluation.count(),
+    },
+    {
+      name: 'prospects',
+      path: '/prospects',
+      body: { first_name: 'Q' },
+      count: () => server.db.prisma.prospect.count(),
+    },
   ];
 
   it('gives a retried create its first answer and creates nothing twice, on every create', async () => {
     for (const create of creates()) {
       const key = `retry-${create.name}`;
-      const first = await rest('POST', `/org/{org}${create.path}`, { body: create.body, headers: { 'idempotency-key': key } });
+      const first = await rest('POST', `/org/{org}${create.path}`, {
+        body: create.body,
+        headers: { 'idempotency-key': key },
+      });
       expect(first.status, create.name).toBe(201);
       const before = await create.count();
-      const again = await rest('POST', `/api/org/{org}${create.path}`, { body: create.body, headers: { 'idempotency-key': key } });
+      const again = await rest('POST', `/api/org/{org}${create.path}`, {
+        body: create.body,
+        headers: { 'idempotency-key': key },
+      });
       expect(again.status, create.name).toBe(201);
       expect(again.body, create.name).toEqual(first.body);
       expect(again.headers.get('idempotent-replayed')).toBe('true');
@@ -60,7 +91,9 @@ describe('Idempotency-Key on creates', () => {
 
   it('refuses the same key with another request, and lets a failed request be retried', async () => {
     const key = 'reused';
-    expect((await rest('POST', '/org/{org}/tags', { body: { name: 'one' }, headers: { 'idempotency-key': key } })).status).toBe(201);
+    expect(
+      (await rest('POST', '/org/{org}/tags', { body: { name: 'one' }, headers: { 'idempotency-key': key } })).status,
+    ).toBe(201);
     const other = await rest('POST', '/org/{org}/tags', { body: { name: 'two' }, headers: { 'idempotency-key': key } });
     expect(expectErrorBody(other, 409).error).toEqual({ idempotency_key: key });
 
@@ -79,7 +112,9 @@ describe('Idempotency-Key on creates', () => {
   it('creates once when the same request races with itself', async () => {
     const before = await server.db.prisma.prospect.count();
     const answers = await Promise.all(
-      Array.from({ length: 6 }, () => rest('POST', '/org/{org}/prospects', { body: { first_name: 'Racer' }, headers: { 'idempotency-key': 'race' } })),
+      Array.from({ length: 6 }, () =>
+        rest('POST', '/org/{org}/prospects', { body: { first_name: 'Racer' }, headers: { 'idempotency-key': 'race' } }),
+      ),
     );
     expect(answers.filter((answer) => answer.status === 201).length).toBeGreaterThanOrEqual(1);
     for (const answer of answers) expect([201, 409]).toContain(answer.status);
@@ -87,6 +122,9 @@ describe('Idempotency-Key on creates', () => {
   });
 
   it('refuses a malformed key', async () => {
-    expectErrorBody(await rest('POST', '/org/{org}/tags', { body: { name: 'x' }, headers: { 'idempotency-key': 'a'.repeat(256) } }), 400);
+    expectErrorBody(
+      await rest('POST', '/org/{org}/tags', { body: { name: 'x' }, headers: { 'idempotency-key': 'a'.repeat(256) } }),
+      400,
+    );
   });
 });

@@ -24,8 +24,17 @@ describe('the insight schedule', () => {
 
     const scheduler = new InsightScheduler(server.db.prisma, 0, console);
     expect(await scheduler.runOnce(now)).toBe(2);
-    const insights = await server.db.prisma.insight.findMany({ where: { organizationId: active.organizationId }, orderBy: { periodStart: 'asc' } });
-    expect(insights.map((insight) => [insight.periodStart.toISOString().slice(0, 10), insight.totalCalls, insight.issuesIdentified])).toEqual([
+    const insights = await server.db.prisma.insight.findMany({
+      where: { organizationId: active.organizationId },
+      orderBy: { periodStart: 'asc' },
+    });
+    expect(
+      insights.map((insight) => [
+        insight.periodStart.toISOString().slice(0, 10),
+        insight.totalCalls,
+        insight.issuesIdentified,
+      ]),
+    ).toEqual([
       ['2026-11-20', 1, 1],
       ['2026-11-21', 2, 1],
     ]);

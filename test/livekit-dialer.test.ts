@@ -38,18 +38,37 @@ async function withLiveKit(work: (setup: Setup) => Promise<void>, maxConcurrency
   const clock = new ManualClock(MONDAY_NOON_UTC);
   double.now = () => clock.now();
   // Leases far longer than the clock's jumps: a jump must not look like a dead instance.
-  const server = await startTestServer({ livekit: double.settings(), engine: { clock, leaseMs: 24 * 3_600_000, concurrency: 10 } });
+  const server = await startTestServer({
+    livekit: double.settings(),
+    engine: { clock, leaseMs: 24 * 3_600_000, concurrency: 10 },
+  });
   double.webhookUrl = `${server.url}/livekit/webhook`;
   try {
     const { organizationId, apiKey } = await server.createOrganization();
     const rest = restClient(server, organizationId, apiKey);
     const trunks = await rest('POST', '/org/{org}/sip-trunks', {
-      body: { name: 'Carrier', address: 'sip.carrier.example', provider: 'telnyx', phone_numbers: ['+12125550100', CALLER_ID], max_concurrency: maxConcurrency },
+      body: {
+        name: 'Carrier',
+        address: 'sip.carrier.example',
+        provider: 'telnyx',
+        phone_numbers: ['+12125550100', CALLER_ID],
+        max_concurrency: maxConcurrency,
+      },
     });
     expect(trunks.status).toBe(201);
     const trunkId = trunks.body.outbound_trunk.id;
     const { livekitTrunkId } = await server.db.prisma.sipTrunk.findUniqueOrThrow({ where: { id: trunkId } });
-    await work({ double, server, clock, api: flows(server, apiKey), rest, apiKey, organizationId, trunkId, livekitTrunkId: livekitTrunkId! });
+    await work({
+      double,
+      server,
+      clock,
+      api: flows(server, apiKey),
+      rest,
+      apiKey,
+      organizationId,
+      trunkId,
+      livekitTrunkId: livekitTrunkId!,
+    });
     await double.settled();
   } finally {
     await server.close();
@@ -90,7 +109,12 @@ describe('DIALER=livekit: a batch of 20 prospects through LiveKit', () => {
       });
       expect(agent.status).toBe(201);
       const workflow = await rest('POST', '/org/{org}/workflows', {
-        body: { name: 'Renewals', definition: { steps: [{ id: 'dial', type: 'call', agent_id: agent.body.id, trunk_id: trunkId, from_number: CALLER_ID }] } },
+        body: {
+          name: 'Renewals',
+          definition: {
+            steps: [{ id: 'dial', type: 'call', agent_id: agent.body.id, trunk_id: trunkId, from_number: CALLER_ID }],
+          },
+        },
       });
       const prospects = await rest('POST', '/org/{org}/prospects', {
         body: {
@@ -106,12 +130,30 @@ describe('DIALER=livekit: a batch of 20 prospects through LiveKit', () => {
       // By prospect: what LiveKit answers its first dial and, when it is retried, the second.
       const scripts: Record<number, [CallScript, CallScript?]> = {
         10: [{ kind: 'answered', durationSeconds: 12, agentReports: 'voicemail' }],
-        11: [{ kind: 'sip', status: 486, statusName: 'SIP_STATUS_BUSY_HERE' }, { kind: 'answered', durationSeconds: 50 }],
-        12: [{ kind: 'sip', status: 486, statusName: 'SIP_STATUS_BUSY_HERE' }, { kind: 'answered', durationSeconds: 51 }],
-        13: [{ kind: 'sip', status: 600, statusName: 'SIP_STATUS_GLOBAL_BUSY_EVERYWHERE' }, { kind: 'sip', status: 600, statusName: 'SIP_STATUS_GLOBAL_BUSY_EVERYWHERE' }],
-        14: [{ kind: 'sip', status: 480, statusName: 'SIP_STATUS_TEMPORARILY_UNAVAILABLE' }, { kind: 'answered', durationSeconds: 52 }],
-        15: [{ kind: 'sip', status: 408, statusName: 'SIP_STATUS_REQUEST_TIMEOUT' }, { kind: 'sip', status: 408, statusName: 'SIP_STATUS_REQUEST_TIMEOUT' }],
-        16: [{ kind: 'sip', status: 487, statusName: 'SIP_STATUS_REQUEST_TERMINATED' }, { kind: 'sip', status: 487, statusName: 'SIP_STATUS_REQUEST_TERMINATED' }],
+        11: [
+          { kind: 'sip', status: 486, statusName: 'SIP_STATUS_BUSY_HERE' },
+          { kind: 'answered', durationSeconds: 50 },
+        ],
+        12: [
+          { kind: 'sip', status: 486, statusName: 'SIP_STATUS_BUSY_HERE' },
+          { kind: 'answered', durationSeconds: 51 },
+        ],
+        13: [
+          { kind: 'sip', status: 600, statusName: 'SIP_STATUS_GLOBAL_BUSY_EVERYWHERE' },
+          { kind: 'sip', status: 600, statusName: 'SIP_STATUS_GLOBAL_BUSY_EVERYWHERE' },
+        ],
+        14: [
+          { kind: 'sip', status: 480, statusName: 'SIP_STATUS_TEMPORARILY_UNAVAILABLE' },
+          { kind: 'answered', durationSeconds: 52 },
+        ],
+        15: [
+          { kind: 'sip', status: 408, statusName: 'SIP_STATUS_REQUEST_TIMEOUT' },
+          { kind: 'sip', status: 408, statusName: 'SIP_STATUS_REQUEST_TIMEOUT' },
+        ],
+        16: [
+          { kind: 'sip', status: 487, statusName: 'SIP_STATUS_REQUEST_TERMINATED' },
+          { kind: 'sip', status: 487, statusName: 'SIP_STATUS_REQUEST_TERMINATED' },
+        ],
         17: [{ kind: 'sip', status: 503, statusName: 'SIP_STATUS_SERVICE_UNAVAILABLE' }],
         18: [{ kind: 'error', message: 'media negotiation failed' }],
       };
@@ -120,14 +162,26 @@ describe('DIALER=livekit: a batch of 20 prospects through LiveKit', () => {
         const scripted = scripts[index]?.[attempt - 1];
         if (scripted) return scripted;
         // The others answer; the even ones end with room_finished, the odd ones with the callee leaving.
-        return { kind: 'answered', durationSeconds: 30 + index, end: index % 2 === 0 ? 'room_finished' : 'participant_left' };
+        return {
+          kind: 'answered',
+          durationSeconds: 30 + index,
+          end: index % 2 === 0 ? 'room_finished' : 'participant_left',
+        };
       };
       const reports: number[] = [];
       double.agent = async (metadata, outcome) => {
         // The agent worker reports with the organization's key, naming the call by its dispatch metadata.
-        const reported = await rest('POST', `/org/${metadata.organization_id}/runs/${metadata.run_id}/attempts/${metadata.attempt}/outcome`, { body: { outcome } });
+        const reported = await rest(
+          'POST',
+          `/org/${metadata.organization_id}/runs/${metadata.run_id}/attempts/${metadata.attempt}/outcome`,
+          { body: { outcome } },
+        );
         reports.push(reported.status);
-        expect(reported.body).toEqual({ run_id: metadata.run_id, attempt: metadata.attempt, reported_outcome: outcome });
+        expect(reported.body).toEqual({
+          run_id: metadata.run_id,
+          attempt: metadata.attempt,
+          reported_outcome: outcome,
+        });
       };
 
       const created = await rest('POST', `/org/{org}/workflows/${workflow.body.id}/batches`, {
@@ -141,12 +195,16 @@ describe('DIALER=livekit: a batch of 20 prospects through LiveKit', () => {
       const batchId = created.body.id;
       const retried = [11, 12, 13, 14, 15, 16];
       // The first round: every run ended, or waits for its retry.
-      await eventually(async () => {
-        const runs = await server.db.prisma.run.findMany({ where: { batchId } });
-        const waiting = runs.filter((run) => run.status === 'PENDING' && run.attempts === 1).length;
-        const ended = runs.filter((run) => ['FINISHED', 'FAILED'].includes(run.status)).length;
-        return waiting === retried.length && ended === 20 - retried.length ? true : undefined;
-      }, 60_000, 'the first round of calls');
+      await eventually(
+        async () => {
+          const runs = await server.db.prisma.run.findMany({ where: { batchId } });
+          const waiting = runs.filter((run) => run.status === 'PENDING' && run.attempts === 1).length;
+          const ended = runs.filter((run) => ['FINISHED', 'FAILED'].includes(run.status)).length;
+          return waiting === retried.length && ended === 20 - retried.length ? true : undefined;
+        },
+        60_000,
+        'the first round of calls',
+      );
       expect(double.dials).toHaveLength(20);
       clock.advance(600_000);
       await batchIn(server.db, batchId, ['FINISHED']);
@@ -155,14 +213,19 @@ describe('DIALER=livekit: a batch of 20 prospects through LiveKit', () => {
       const runs = await server.db.prisma.run.findMany({ where: { batchId }, include: { prospect: true } });
       const attempts = await attemptsOf(server, batchId);
       const runOf = (index: number) => runs.find((run) => indexOf(run.prospect.phone) === index)!;
-      const outcomesOf = (index: number) => attempts.filter((attempt) => attempt.runId === runOf(index).id).map((attempt) => attempt.outcome);
+      const outcomesOf = (index: number) =>
+        attempts.filter((attempt) => attempt.runId === runOf(index).id).map((attempt) => attempt.outcome);
 
       // Rooms, dispatches and dials: one of each per attempt, all for the same room.
       expect(attempts).toHaveLength(26);
-      expect(double.rooms.map((room) => room.name).sort()).toEqual(attempts.map((attempt) => `${attempt.runId}-attempt-${attempt.number}`).sort());
+      expect(double.rooms.map((room) => room.name).sort()).toEqual(
+        attempts.map((attempt) => `${attempt.runId}-attempt-${attempt.number}`).sort(),
+      );
       expect(attempts.every((attempt) => attempt.roomName === `${attempt.runId}-attempt-${attempt.number}`)).toBe(true);
       expect(double.rooms.every((room) => room.emptyTimeout === 25 + 60 && room.departureTimeout === 5)).toBe(true);
-      expect(double.dispatches.map((dispatch) => dispatch.room).sort()).toEqual(double.rooms.map((room) => room.name).sort());
+      expect(double.dispatches.map((dispatch) => dispatch.room).sort()).toEqual(
+        double.rooms.map((room) => room.name).sort(),
+      );
       for (const dispatch of double.dispatches) {
         const attempt = attempts.find((candidate) => candidate.roomName === dispatch.room)!;
         const run = runs.find((candidate) => candidate.id === attempt.runId)!;
@@ -173,7 +236,13 @@ describe('DIALER=livekit: a batch of 20 prospects through LiveKit', () => {
           run_id: run.id,
           batch_id: batchId,
           attempt: attempt.number,
-          prospect: { id: run.prospectId, first_name: run.prospect.firstName, last_name: 'Lovelace', email: run.prospect.email, phone: run.prospect.phone },
+          prospect: {
+            id: run.prospectId,
+            first_name: run.prospect.firstName,
+            last_name: 'Lovelace',
+            email: run.prospect.email,
+            phone: run.prospect.phone,
+          },
           dynamic_variables: { plan: 'gold', phone: run.prospect.phone },
         });
       }
@@ -194,21 +263,33 @@ describe('DIALER=livekit: a batch of 20 prospects through LiveKit', () => {
       // Outcomes: answered with LiveKit's duration (the room's lifetime, or the callee's time in it).
       for (const index of [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 19]) {
         const [attempt] = attempts.filter((candidate) => candidate.runId === runOf(index).id);
-        expect(attempt).toMatchObject({ outcome: 'answered', durationSeconds: 30 + index, reason: null, fromNumber: CALLER_ID });
+        expect(attempt).toMatchObject({
+          outcome: 'answered',
+          durationSeconds: 30 + index,
+          reason: null,
+          fromNumber: CALLER_ID,
+        });
         expect(runOf(index).status).toBe('FINISHED');
       }
       expect(double.webhooks.filter((webhook) => webhook.event === 'participant_left')).toHaveLength(6); // 1, 3, 5, 7, 9, 19
       expect(double.webhooks.every((webhook) => webhook.status === 200)).toBe(true);
       // The agent's report: voicemail, and the run goes on (voicemail is not retried by this policy).
       expect(reports).toEqual([200]);
-      expect(attempts.find((attempt) => attempt.runId === runOf(10).id)).toMatchObject({ outcome: 'voicemail', durationSeconds: 12, reportedOutcome: 'voicemail' });
+      expect(attempts.find((attempt) => attempt.runId === runOf(10).id)).toMatchObject({
+        outcome: 'voicemail',
+        durationSeconds: 12,
+        reportedOutcome: 'voicemail',
+      });
       expect(runOf(10)).toMatchObject({ status: 'FINISHED', lastOutcome: 'voicemail' });
       // Busy (486, 600) and no answer (480, 408, 487): retried once, after the delay.
       for (const index of [11, 12]) expect(outcomesOf(index)).toEqual(['busy', 'answered']);
       expect(outcomesOf(13)).toEqual(['busy', 'busy']);
       expect(outcomesOf(14)).toEqual(['no_answer', 'answered']);
       for (const index of [15, 16]) expect(outcomesOf(index)).toEqual(['no_answer', 'no_answer']);
-      expect(runOf(13)).toMatchObject({ status: 'FAILED', error: 'the call ended busy (SIP 600 SIP_STATUS_GLOBAL_BUSY_EVERYWHERE) after 2 attempts' });
+      expect(runOf(13)).toMatchObject({
+        status: 'FAILED',
+        error: 'the call ended busy (SIP 600 SIP_STATUS_GLOBAL_BUSY_EVERYWHERE) after 2 attempts',
+      });
       expect(runOf(16).error).toBe('the call ended no_answer (SIP 487 SIP_STATUS_REQUEST_TERMINATED) after 2 attempts');
       for (const index of retried) {
         const [first, second] = attempts.filter((attempt) => attempt.runId === runOf(index).id);
@@ -220,7 +301,9 @@ describe('DIALER=livekit: a batch of 20 prospects through LiveKit', () => {
       expect(outcomesOf(18)).toEqual(['failed']);
       expect(runOf(18).error).toMatch(/^the call ended failed \(livekit: media negotiation failed\) after 1 attempt$/);
       // Every call not answered was hung up (its room deleted, the agent with it).
-      const unanswered = attempts.filter((attempt) => attempt.outcome !== 'answered' && attempt.outcome !== 'voicemail').map((attempt) => attempt.roomName);
+      const unanswered = attempts
+        .filter((attempt) => attempt.outcome !== 'answered' && attempt.outcome !== 'voicemail')
+        .map((attempt) => attempt.roomName);
       expect(double.deletedRooms.sort()).toEqual(unanswered.sort());
 
       // The trunk's max_concurrency (3) held over LiveKit's calls in flight, the batch's (5) with it.
@@ -239,7 +322,9 @@ describe('DIALER=livekit: the end of a call', () => {
       const workflowId = await api.workflow([{ id: 'dial', type: 'call', agent_id: agentId, trunk_id: trunkId }]);
       const batchId = await api.batch(workflowId, await api.prospects(1));
       const attempt = await eventually(async () => {
-        const open = await server.db.prisma.runAttempt.findFirst({ where: { batchId, endedAt: null, roomName: { not: null } } });
+        const open = await server.db.prisma.runAttempt.findFirst({
+          where: { batchId, endedAt: null, roomName: { not: null } },
+        });
         return open && double.dials.some((call) => call.request.roomName === open.roomName) ? open : undefined;
       });
       const room = attempt.roomName!;
@@ -258,7 +343,10 @@ describe('DIALER=livekit: the end of a call', () => {
         expect(response.status).toBe(401);
         expectErrorBody({ status: response.status, headers: response.headers, body: await response.json() }, 401);
       }
-      expect(await server.db.prisma.runAttempt.findUniqueOrThrow({ where: { id: attempt.id } })).toMatchObject({ endedAt: null, callEndedAt: null });
+      expect(await server.db.prisma.runAttempt.findUniqueOrThrow({ where: { id: attempt.id } })).toMatchObject({
+        endedAt: null,
+        callEndedAt: null,
+      });
 
       // Nothing came: after its maximum duration (2 min) and the margin, the attempt is lost and the call hung up.
       const lost = await eventually(async () => {
@@ -273,13 +361,20 @@ describe('DIALER=livekit: the end of a call', () => {
 
       // A report after the end: the attempt keeps its outcome (409), REST and GraphQL alike; unknown ones are 404.
       const outcome = (runId: string, number: string, body: unknown = { outcome: 'voicemail' }, key?: string) =>
-        rest('POST', `/org/{org}/runs/${runId}/attempts/${number}/outcome`, { body, ...(key === undefined ? {} : { apiKey: key }) });
+        rest('POST', `/org/{org}/runs/${runId}/attempts/${number}/outcome`, {
+          body,
+          ...(key === undefined ? {} : { apiKey: key }),
+        });
       expect(expectErrorBody(await outcome(attempt.runId, '1'), 409).message).toBe(
         `attempt 1 of run ${attempt.runId} has ended: an outcome is reported while its call is in flight`,
       );
-      const graphql = await server.graphql(apiKey, 'mutation($r: ID!) { reportCallOutcome(runId: $r, attempt: 1, outcome: voicemail) { number } }', {
-        r: attempt.runId,
-      });
+      const graphql = await server.graphql(
+        apiKey,
+        'mutation($r: ID!) { reportCallOutcome(runId: $r, attempt: 1, outcome: voicemail) { number } }',
+        {
+          r: attempt.runId,
+        },
+      );
       expect(graphql.body.errors[0].extensions).toMatchObject({ code: 'CONFLICT', status: 409 });
       for (const number of ['2', '0', 'abc', '99999999999']) expectErrorBody(await outcome(attempt.runId, number), 404);
       expectErrorBody(await outcome('run_nope', '1'), 404);
@@ -289,8 +384,15 @@ describe('DIALER=livekit: the end of a call', () => {
       // Another organization's key: the run reads as one that never existed.
       const other = await server.createOrganization('Other');
       const otherRest = restClient(server, other.organizationId, other.apiKey);
-      expectErrorBody(await otherRest('POST', `/org/{org}/runs/${attempt.runId}/attempts/1/outcome`, { body: { outcome: 'voicemail' } }), 404);
-      expect(await server.db.prisma.runAttempt.findUniqueOrThrow({ where: { id: attempt.id } })).toMatchObject({ reportedOutcome: null });
+      expectErrorBody(
+        await otherRest('POST', `/org/{org}/runs/${attempt.runId}/attempts/1/outcome`, {
+          body: { outcome: 'voicemail' },
+        }),
+        404,
+      );
+      expect(await server.db.prisma.runAttempt.findUniqueOrThrow({ where: { id: attempt.id } })).toMatchObject({
+        reportedOutcome: null,
+      });
     });
   });
 
@@ -302,11 +404,16 @@ describe('DIALER=livekit: the end of a call', () => {
         double.script = () => ({ kind: 'answered', durationSeconds: 17 });
         // A caller id stored on the pair's inbound trunk (E16), and no trunk_id: the call goes out through the pair's outbound trunk.
         const trunk = await server.db.prisma.sipTrunk.findFirstOrThrow({ where: { direction: 'inbound' } });
-        expect((await rest('POST', '/org/{org}/phone-numbers', { body: { number: '+12125550177', sip_trunk_id: trunk.id } })).status).toBe(201);
+        expect(
+          (await rest('POST', '/org/{org}/phone-numbers', { body: { number: '+12125550177', sip_trunk_id: trunk.id } }))
+            .status,
+        ).toBe(201);
         const workflowId = await api.workflow([{ id: 'dial', type: 'call', from_number: '+12125550177' }]);
         const batchId = await api.batch(workflowId, await api.prospects(1));
         await batchIn(server.db, batchId, ['FINISHED']);
-        expect(await attemptsOf(server, batchId)).toEqual([expect.objectContaining({ outcome: 'answered', durationSeconds: 17 })]);
+        expect(await attemptsOf(server, batchId)).toEqual([
+          expect.objectContaining({ outcome: 'answered', durationSeconds: 17 }),
+        ]);
         expect(double.webhooks).toEqual([expect.objectContaining({ event: 'room_finished', status: 200 })]);
         expect(double.dials[0]!.request).toMatchObject({ sipTrunkId: livekitTrunkId, sipNumber: '+12125550177' });
       } finally {
@@ -321,12 +428,17 @@ describe('DIALER=livekit: the end of a call', () => {
       const workflowId = await api.workflow([{ id: 'dial', type: 'call', trunk_id: trunkId }]);
       const batchId = await api.batch(workflowId, await api.prospects(1));
       const attempt = await eventually(async () => {
-        const open = await server.db.prisma.runAttempt.findFirst({ where: { batchId, endedAt: null, roomName: { not: null } } });
+        const open = await server.db.prisma.runAttempt.findFirst({
+          where: { batchId, endedAt: null, roomName: { not: null } },
+        });
         return open && double.dials.some((call) => call.request.roomName === open.roomName) ? open : undefined;
       });
       await server.engine!.stop();
       expect(double.deletedRooms).toEqual([attempt.roomName]);
-      expect(await server.db.prisma.runAttempt.findUniqueOrThrow({ where: { id: attempt.id } })).toMatchObject({ outcome: 'failed', reason: 'interrupted' });
+      expect(await server.db.prisma.runAttempt.findUniqueOrThrow({ where: { id: attempt.id } })).toMatchObject({
+        outcome: 'failed',
+        reason: 'interrupted',
+      });
     });
   });
 });

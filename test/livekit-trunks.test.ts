@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { eventually } from './support/flows.ts';
 import { LiveKitDouble } from './support/livekit-double.ts';
-import { freePort, runCli, runProcess, projectRoot, startServerProcess } from './support/processes.ts';
+import { freePort, projectRoot, runCli, runProcess, startServerProcess } from './support/processes.ts';
 import { expectErrorBody, restClient } from './support/rest.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { createTestStorage } from './support/storage.ts';
@@ -33,22 +33,48 @@ describe('DIALER=livekit: SIP trunks in LiveKit (E15-E17)', () => {
     await double?.close();
   });
 
-  const localCounts = async () => ({ trunks: await server.db.prisma.sipTrunk.count(), numbers: await server.db.prisma.phoneNumber.count() });
+  const localCounts = async () => ({
+    trunks: await server.db.prisma.sipTrunk.count(),
+    numbers: await server.db.prisma.phoneNumber.count(),
+  });
   const remoteCounts = () => ({ outbound: double.outboundTrunks.size, inbound: double.inboundTrunks.size });
 
   it('E15 creates the pair in LiveKit and keeps its ids; E16 and E17 add numbers to both trunks there', async () => {
     const [first, second] = [freshNumber(), freshNumber()];
     const created = await rest('POST', '/org/{org}/sip-trunks', {
-      body: { name: 'Carrier', address: 'sip.carrier.example:5060', provider: 'telnyx', phone_numbers: [first, second], auth_username: 'gw', auth_password: 's3cret' },
+      body: {
+        name: 'Carrier',
+        address: 'sip.carrier.example:5060',
+        provider: 'telnyx',
+        phone_numbers: [first, second],
+        auth_username: 'gw',
+        auth_password: 's3cret',
+      },
     });
     expect(created.status).toBe(201);
-    const trunks = await server.db.prisma.sipTrunk.findMany({ where: { pairId: (await server.db.prisma.sipTrunk.findUniqueOrThrow({ where: { id: created.body.outbound_trunk.id } })).pairId } });
+    const trunks = await server.db.prisma.sipTrunk.findMany({
+      where: {
+        pairId: (await server.db.prisma.sipTrunk.findUniqueOrThrow({ where: { id: created.body.outbound_trunk.id } }))
+          .pairId,
+      },
+    });
     const outboundRow = trunks.find((trunk) => trunk.direction === 'outbound')!;
     const inboundRow = trunks.find((trunk) => trunk.direction === 'inbound')!;
     const outbound = double.outboundTrunks.get(outboundRow.livekitTrunkId!)!;
     const inbound = double.inboundTrunks.get(inboundRow.livekitTrunkId!)!;
-    expect(outbound).toMatchObject({ name: 'Carrier', address: 'sip.carrier.example:5060', numbers: [first, second], authUsername: 'gw', authPassword: 's3cret' });
-    expect(inbound).toMatchObject({ name: 'Carrier', numbers: [first, second], authUsername: 'gw', authPassword: 's3cret' });
+    expect(outbound).toMatchObject({
+      name: 'Carrier',
+      address: 'sip.carrier.example:5060',
+      numbers: [first, second],
+      authUsername: 'gw',
+      authPassword: 's3cret',
+    });
+    expect(inbound).toMatchObject({
+      name: 'Carrier',
+      numbers: [first, second],
+      authUsername: 'gw',
+      authPassword: 's3cret',
+    });
     // GraphQL shows LiveKit's ids; REST's E15 body stays SPEC.md's.
     const listed = await server.graphql(apiKey, '{ sipTrunks { nodes { id livekitTrunkId } } }');
     expect(listed.body.data.sipTrunks.nodes).toEqual(
@@ -60,9 +86,14 @@ describe('DIALER=livekit: SIP trunks in LiveKit (E15-E17)', () => {
     expect(created.body.outbound_trunk).not.toHaveProperty('livekit_trunk_id');
 
     const single = freshNumber();
-    expect((await rest('POST', '/org/{org}/phone-numbers', { body: { number: single, sip_trunk_id: inboundRow.id } })).status).toBe(201);
+    expect(
+      (await rest('POST', '/org/{org}/phone-numbers', { body: { number: single, sip_trunk_id: inboundRow.id } }))
+        .status,
+    ).toBe(201);
     const [bulkA, bulkB] = [freshNumber(), freshNumber()];
-    const bulk = await rest('POST', '/org/{org}/phone-numbers/bulk', { body: { sip_trunk_id: outboundRow.id, numbers: [{ number: bulkA }, { number: bulkB }] } });
+    const bulk = await rest('POST', '/org/{org}/phone-numbers/bulk', {
+      body: { sip_trunk_id: outboundRow.id, numbers: [{ number: bulkA }, { number: bulkB }] },
+    });
     expect(bulk.status).toBe(201);
     for (const trunk of [outbound, inbound]) expect(trunk.numbers).toEqual([first, second, single, bulkA, bulkB]);
     expect(double.refused).toEqual([]);
@@ -73,11 +104,19 @@ describe('DIALER=livekit: SIP trunks in LiveKit (E15-E17)', () => {
     const remoteBefore = remoteCounts();
     const body = { name: 'Broken', address: 'sip.example', provider: 'other', phone_numbers: [freshNumber()] };
 
-    double.failNext('livekit.SIP/CreateSIPOutboundTrunk', { status: 500, code: 'internal', msg: 'trunk store unavailable' });
+    double.failNext('livekit.SIP/CreateSIPOutboundTrunk', {
+      status: 500,
+      code: 'internal',
+      msg: 'trunk store unavailable',
+    });
     const refused = expectErrorBody(await rest('POST', '/org/{org}/sip-trunks', { body }), 502);
     expect(refused.message).toMatch(/^LiveKit could not create the outbound trunk: 500 trunk store unavailable/);
 
-    double.failNext('livekit.SIP/CreateSIPInboundTrunk', { status: 400, code: 'invalid_argument', msg: 'numbers overlap' });
+    double.failNext('livekit.SIP/CreateSIPInboundTrunk', {
+      status: 400,
+      code: 'invalid_argument',
+      msg: 'numbers overlap',
+    });
     expectErrorBody(await rest('POST', '/org/{org}/sip-trunks', { body }), 502);
     expect(double.deletedTrunks).toHaveLength(1); // the outbound half of that pair
 
@@ -90,12 +129,20 @@ describe('DIALER=livekit: SIP trunks in LiveKit (E15-E17)', () => {
     );
     expect(graphql.body.errors[0].extensions).toMatchObject({ code: 'BAD_GATEWAY', status: 502 });
 
-    const trunk = await server.db.prisma.sipTrunk.findFirstOrThrow({ where: { name: 'Carrier', direction: 'inbound' } });
-    const remoteNumbers = () => Object.fromEntries([...double.outboundTrunks, ...double.inboundTrunks].map(([id, remote]) => [id, [...remote.numbers]]));
+    const trunk = await server.db.prisma.sipTrunk.findFirstOrThrow({
+      where: { name: 'Carrier', direction: 'inbound' },
+    });
+    const remoteNumbers = () =>
+      Object.fromEntries(
+        [...double.outboundTrunks, ...double.inboundTrunks].map(([id, remote]) => [id, [...remote.numbers]]),
+      );
     const numbersThere = remoteNumbers();
     // The outbound trunk takes the number, the inbound one fails: the outbound one gives it back.
     double.failNext('livekit.SIP/UpdateSIPInboundTrunk', { status: 500, code: 'internal', msg: 'no' });
-    expectErrorBody(await rest('POST', '/org/{org}/phone-numbers', { body: { number: freshNumber(), sip_trunk_id: trunk.id } }), 502);
+    expectErrorBody(
+      await rest('POST', '/org/{org}/phone-numbers', { body: { number: freshNumber(), sip_trunk_id: trunk.id } }),
+      502,
+    );
     expect(remoteNumbers()).toEqual(numbersThere);
 
     expect(await localCounts()).toEqual(before);
@@ -109,7 +156,10 @@ describe('DIALER=livekit: SIP trunks in LiveKit (E15-E17)', () => {
     // Both requests pass the check for existing numbers before either writes: LiveKit answers them together.
     double.gate('livekit.SIP/CreateSIPOutboundTrunk', 2);
     const body = { name: 'Race', address: 'sip.example', provider: 'other', phone_numbers: [number] };
-    const answers = await Promise.all([rest('POST', '/org/{org}/sip-trunks', { body }), rest('POST', '/org/{org}/sip-trunks', { body })]);
+    const answers = await Promise.all([
+      rest('POST', '/org/{org}/sip-trunks', { body }),
+      rest('POST', '/org/{org}/sip-trunks', { body }),
+    ]);
     expect(answers.map((answer) => answer.status).sort()).toEqual([201, 409]);
     expectErrorBody(answers.find((answer) => answer.status === 409)!, 409);
     // The loser's pair was deleted in LiveKit: one pair more there, as here.
@@ -151,13 +201,26 @@ describe('DIALER=livekit settings', () => {
     expect(refusal({ DIALER: 'livekit' })).toBe(
       'invalid configuration: DIALER=livekit needs LIVEKIT_URL, LIVEKIT_API_KEY, LIVEKIT_API_SECRET, LIVEKIT_AGENT_NAME',
     );
-    expect(refusal({ DIALER: 'livekit', LIVEKIT_URL: 'https://demo.livekit.cloud', LIVEKIT_API_KEY: 'APIx', LIVEKIT_API_SECRET: '' })).toBe(
-      'invalid configuration: DIALER=livekit needs LIVEKIT_API_SECRET, LIVEKIT_AGENT_NAME',
-    );
+    expect(
+      refusal({
+        DIALER: 'livekit',
+        LIVEKIT_URL: 'https://demo.livekit.cloud',
+        LIVEKIT_API_KEY: 'APIx',
+        LIVEKIT_API_SECRET: '',
+      }),
+    ).toBe('invalid configuration: DIALER=livekit needs LIVEKIT_API_SECRET, LIVEKIT_AGENT_NAME');
     expect(refusal({ DIALER: 'sip' })).toMatch(/^invalid configuration: DIALER: /);
     expect(loadConfig({}).livekit).toBeNull();
     expect(loadConfig({ LIVEKIT_URL: 'https://demo.livekit.cloud' }).livekit).toBeNull();
-    expect(loadConfig({ DIALER: 'livekit', LIVEKIT_URL: 'https://demo.livekit.cloud', LIVEKIT_API_KEY: 'APIx', LIVEKIT_API_SECRET: 'secret', LIVEKIT_AGENT_NAME: 'caller' }).livekit).toEqual({
+    expect(
+      loadConfig({
+        DIALER: 'livekit',
+        LIVEKIT_URL: 'https://demo.livekit.cloud',
+        LIVEKIT_API_KEY: 'APIx',
+        LIVEKIT_API_SECRET: 'secret',
+        LIVEKIT_AGENT_NAME: 'caller',
+      }).livekit,
+    ).toEqual({
       url: 'https://demo.livekit.cloud',
       apiKey: 'APIx',
       apiSecret: 'secret',
@@ -203,23 +266,44 @@ describe('DIALER=livekit settings', () => {
         expect(double.outboundTrunks.size).toBe(1);
         const agent = await rest('POST', '/org/{org}/agents', { body: { name: 'Ava' } });
         const workflow = await rest('POST', '/org/{org}/workflows', {
-          body: { name: 'Call', definition: { steps: [{ id: 'dial', type: 'call', agent_id: agent.body.id, trunk_id: trunk.body.outbound_trunk.id }] } },
+          body: {
+            name: 'Call',
+            definition: {
+              steps: [{ id: 'dial', type: 'call', agent_id: agent.body.id, trunk_id: trunk.body.outbound_trunk.id }],
+            },
+          },
         });
-        const prospects = await rest('POST', '/org/{org}/prospects', { body: { prospects: [{ first_name: 'Ada', phone: '+14155550123' }] } });
-        const batch = await rest('POST', `/org/{org}/workflows/${workflow.body.id}/batches`, { body: { prospect_ids: [prospects.body.created[0].id] } });
+        const prospects = await rest('POST', '/org/{org}/prospects', {
+          body: { prospects: [{ first_name: 'Ada', phone: '+14155550123' }] },
+        });
+        const batch = await rest('POST', `/org/{org}/workflows/${workflow.body.id}/batches`, {
+          body: { prospect_ids: [prospects.body.created[0].id] },
+        });
         expect(batch.status).toBe(201);
-        const finished = await eventually(async () => {
-          const current = await rest('GET', `/org/{org}/batches/${batch.body.id}`);
-          return current.body.status === 'FINISHED' ? current.body : undefined;
-        }, 30_000, 'the batch to finish');
+        const finished = await eventually(
+          async () => {
+            const current = await rest('GET', `/org/{org}/batches/${batch.body.id}`);
+            return current.body.status === 'FINISHED' ? current.body : undefined;
+          },
+          30_000,
+          'the batch to finish',
+        );
         expect(finished.stats.finished_count).toBe(1);
         const runs = await rest('GET', `/org/{org}/workflows/${workflow.body.id}/runs`);
         const run = await rest('GET', `/org/{org}/runs/${runs.body.data[0].id}`);
         expect(run.body.call_attempts).toEqual([
-          expect.objectContaining({ number: 1, outcome: 'answered', duration_seconds: 21, from_number: '+12125550999', to_number: '+14155550123' }),
+          expect.objectContaining({
+            number: 1,
+            outcome: 'answered',
+            duration_seconds: 21,
+            from_number: '+12125550999',
+            to_number: '+14155550123',
+          }),
         ]);
         expect(double.dispatches[0]!.agentName).toBe('process-agent');
-        expect(double.webhooks).toEqual([{ event: 'room_finished', room: `${runs.body.data[0].id}-attempt-1`, status: 200 }]);
+        expect(double.webhooks).toEqual([
+          { event: 'room_finished', room: `${runs.body.data[0].id}-attempt-1`, status: 200 },
+        ]);
       } finally {
         expect(await process.stop()).toBe(0);
       }

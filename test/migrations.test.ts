@@ -2,9 +2,9 @@ import { cp, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Database, openDatabase } from '../src/db/database.ts';
-import { defaultMigrationsDir, migrate, MigrationError } from '../src/db/migrator.ts';
 import { pendingSchemaSql } from '../scripts/schema-engine.ts';
+import { type Database, openDatabase } from '../src/db/database.ts';
+import { defaultMigrationsDir, MigrationError, migrate } from '../src/db/migrator.ts';
 import { createTestStorage, type TestStorage } from './support/storage.ts';
 
 describe('schema.prisma and the committed migrations', () => {
@@ -18,7 +18,7 @@ describe('the migrator', () => {
   let db: Database;
 
   beforeEach(async () => {
-    storage = await createTestStorage();
+    storage = await createTestStorage({ empty: true });
     db = await openDatabase(storage.storage);
   });
   afterEach(async () => {
@@ -59,7 +59,9 @@ describe('the migrator', () => {
        FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
        WHERE i.indrelid = '"Run"'::regclass ORDER BY c.relname`,
     );
-    expect(Object.fromEntries(indexes.filter((index) => index.predicate).map((index) => [index.name, index.predicate]))).toEqual({
+    expect(
+      Object.fromEntries(indexes.filter((index) => index.predicate).map((index) => [index.name, index.predicate])),
+    ).toEqual({
       Run_batchId_nextAttemptAt_id_idx: `(status = 'PENDING'::"RunStatus")`,
       Run_leaseExpiresAt_idx: `(status = 'IN_PROGRESS'::"RunStatus")`,
       Run_organizationId_endedAt_idx: '("endedAt" IS NOT NULL)',
@@ -73,14 +75,23 @@ describe('the migrator', () => {
        FROM pg_statistic_ext s WHERE s.stxrelid = '"Run"'::regclass`,
     );
     expect(statistics).toEqual([
-      { name: 'Run_batchId_dependencies_stat', kinds: '{f}', columns: 'batchId,organizationId,workflowId,workflowVersionId' },
+      {
+        name: 'Run_batchId_dependencies_stat',
+        kinds: '{f}',
+        columns: 'batchId,organizationId,workflowId,workflowVersionId',
+      },
     ]);
   });
 
   it("keeps a run's batch, workflow, version, organization and prospect together", async () => {
     await migrate(db.sql);
     const org = async (name: string) =>
-      (await db.sql.query<{ id: string }>(`INSERT INTO "Organization" (name, "updatedAt") VALUES ($1, now()) RETURNING id`, [name])).rows[0]!.id;
+      (
+        await db.sql.query<{ id: string }>(
+          `INSERT INTO "Organization" (name, "updatedAt") VALUES ($1, now()) RETURNING id`,
+          [name],
+        )
+      ).rows[0]!.id;
     const [a, b] = [await org('A'), await org('B')];
     const workflow = async (organizationId: string) => {
       const { rows } = await db.sql.query<{ workflow: string; version: string }>(
@@ -100,8 +111,12 @@ describe('the migrator', () => {
       )
     ).rows[0]!.id;
     const prospect = async (organizationId: string) =>
-      (await db.sql.query<{ id: string }>(`INSERT INTO "Prospect" ("organizationId", "updatedAt") VALUES ($1, now()) RETURNING id`, [organizationId]))
-        .rows[0]!.id;
+      (
+        await db.sql.query<{ id: string }>(
+          `INSERT INTO "Prospect" ("organizationId", "updatedAt") VALUES ($1, now()) RETURNING id`,
+          [organizationId],
+        )
+      ).rows[0]!.id;
     const [pa, pb] = [await prospect(a), await prospect(b)];
     const insertRun = (organizationId: string, workflowId: string, versionId: string, prospectId: string) =>
       db.sql.query<{ id: string }>(
@@ -144,9 +159,7 @@ describe('the migrator', () => {
       'CREATE TABLE "HalfDone" (id int);\nALTER TABLE "NoSuchTable" ADD COLUMN x int;\n',
     );
     await expect(migrate(db.sql, dir)).rejects.toBeInstanceOf(MigrationError);
-    const { rows } = await db.sql.query<{ name: string | null }>(
-      `SELECT to_regclass('"HalfDone"')::text AS name`,
-    );
+    const { rows } = await db.sql.query<{ name: string | null }>(`SELECT to_regclass('"HalfDone"')::text AS name`);
     expect(rows[0]!.name).toBeNull();
     // The good migrations before it went with it (one transaction), and apply cleanly on their own.
     expect(await migrate(db.sql)).not.toEqual([]);

@@ -3,6 +3,7 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../src/rest/routes/index.ts';
+import { agentConfigMembers } from './support/agent-configs.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
 type Schema = Record<string, any>;
@@ -50,7 +51,17 @@ const expectedSuccess = (endpoint: string | null, method: string, path: string) 
 
 /** DECISIONS.md's query parameter names. */
 const QUERY_PARAMETERS: Record<string, string[]> = {
-  E6: ['page', 'limit', 'status', 'prospect_id', 'batch_id', 'workflow_version_id', 'started_after', 'started_before', 'sort'],
+  E6: [
+    'page',
+    'limit',
+    'status',
+    'prospect_id',
+    'batch_id',
+    'workflow_version_id',
+    'started_after',
+    'started_before',
+    'sort',
+  ],
   E7: ['page', 'limit'],
   E8: ['page', 'size'],
   E19: ['agent_id', 'page', 'size'],
@@ -78,7 +89,8 @@ describe('GET /openapi.json', () => {
     expect(found, `${method} ${prefix}${path}`).toBeDefined();
     return found as Schema;
   };
-  const requestSchema = (method: string, path: string) => resolve(operation(method, path).requestBody.content['application/json'].schema);
+  const requestSchema = (method: string, path: string) =>
+    resolve(operation(method, path).requestBody.content['application/json'].schema);
   /** The member's schema, references followed; a nullable member (`anyOf [X, null]`) reads as X. */
   const property = (schema: Schema, name: string) => {
     const resolved = resolve(schema);
@@ -143,30 +155,43 @@ describe('GET /openapi.json', () => {
         for (const parameter of op.parameters.filter((p: Schema) => p.in === 'path')) {
           expect(parameter).toMatchObject({ required: true, schema: { type: 'string' } });
         }
-        expect(Boolean(op.requestBody), `request body of ${route.method} ${path}`).toBe(Boolean(route.body ?? route.upload));
+        expect(Boolean(op.requestBody), `request body of ${route.method} ${path}`).toBe(
+          Boolean(route.body ?? route.upload),
+        );
         if (route.endpoint) expect(op.summary).toMatch(new RegExp(`^${route.endpoint}\\. `));
         else expect(op.summary).not.toMatch(/^E\d+\./);
       }
     }
     // And nothing that is not a route.
-    const documented = Object.entries(doc.paths).flatMap(([path, methods]) => Object.keys(methods as object).map((m) => `${m} ${path}`));
-    const expected = routes.flatMap((route) => PREFIXES.map((prefix) => `${route.method.toLowerCase()} ${openApiPath(prefix, route.path)}`));
+    const documented = Object.entries(doc.paths).flatMap(([path, methods]) =>
+      Object.keys(methods as object).map((m) => `${m} ${path}`),
+    );
+    const expected = routes.flatMap((route) =>
+      PREFIXES.map((prefix) => `${route.method.toLowerCase()} ${openApiPath(prefix, route.path)}`),
+    );
     expect(documented.sort()).toEqual(expected.sort());
   });
 
   it('has every SPEC.md endpoint E1-E21 at its method and path, named by its summary', () => {
     for (const [endpoint, [method, path]] of Object.entries(SPEC_ENDPOINTS)) {
       for (const prefix of PREFIXES) {
-        expect(operation(method, path, prefix).summary, `${endpoint} under ${prefix}`).toMatch(new RegExp(`^${endpoint}\\. \\S`));
+        expect(operation(method, path, prefix).summary, `${endpoint} under ${prefix}`).toMatch(
+          new RegExp(`^${endpoint}\\. \\S`),
+        );
       }
     }
-    const summaries = Object.values(doc.paths).flatMap((methods) => Object.values(methods as Record<string, Schema>).map((op) => op.summary));
+    const summaries = Object.values(doc.paths).flatMap((methods) =>
+      Object.values(methods as Record<string, Schema>).map((op) => op.summary),
+    );
     for (let n = 1; n <= 21; n += 1) {
-      expect(summaries.filter((summary) => summary.startsWith(`E${n}. `)), `E${n}`).toHaveLength(2);
+      expect(
+        summaries.filter((summary) => summary.startsWith(`E${n}. `)),
+        `E${n}`,
+      ).toHaveLength(2);
     }
   });
 
-  it("names the query parameters as DECISIONS.md does, with their ranges", () => {
+  it('names the query parameters as DECISIONS.md does, with their ranges', () => {
     for (const [endpoint, names] of Object.entries(QUERY_PARAMETERS)) {
       const [method, path] = SPEC_ENDPOINTS[endpoint]!;
       for (const prefix of PREFIXES) {
@@ -176,15 +201,44 @@ describe('GET /openapi.json', () => {
     }
     const parameter = (method: string, path: string, name: string) =>
       operation(method, path).parameters.find((p: Schema) => p.in === 'query' && p.name === name).schema as Schema;
-    expect(parameter('get', '/analytics/insights', 'limit')).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
+    expect(parameter('get', '/analytics/insights', 'limit')).toMatchObject({
+      type: 'integer',
+      minimum: 1,
+      maximum: 100,
+    });
     expect(parameter('get', '/analytics/insights', 'offset')).toMatchObject({ type: 'integer', minimum: 0 });
     expect(parameter('get', '/analytics/insights', 'period_start')).toMatchObject({ type: 'string', format: 'date' });
     expect(parameter('get', '/analytics/insights', 'period_end')).toMatchObject({ type: 'string', format: 'date' });
-    expect(parameter('get', '/workflows/{workflow_id}/batches', 'page')).toMatchObject({ type: 'integer', minimum: 1, default: 1 });
-    expect(parameter('get', '/workflows/{workflow_id}/batches', 'limit')).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 20 });
-    expect(parameter('get', '/workflows/{workflow_id}/runs', 'status').enum).toEqual(['PENDING', 'IN_PROGRESS', 'PAUSED', 'FINISHED', 'CANCELLED', 'FAILED']);
-    expect(parameter('get', '/workflows/{workflow_id}/runs', 'sort').enum).toEqual(['started_asc', 'started_desc', 'status_asc', 'status_desc']);
-    expect(parameter('get', '/workflows/{workflow_id}/versions', 'size')).toMatchObject({ type: 'integer', minimum: 1, maximum: 100 });
+    expect(parameter('get', '/workflows/{workflow_id}/batches', 'page')).toMatchObject({
+      type: 'integer',
+      minimum: 1,
+      default: 1,
+    });
+    expect(parameter('get', '/workflows/{workflow_id}/batches', 'limit')).toMatchObject({
+      type: 'integer',
+      minimum: 1,
+      maximum: 100,
+      default: 20,
+    });
+    expect(parameter('get', '/workflows/{workflow_id}/runs', 'status').enum).toEqual([
+      'PENDING',
+      'IN_PROGRESS',
+      'PAUSED',
+      'FINISHED',
+      'CANCELLED',
+      'FAILED',
+    ]);
+    expect(parameter('get', '/workflows/{workflow_id}/runs', 'sort').enum).toEqual([
+      'started_asc',
+      'started_desc',
+      'status_asc',
+      'status_desc',
+    ]);
+    expect(parameter('get', '/workflows/{workflow_id}/versions', 'size')).toMatchObject({
+      type: 'integer',
+      minimum: 1,
+      maximum: 100,
+    });
   });
 
   it("E1's body is SPEC.md's agent update request, from the same validation schemas: bounds, enums, required members, recursive fallbacks", () => {
@@ -193,15 +247,11 @@ describe('GET /openapi.json', () => {
     expect(body.required ?? []).toEqual([]);
     expect(body.additionalProperties).toBe(false);
     expect(Object.keys(body.properties).sort()).toEqual(
-      [
-        'name', 'type', 'prompt_template', 'default_functions', 'plugins', 'background_sound', 'extra_config', 'goodbye_config',
-        'greeting_config', 'llm_config', 'precall_webhook', 'room_duration_config', 'transcriber_config', 'vad_config', 'voice_config',
-      ].sort(),
+      ['name', 'type', 'prompt_template', 'default_functions', 'plugins', ...agentConfigMembers].sort(),
     );
     expect(property(body, 'type').enum).toEqual(['voice', 'chat', 'video']);
     // Each config member is its object, or null (which clears it).
-    for (const member of ['background_sound', 'extra_config', 'goodbye_config', 'greeting_config', 'llm_config', 'precall_webhook',
-      'room_duration_config', 'transcriber_config', 'vad_config', 'voice_config']) {
+    for (const member of agentConfigMembers) {
       expect(property(body, member).type, member).toBe('object');
       expect(property(body, member).additionalProperties, member).toBe(false);
     }
@@ -257,9 +307,20 @@ describe('GET /openapi.json', () => {
     expect(property(background, 'volume')).toMatchObject({ minimum: 0, maximum: 1 });
     expect(resolve(property(background, 'thinking_sound').items).required).toEqual(['sound']);
 
-    expect(property(property(body, 'extra_config'), 'use_gender_plugin').enum).toEqual(['none', 'pitch', 'enhanced', 'enhanced-multi']);
-    expect(property(property(body, 'greeting_config'), 'pause_before_first_message')).toMatchObject({ type: 'integer', minimum: 0 });
-    expect(property(property(body, 'room_duration_config'), 'max_duration_min')).toMatchObject({ type: 'integer', minimum: 1 });
+    expect(property(property(body, 'extra_config'), 'use_gender_plugin').enum).toEqual([
+      'none',
+      'pitch',
+      'enhanced',
+      'enhanced-multi',
+    ]);
+    expect(property(property(body, 'greeting_config'), 'pause_before_first_message')).toMatchObject({
+      type: 'integer',
+      minimum: 0,
+    });
+    expect(property(property(body, 'room_duration_config'), 'max_duration_min')).toMatchObject({
+      type: 'integer',
+      minimum: 1,
+    });
 
     // The same objects as the agent create extension's body: one definition each.
     const create = requestSchema('post', '/agents');
@@ -292,21 +353,35 @@ describe('GET /openapi.json', () => {
 
     const created = resolve(operation('post', '/sip-trunks').responses['201'].content['application/json'].schema);
     expect(Object.keys(created.properties).sort()).toEqual(['inbound_trunk', 'outbound_trunk', 'phone_numbers']);
-    expect(Object.keys(property(created, 'inbound_trunk').properties).sort()).toEqual(
-      ['id', 'is_active', 'max_concurrency', 'name', 'phone_count', 'provider', 'type'],
-    );
-    expect(Object.keys(resolve(property(created, 'phone_numbers').items).properties).sort()).toEqual(
-      ['id', 'is_verified', 'label', 'number', 'provider', 'sip_trunk_id', 'trunk_name'],
-    );
+    expect(Object.keys(property(created, 'inbound_trunk').properties).sort()).toEqual([
+      'id',
+      'is_active',
+      'max_concurrency',
+      'name',
+      'phone_count',
+      'provider',
+      'type',
+    ]);
+    expect(Object.keys(resolve(property(created, 'phone_numbers').items).properties).sort()).toEqual([
+      'id',
+      'is_verified',
+      'label',
+      'number',
+      'provider',
+      'sip_trunk_id',
+      'trunk_name',
+    ]);
     for (const [path, methods] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(methods as Record<string, Schema>)) {
         const responses = JSON.stringify(op.responses);
         expect(responses, `${method} ${path}`).not.toContain('password');
       }
     }
-    expect(JSON.stringify(Object.fromEntries(Object.entries(doc.components.schemas).filter(([name]) => !name.endsWith('Create'))))).not.toContain(
-      'password',
-    );
+    expect(
+      JSON.stringify(
+        Object.fromEntries(Object.entries(doc.components.schemas).filter(([name]) => !name.endsWith('Create'))),
+      ),
+    ).not.toContain('password');
   });
 
   it('the do-not-call routes: E.164 numbers, envelope A of entries, page and limit; prospects take an IANA timezone', () => {
@@ -320,15 +395,43 @@ describe('GET /openapi.json', () => {
     const created = resolve(operation('post', '/do-not-call').responses['201'].content['application/json'].schema);
     expect(Object.keys(created.properties)).toEqual(['count']);
     const list = operation('get', '/do-not-call');
-    expect(list.parameters.filter((p: Schema) => p.in === 'query').map((p: Schema) => p.name).sort()).toEqual(['limit', 'page']);
+    expect(
+      list.parameters
+        .filter((p: Schema) => p.in === 'query')
+        .map((p: Schema) => p.name)
+        .sort(),
+    ).toEqual(['limit', 'page']);
     const envelope = resolve(list.responses['200'].content['application/json'].schema);
-    expect(Object.keys(property(envelope, 'pagination').properties).sort()).toEqual(['limit', 'page', 'total', 'total_pages']);
-    expect(Object.keys(resolve(property(envelope, 'data').items).properties).sort()).toEqual(['created_at', 'number', 'reason']);
-    expect(operation('delete', '/do-not-call/{number}').parameters.filter((p: Schema) => p.in === 'path').map((p: Schema) => p.name)).toEqual(['org_id', 'number']);
+    expect(Object.keys(property(envelope, 'pagination').properties).sort()).toEqual([
+      'limit',
+      'page',
+      'total',
+      'total_pages',
+    ]);
+    expect(Object.keys(resolve(property(envelope, 'data').items).properties).sort()).toEqual([
+      'created_at',
+      'number',
+      'reason',
+    ]);
+    expect(
+      operation('delete', '/do-not-call/{number}')
+        .parameters.filter((p: Schema) => p.in === 'path')
+        .map((p: Schema) => p.name),
+    ).toEqual(['org_id', 'number']);
 
     const prospect = resolve(resolve(property(requestSchema('post', '/prospects'), 'prospects').items));
-    expect(property(prospect, 'timezone')).toMatchObject({ type: 'string', description: expect.stringContaining('IANA') });
-    const shown = resolve(resolve(property(resolve(operation('post', '/prospects').responses['201'].content['application/json'].schema), 'created').items));
+    expect(property(prospect, 'timezone')).toMatchObject({
+      type: 'string',
+      description: expect.stringContaining('IANA'),
+    });
+    const shown = resolve(
+      resolve(
+        property(
+          resolve(operation('post', '/prospects').responses['201'].content['application/json'].schema),
+          'created',
+        ).items,
+      ),
+    );
     expect(shown.properties.timezone.type).toEqual(['string', 'null']);
   });
 
@@ -338,20 +441,37 @@ describe('GET /openapi.json', () => {
     expect(importing.requestBody.content['text/csv'].schema).toEqual({ type: 'string' });
     expect(importing.requestBody.description).toMatch(/phone/);
     const query = importing.parameters.filter((p: Schema) => p.in === 'query');
-    expect(query.map((p: Schema) => p.name).sort()).toEqual(['default_country', 'list_name', 'on_duplicate', 'tag_ids']);
-    expect(query.find((p: Schema) => p.name === 'on_duplicate').schema).toMatchObject({ enum: ['skip', 'update', 'error'], default: 'skip' });
+    expect(query.map((p: Schema) => p.name).sort()).toEqual([
+      'default_country',
+      'list_name',
+      'on_duplicate',
+      'tag_ids',
+    ]);
+    expect(query.find((p: Schema) => p.name === 'on_duplicate').schema).toMatchObject({
+      enum: ['skip', 'update', 'error'],
+      default: 'skip',
+    });
     const created = resolve(importing.responses['201'].content['application/json'].schema);
     expect(Object.keys(created.properties).sort()).toEqual(['count', 'duplicates_skipped', 'list_id']);
   });
 
   it("E20's response is envelope C of SPEC.md's insight; the error body is SPEC.md's", () => {
-    const envelope = resolve(operation('get', '/analytics/insights').responses['200'].content['application/json'].schema);
+    const envelope = resolve(
+      operation('get', '/analytics/insights').responses['200'].content['application/json'].schema,
+    );
     expect(Object.keys(envelope.properties).sort()).toEqual(['insights', 'limit', 'offset', 'total']);
     expect(envelope.required.sort()).toEqual(['insights', 'limit', 'offset', 'total']);
     const insight = resolve(property(envelope, 'insights').items);
-    expect(Object.keys(insight.properties).sort()).toEqual(
-      ['created_at', 'executive_summary', 'id', 'issue_rate', 'issues_identified', 'period_end', 'period_start', 'total_calls'],
-    );
+    expect(Object.keys(insight.properties).sort()).toEqual([
+      'created_at',
+      'executive_summary',
+      'id',
+      'issue_rate',
+      'issues_identified',
+      'period_end',
+      'period_start',
+      'total_calls',
+    ]);
     expect(property(insight, 'total_calls').type).toBe('integer');
     expect(property(insight, 'issue_rate').type).toBe('number');
     expect(doc.components.schemas.ErrorBody).toMatchObject({

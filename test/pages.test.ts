@@ -11,8 +11,9 @@ import { promisify } from 'node:util';
 import { parse, validate } from 'graphql';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { consoleOperations } from '../src/console/operations.ts';
-import { defaultGraphQLLimits, operationHash } from '../src/graphql/protections.ts';
+import { defaultGraphQLLimits } from '../src/config/request-limits.ts';
+import { operationHash } from '../src/graphql/protections.ts';
+import { consoleOperations } from '../src/operations/console.ts';
 import { schema } from '../src/schema/index.ts';
 import { llm, transcriber, voice } from './support/agent-configs.ts';
 import { eventually, flows } from './support/flows.ts';
@@ -29,7 +30,15 @@ async function launchChromium() {
   const { chromium } = await import('playwright-core');
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -40,7 +49,14 @@ const buildConsole = () => promisify(execFile)(process.execPath, ['scripts/build
 const sentBodies: Record<string, unknown>[] = [];
 
 /** A tab at `width` with the key entered, on the page of `hash`. */
-async function openConsole(browser: Browser, server: TestServer, apiKey: string, organizationName: string, width: Width = 'desktop', hash = '') {
+async function openConsole(
+  browser: Browser,
+  server: TestServer,
+  apiKey: string,
+  organizationName: string,
+  width: Width = 'desktop',
+  hash = '',
+) {
   const page = await browser.newPage({ viewport: WIDTHS[width] });
   page.on('request', (request) => {
     if (request.url().endsWith('/graphql') && request.method() === 'POST') sentBodies.push(request.postDataJSON());
@@ -53,7 +69,8 @@ async function openConsole(browser: Browser, server: TestServer, apiKey: string,
 }
 
 /** The input of the agent form's field for an E1 member (`llm_config.temperature`). */
-const control = (page: Page, path: string) => page.locator(`.field[data-path="${path}"]`).locator('input, select, textarea');
+const control = (page: Page, path: string) =>
+  page.locator(`.field[data-path="${path}"]`).locator('input, select, textarea');
 
 /** A full page, or what the window shows (`fullPage: false`: a form whose save bar stays at the window's bottom). */
 async function screenshot(page: Page, name: string, { fullPage = true } = {}) {
@@ -91,7 +108,8 @@ describe('the console documents', () => {
   it('are named, distinct and valid against the schema', () => {
     expect(consoleOperations.length).toBeGreaterThanOrEqual(10);
     expect(new Set(consoleOperations.map((operation) => operation.name)).size).toBe(consoleOperations.length);
-    for (const operation of consoleOperations) expect(validate(schema, parse(operation.text)), operation.name).toEqual([]);
+    for (const operation of consoleOperations)
+      expect(validate(schema, parse(operation.text)), operation.name).toEqual([]);
   });
 });
 
@@ -100,12 +118,23 @@ describe.skipIf(!hasChromium)('the console at /dashboard in Chromium', () => {
   let browser: Browser;
   let apiKey: string;
   let organizationId: string;
-  const ids = {} as { finished: string; running: string; waiting: string; renewals: string; winBack: string; agent: string };
+  const ids = {} as {
+    finished: string;
+    running: string;
+    waiting: string;
+    renewals: string;
+    winBack: string;
+    agent: string;
+  };
 
   beforeAll(async () => {
     await buildConsole();
     server = await startTestServer({
-      engine: { callMs: 250, concurrency: 3, outcomes: { answered: 0.6, no_answer: 0.2, busy: 0.1, voicemail: 0.05, failed: 0.05 } },
+      engine: {
+        callMs: 250,
+        concurrency: 3,
+        outcomes: { answered: 0.6, no_answer: 0.2, busy: 0.1, voicemail: 0.05, failed: 0.05 },
+      },
     });
     ({ apiKey, organizationId } = await server.createOrganization('Acme Outbound'));
     const api = flows(server, apiKey);
@@ -125,29 +154,69 @@ describe.skipIf(!hasChromium)('the console at /dashboard in Chromium', () => {
     });
     expect(created.status).toBe(201);
     ids.agent = ((await created.json()) as { id: string }).id;
-    await api.ok(`mutation($id: ID!, $tools: [AgentToolInput!]!) { setAgentTools(agentId: $id, tools: $tools) { id } }`, {
-      id: ids.agent,
-      tools: [{ name: 'lookup_plan', description: "Finds the customer's plan", method: 'GET', url: 'https://crm.example.com/plans', parameters: [{ name: 'phone', required: true }] }],
+    await api.ok(
+      `mutation($id: ID!, $tools: [AgentToolInput!]!) { setAgentTools(agentId: $id, tools: $tools) { id } }`,
+      {
+        id: ids.agent,
+        tools: [
+          {
+            name: 'lookup_plan',
+            description: "Finds the customer's plan",
+            method: 'GET',
+            url: 'https://crm.example.com/plans',
+            parameters: [{ name: 'phone', required: true }],
+          },
+        ],
+      },
+    );
+    const named = (index: number) => ({
+      firstName: ['Ada', 'Alan', 'Grace', 'Edsger', 'Barbara', 'Donald'][index % 6],
+      lastName: `Customer ${index}`,
     });
-    const named = (index: number) => ({ firstName: ['Ada', 'Alan', 'Grace', 'Edsger', 'Barbara', 'Donald'][index % 6], lastName: `Customer ${index}` });
     ids.renewals = await api.workflow([{ id: 'dial', type: 'call' }]);
-    await api.ok(`mutation($id: ID!) { updateWorkflow(id: $id, input: { name: "Renewal calls" }) { id } }`, { id: ids.renewals });
+    await api.ok(`mutation($id: ID!) { updateWorkflow(id: $id, input: { name: "Renewal calls" }) { id } }`, {
+      id: ids.renewals,
+    });
     ids.winBack = await api.workflow([{ id: 'dial', type: 'call' }]);
-    await api.ok(`mutation($id: ID!) { updateWorkflow(id: $id, input: { name: "Win-back" }) { id } }`, { id: ids.winBack });
+    await api.ok(`mutation($id: ID!) { updateWorkflow(id: $id, input: { name: "Win-back" }) { id } }`, {
+      id: ids.winBack,
+    });
     ids.finished = await api.batch(ids.renewals, await api.prospects(24, named), { name: 'November renewals' });
-    await eventually(async () => ((await server.db.prisma.batch.findUniqueOrThrow({ where: { id: ids.finished } })).status === 'FINISHED' ? true : undefined), 60_000, 'the first batch to finish');
+    await eventually(
+      async () =>
+        (await server.db.prisma.batch.findUniqueOrThrow({ where: { id: ids.finished } })).status === 'FINISHED'
+          ? true
+          : undefined,
+      60_000,
+      'the first batch to finish',
+    );
     // Each attempt ~250 ms, one at a time: it runs through the whole test.
-    ids.running = await api.batch(ids.winBack, await api.prospects(400, (index) => ({ ...named(index), phone: `+1415${String(5_000_000 + index)}` })), {
-      name: 'Win-back wave 1',
-      maxConcurrency: 1,
-    });
+    ids.running = await api.batch(
+      ids.winBack,
+      await api.prospects(400, (index) => ({ ...named(index), phone: `+1415${String(5_000_000 + index)}` })),
+      {
+        name: 'Win-back wave 1',
+        maxConcurrency: 1,
+      },
+    );
     const weekdays = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
-    ids.waiting = await api.batch(ids.renewals, await api.prospects(5, (index) => ({ ...named(index), phone: `+1415${String(6_000_000 + index)}` })), {
-      name: 'Weekend follow-up',
-      callingWindow: { days: [weekdays[(new Date().getUTCDay() + 2) % 7]], start: '09:00', end: '17:00', timezone: 'UTC' },
-    });
+    ids.waiting = await api.batch(
+      ids.renewals,
+      await api.prospects(5, (index) => ({ ...named(index), phone: `+1415${String(6_000_000 + index)}` })),
+      {
+        name: 'Weekend follow-up',
+        callingWindow: {
+          days: [weekdays[(new Date().getUTCDay() + 2) % 7]],
+          start: '09:00',
+          end: '17:00',
+          timezone: 'UTC',
+        },
+      },
+    );
     // Insights: today's from the runs, and the six days before (seeded as generated then).
-    await api.ok(`mutation($day: Date!) { generateInsight(periodStart: $day, periodEnd: $day) { id } }`, { day: new Date().toISOString().slice(0, 10) });
+    await api.ok(`mutation($day: Date!) { generateInsight(periodStart: $day, periodEnd: $day) { id } }`, {
+      day: new Date().toISOString().slice(0, 10),
+    });
     const calls = [41, 58, 37, 66, 52, 73];
     await server.db.prisma.insight.createMany({
       data: calls.map((totalCalls, index) => {
@@ -165,7 +234,13 @@ describe.skipIf(!hasChromium)('the console at /dashboard in Chromium', () => {
       }),
     });
     // Some attempts of the running batch, for its chart.
-    await eventually(async () => ((await server.db.prisma.runAttempt.count({ where: { batchId: ids.running, outcome: { not: null } } })) >= 8 ? true : undefined), 60_000);
+    await eventually(
+      async () =>
+        (await server.db.prisma.runAttempt.count({ where: { batchId: ids.running, outcome: { not: null } } })) >= 8
+          ? true
+          : undefined,
+      60_000,
+    );
     browser = await launchChromium();
   }, 180_000);
 
@@ -180,7 +255,9 @@ describe.skipIf(!hasChromium)('the console at /dashboard in Chromium', () => {
     return Object.fromEntries(groups.map((group) => [group.outcome ?? 'open', group._count])) as Record<string, number>;
   }
 
-  it('lists every batch with its outcomes, chart, answer rate and window state, filters them, and keeps the key in the tab', { timeout: 120_000 }, async () => {
+  it('lists every batch with its outcomes, chart, answer rate and window state, filters them, and keeps the key in the tab', {
+    timeout: 120_000,
+  }, async () => {
     for (const width of ['desktop', 'phone'] as const) {
       const page = await openConsole(browser, server, apiKey, 'Acme Outbound', width);
       const finished = page.locator(`article[data-batch-id="${ids.finished}"]`);
@@ -191,8 +268,16 @@ describe.skipIf(!hasChromium)('the console at /dashboard in Chromium', () => {
       const attempts = Object.values(outcomes).reduce((sum, value) => sum + value, 0);
       expect(await finished.locator('[data-status]').getAttribute('data-status')).toBe('FINISHED');
       expect(await finished.locator('.legend .total .count').textContent()).toBe(String(attempts));
-      for (const [field, outcome] of [['answered', 'answered'], ['noAnswer', 'no_answer'], ['busy', 'busy'], ['voicemail', 'voicemail'], ['failed', 'failed']]) {
-        expect(await finished.locator(`.legend .${field} .count`).textContent(), outcome).toBe(String(outcomes[outcome!] ?? 0));
+      for (const [field, outcome] of [
+        ['answered', 'answered'],
+        ['noAnswer', 'no_answer'],
+        ['busy', 'busy'],
+        ['voicemail', 'voicemail'],
+        ['failed', 'failed'],
+      ]) {
+        expect(await finished.locator(`.legend .${field} .count`).textContent(), outcome).toBe(
+          String(outcomes[outcome!] ?? 0),
+        );
       }
       const rate = (outcomes.answered ?? 0) / attempts;
       expect(await finished.locator('.answer-rate .value').textContent()).toBe(`${Math.round(rate * 1000) / 10}%`);
@@ -214,7 +299,11 @@ describe.skipIf(!hasChromium)('the console at /dashboard in Chromium', () => {
       if (width === 'desktop') {
         await page.getByLabel('Status').selectOption('FINISHED');
         await page.locator('article.batch-card').nth(1).waitFor({ state: 'detached' });
-        expect(await page.locator('article.batch-card').evaluateAll((cards) => cards.map((card) => (card as HTMLElement).dataset.batchId))).toEqual([ids.finished]);
+        expect(
+          await page
+            .locator('article.batch-card')
+            .evaluateAll((cards) => cards.map((card) => (card as HTMLElement).dataset.batchId)),
+        ).toEqual([ids.finished]);
         await page.getByLabel('Status').selectOption('');
         await page.getByLabel('Workflow').selectOption(ids.renewals);
         await page.locator(`article[data-batch-id="${ids.running}"]`).waitFor({ state: 'detached' });
@@ -231,11 +320,15 @@ describe.skipIf(!hasChromium)('the console at /dashboard in Chromium', () => {
     expect(sentBodies.length).toBeGreaterThan(5);
     for (const body of sentBodies) {
       expect(body.query).toBeUndefined();
-      expect(hashes).toContain((body.extensions as { persistedQuery: { sha256Hash: string } }).persistedQuery.sha256Hash);
+      expect(hashes).toContain(
+        (body.extensions as { persistedQuery: { sha256Hash: string } }).persistedQuery.sha256Hash,
+      );
     }
   });
 
-  it('pauses a batch from the console: the server stores it and the live views show it', { timeout: 120_000 }, async () => {
+  it('pauses a batch from the console: the server stores it and the live views show it', {
+    timeout: 120_000,
+  }, async () => {
     const list = await openConsole(browser, server, apiKey, 'Acme Outbound');
     const detail = await openConsole(browser, server, apiKey, 'Acme Outbound', 'desktop', `#/batches/${ids.running}`);
     await detail.locator('.batch-page .live').waitFor();
@@ -253,34 +346,52 @@ describe.skipIf(!hasChromium)('the console at /dashboard in Chromium', () => {
     // Resumed from the batch page, the list sees it too.
     await detail.getByRole('button', { name: 'Resume Win-back wave 1' }).click();
     await card.locator('[data-status="IN_PROGRESS"], [data-status="PENDING"]').waitFor({ timeout: 15_000 });
-    expect(['PENDING', 'IN_PROGRESS']).toContain((await server.db.prisma.batch.findUniqueOrThrow({ where: { id: ids.running } })).status);
+    expect(['PENDING', 'IN_PROGRESS']).toContain(
+      (await server.db.prisma.batch.findUniqueOrThrow({ where: { id: ids.running } })).status,
+    );
     await list.close();
     await detail.close();
   });
 
-  it("shows a batch's runs with E6's filters, sort and paging, each run's attempts, and its outcomes over time", { timeout: 120_000 }, async () => {
+  it("shows a batch's runs with E6's filters, sort and paging, each run's attempts, and its outcomes over time", {
+    timeout: 120_000,
+  }, async () => {
     for (const width of ['desktop', 'phone'] as const) {
       const page = await openConsole(browser, server, apiKey, 'Acme Outbound', width, `#/batches/${ids.finished}`);
       const runs = page.locator('section.runs');
       await runs.locator('.runs-summary', { hasText: /^1–24 of 24$/ }).waitFor();
       expect(await runs.locator('tbody.run').count()).toBe(24);
-      expect(await page.locator('.batch-page canvas[role=img]').getAttribute('aria-label')).toContain('by outcome, last hour');
+      expect(await page.locator('.batch-page canvas[role=img]').getAttribute('aria-label')).toContain(
+        'by outcome, last hour',
+      );
 
       const failedRuns = await server.db.prisma.run.count({ where: { batchId: ids.finished, status: 'FAILED' } });
       await runs.locator('select[name=status]').selectOption('FAILED');
-      await runs.locator('.runs-summary', { hasText: failedRuns ? new RegExp(`of ${failedRuns}$`) : /^0 of 0$/ }).waitFor();
+      await runs
+        .locator('.runs-summary', { hasText: failedRuns ? new RegExp(`of ${failedRuns}$`) : /^0 of 0$/ })
+        .waitFor();
       expect(await runs.locator('tbody.run').count()).toBe(failedRuns);
       await runs.locator('select[name=status]').selectOption('');
       await runs.locator('.runs-summary', { hasText: /^1–24 of 24$/ }).waitFor();
 
       // Earliest first: the first run started is the first row; its attempts open under it.
       await runs.locator('select[name=order]').selectOption('STARTED_ASC');
-      const first = await server.db.prisma.run.findFirstOrThrow({ where: { batchId: ids.finished }, orderBy: [{ startedAt: 'asc' }, { id: 'asc' }], include: { prospect: true } });
+      const first = await server.db.prisma.run.findFirstOrThrow({
+        where: { batchId: ids.finished },
+        orderBy: [{ startedAt: 'asc' }, { id: 'asc' }],
+        include: { prospect: true },
+      });
       const row = runs.locator('tbody.run').first();
-      await page.waitForFunction((id) => document.querySelector('tbody.run')?.getAttribute('data-run-id') === id, first.id);
+      await page.waitForFunction(
+        (id) => document.querySelector('tbody.run')?.getAttribute('data-run-id') === id,
+        first.id,
+      );
       expect(await row.locator('.phone').textContent()).toBe(first.prospect.phone);
       await row.locator('.attempts-toggle').click();
-      const stored = await server.db.prisma.runAttempt.findMany({ where: { runId: first.id }, orderBy: { number: 'asc' } });
+      const stored = await server.db.prisma.runAttempt.findMany({
+        where: { runId: first.id },
+        orderBy: { number: 'asc' },
+      });
       const items = row.locator('.call-attempts li');
       expect(await items.count()).toBe(stored.length);
       expect(await items.first().locator('.outcome').textContent()).toBe(stored[0]!.outcome!.replace('_', ' '));
@@ -290,14 +401,22 @@ describe.skipIf(!hasChromium)('the console at /dashboard in Chromium', () => {
 
     // Paging: the running batch has 400 runs, 25 a page; paused (and its last call ended), they hold still.
     await flows(server, apiKey).setStatus(ids.running, 'PAUSED');
-    await eventually(async () => ((await server.db.prisma.batch.findUniqueOrThrow({ where: { id: ids.running } })).inProgressCount === 0 ? true : undefined));
+    await eventually(async () =>
+      (await server.db.prisma.batch.findUniqueOrThrow({ where: { id: ids.running } })).inProgressCount === 0
+        ? true
+        : undefined,
+    );
     const page = await openConsole(browser, server, apiKey, 'Acme Outbound', 'desktop', `#/batches/${ids.running}`);
     const runs = page.locator('section.runs');
     await runs.locator('.runs-summary', { hasText: /^1–25 of 400$/ }).waitFor();
-    const firstPage = await runs.locator('tbody.run').evaluateAll((rows) => rows.map((row) => (row as HTMLElement).dataset.runId));
+    const firstPage = await runs
+      .locator('tbody.run')
+      .evaluateAll((rows) => rows.map((row) => (row as HTMLElement).dataset.runId));
     await runs.getByRole('button', { name: 'Next →' }).click();
     await runs.locator('.runs-summary', { hasText: /^26–50 of 400$/ }).waitFor();
-    const secondPage = await runs.locator('tbody.run').evaluateAll((rows) => rows.map((row) => (row as HTMLElement).dataset.runId));
+    const secondPage = await runs
+      .locator('tbody.run')
+      .evaluateAll((rows) => rows.map((row) => (row as HTMLElement).dataset.runId));
     expect(secondPage).toHaveLength(25);
     expect(secondPage.filter((id) => firstPage.includes(id))).toEqual([]);
     await runs.getByRole('button', { name: '← Previous' }).click();
@@ -305,20 +424,28 @@ describe.skipIf(!hasChromium)('the console at /dashboard in Chromium', () => {
     await page.close();
   });
 
-  it("shows an agent's configuration in sections and edits it through E1, with E1's validation errors next to their fields", { timeout: 120_000 }, async () => {
+  it("shows an agent's configuration in sections and edits it through E1, with E1's validation errors next to their fields", {
+    timeout: 120_000,
+  }, async () => {
     const page = await openConsole(browser, server, apiKey, 'Acme Outbound', 'desktop', '#/agents');
     const row = page.locator(`tr[data-agent-id="${ids.agent}"]`);
     await row.waitFor();
     expect(await row.locator('td').nth(1).textContent()).toBe('openai · gpt-4o');
-    expect(await page.locator('.agents-table tbody tr').count()).toBe(await server.db.prisma.agent.count({ where: { organizationId } }));
+    expect(await page.locator('.agents-table tbody tr').count()).toBe(
+      await server.db.prisma.agent.count({ where: { organizationId } }),
+    );
     await screenshot(page, 'agents-desktop');
     await row.getByRole('link', { name: 'Ava (renewals)' }).click();
 
     const llmSection = page.locator('fieldset.section-llmConfig');
     await llmSection.waitFor();
     expect(await llmSection.locator('.fallbacks li').allTextContents()).toEqual(['anthropic · claude-3-5-haiku']);
-    expect(await page.locator('fieldset.section-voiceConfig .fallbacks li').allTextContents()).toEqual(['cartesia · sonic-2 · rachel']);
-    expect(await page.locator('fieldset.section-transcriberConfig .fallbacks li').allTextContents()).toEqual(['assemblyai · nova-3']);
+    expect(await page.locator('fieldset.section-voiceConfig .fallbacks li').allTextContents()).toEqual([
+      'cartesia · sonic-2 · rachel',
+    ]);
+    expect(await page.locator('fieldset.section-transcriberConfig .fallbacks li').allTextContents()).toEqual([
+      'assemblyai · nova-3',
+    ]);
     expect(await page.getByLabel('Model', { exact: true }).first().inputValue()).toBe('gpt-4o');
     expect(await page.locator('section.section-tools').textContent()).toContain('GET https://crm.example.com/plans');
 
@@ -366,7 +493,9 @@ describe.skipIf(!hasChromium)('the console at /dashboard in Chromium', () => {
       await page.locator('li.insight').first().waitFor();
       expect(await page.locator('li.insight').count()).toBe(stored.length);
       for (const insight of stored) {
-        expect(await page.locator(`li[data-insight-id="${insight.id}"] .summary`).textContent()).toBe(insight.executiveSummary);
+        expect(await page.locator(`li[data-insight-id="${insight.id}"] .summary`).textContent()).toBe(
+          insight.executiveSummary,
+        );
       }
       const calls = stored.reduce((sum, insight) => sum + insight.totalCalls, 0);
       expect(await page.locator('canvas[role=img]').getAttribute('aria-label')).toContain(`${calls} calls in all`);
@@ -376,7 +505,7 @@ describe.skipIf(!hasChromium)('the console at /dashboard in Chromium', () => {
   });
 });
 
-describe.skipIf(!hasChromium)('the console\'s webhooks page in Chromium', () => {
+describe.skipIf(!hasChromium)("the console's webhooks page in Chromium", () => {
   let server: TestServer;
   const receivers: Receiver[] = [];
   beforeAll(async () => {
@@ -407,7 +536,9 @@ describe.skipIf(!hasChromium)('the console\'s webhooks page in Chromium', () => 
     const flakyEndpoint = await endpoint(flaky.url, 'Analytics (down)');
     // A batch that waits for a date far away: pausing it is the one event.
     const api = flows(server, apiKey);
-    const batchId = await api.batch(await api.workflow([{ id: 'dial', type: 'call' }]), await api.prospects(2), { scheduledAt: '2099-01-01T00:00:00Z' });
+    const batchId = await api.batch(await api.workflow([{ id: 'dial', type: 'call' }]), await api.prospects(2), {
+      scheduledAt: '2099-01-01T00:00:00Z',
+    });
     await api.setStatus(batchId, 'PAUSED');
     const failed = await eventually(async () => {
       const deliveries = await server.db.prisma.webhookDelivery.findMany({ where: { organizationId } });
@@ -434,7 +565,12 @@ describe.skipIf(!hasChromium)('the console\'s webhooks page in Chromium', () => 
           // The receiver is back: a replay delivers the same event.
           flaky.answer = () => 204;
           await failedRow.getByRole('button', { name: /^Replay batch.status_changed/ }).click();
-          await eventually(async () => ((await server.db.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: failed!.id } })).status === 'delivered' ? true : undefined));
+          await eventually(async () =>
+            (await server.db.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: failed!.id } })).status ===
+            'delivered'
+              ? true
+              : undefined,
+          );
           await failedRow.locator('[data-status="delivered"]').waitFor({ timeout: 20_000 });
           expect(flaky.received.at(-1)!.headers['webhook-id']).toBe(failed!.eventId);
         }
@@ -450,7 +586,10 @@ describe.skipIf(!hasChromium)('the console with GRAPHQL_PERSISTED_ONLY=on', () =
   let server: TestServer;
   beforeAll(async () => {
     await buildConsole();
-    server = await startTestServer({ graphqlLimits: { ...defaultGraphQLLimits, persistedOnly: true }, engine: { callMs: 20 } });
+    server = await startTestServer({
+      graphqlLimits: { ...defaultGraphQLLimits, persistedOnly: true },
+      engine: { callMs: 20 },
+    });
   });
   afterAll(() => server?.close());
 
@@ -462,12 +601,34 @@ describe.skipIf(!hasChromium)('the console with GRAPHQL_PERSISTED_ONLY=on', () =
 
     // Seeded through the REST layer, whose operations are persisted too.
     const rest = (method: string, path: string, body: unknown) =>
-      fetch(`${server.url}${path}`, { method, headers: { 'x-api-key': apiKey, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.json());
-    const agent = await rest('POST', `/org/${org}/agents`, { name: 'Allow-listed agent', llm_config: { provider: 'openai', model: 'gpt-4o-mini' } });
-    const workflow = await rest('POST', `/org/${org}/workflows`, { name: 'Listed', definition: { steps: [{ id: 'dial', type: 'call', agent_id: agent.id }] } });
-    const prospects = await rest('POST', `/org/${org}/prospects`, { prospects: [{ first_name: 'Ada', phone: '+14155550101' }, { first_name: 'Alan', phone: '+14155550102' }] });
-    const batch = await rest('POST', `/org/${org}/workflows/${workflow.id}/batches`, { name: 'Listed batch', prospect_ids: prospects.created.map((p: { id: string }) => p.id) });
-    await eventually(async () => ((await server.db.prisma.batch.findUniqueOrThrow({ where: { id: batch.id } })).status === 'FINISHED' ? true : undefined));
+      fetch(`${server.url}${path}`, {
+        method,
+        headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }).then((r) => r.json());
+    const agent = await rest('POST', `/org/${org}/agents`, {
+      name: 'Allow-listed agent',
+      llm_config: { provider: 'openai', model: 'gpt-4o-mini' },
+    });
+    const workflow = await rest('POST', `/org/${org}/workflows`, {
+      name: 'Listed',
+      definition: { steps: [{ id: 'dial', type: 'call', agent_id: agent.id }] },
+    });
+    const prospects = await rest('POST', `/org/${org}/prospects`, {
+      prospects: [
+        { first_name: 'Ada', phone: '+14155550101' },
+        { first_name: 'Alan', phone: '+14155550102' },
+      ],
+    });
+    const batch = await rest('POST', `/org/${org}/workflows/${workflow.id}/batches`, {
+      name: 'Listed batch',
+      prospect_ids: prospects.created.map((p: { id: string }) => p.id),
+    });
+    await eventually(async () =>
+      (await server.db.prisma.batch.findUniqueOrThrow({ where: { id: batch.id } })).status === 'FINISHED'
+        ? true
+        : undefined,
+    );
 
     const browser = await launchChromium();
     try {
@@ -480,7 +641,9 @@ describe.skipIf(!hasChromium)('the console with GRAPHQL_PERSISTED_ONLY=on', () =
       await control(page, 'llm_config.model').fill('gpt-4o');
       await page.getByRole('button', { name: 'Save changes' }).click();
       await page.locator('.save-state', { hasText: 'Saved.' }).waitFor();
-      expect((await server.db.prisma.agent.findUniqueOrThrow({ where: { id: agent.id } })).llmConfig).toMatchObject({ model: 'gpt-4o' });
+      expect((await server.db.prisma.agent.findUniqueOrThrow({ where: { id: agent.id } })).llmConfig).toMatchObject({
+        model: 'gpt-4o',
+      });
       await page.goto(`${server.url}/dashboard#/insights`);
       await page.locator('.insights-page .state').waitFor();
       expect(await page.locator('.state.error').count()).toBe(0);

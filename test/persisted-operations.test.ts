@@ -6,7 +6,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultGraphQLLimits } from '../src/graphql/protections.ts';
+import { defaultGraphQLLimits } from '../src/config/request-limits.ts';
 import { runCli } from './support/processes.ts';
 import { startTestServer } from './support/server.ts';
 
@@ -27,7 +27,8 @@ const apolloManifest = (operations: { name: string; body: string; type: string }
 describe('gateway persisted-operations import', () => {
   let dir: string;
   let allowList: string;
-  const cli = (...args: string[]) => runCli(['persisted-operations', 'import', ...args], { PERSISTED_OPERATIONS_FILE: '' });
+  const cli = (...args: string[]) =>
+    runCli(['persisted-operations', 'import', ...args], { PERSISTED_OPERATIONS_FILE: '' });
   const manifestFile = async (name: string, content: unknown) => {
     const file = path.join(dir, name);
     await writeFile(file, typeof content === 'string' ? content : JSON.stringify(content));
@@ -56,7 +57,10 @@ describe('gateway persisted-operations import', () => {
     });
 
     // relay-compiler's persisted_queries.json (persistConfig.algorithm SHA256); the operation registered twice stays once.
-    const relay = await manifestFile('persisted_queries.json', { [sha256(workflowNames)]: workflowNames, [sha256(organizationName)]: organizationName });
+    const relay = await manifestFile('persisted_queries.json', {
+      [sha256(workflowNames)]: workflowNames,
+      [sha256(organizationName)]: organizationName,
+    });
     const second = await cli('--manifest', relay, '--out', allowList);
     expect(JSON.parse(second.stdout)).toEqual({ file: allowList, operations: 2, added: 1, total: 3 });
     expect(Object.keys(JSON.parse(await readFile(allowList, 'utf8'))).sort()).toEqual(
@@ -64,7 +68,9 @@ describe('gateway persisted-operations import', () => {
     );
   });
 
-  it('refuses a whole manifest with an operation the server could not run, naming it', { timeout: 60_000 }, async () => {
+  it('refuses a whole manifest with an operation the server could not run, naming it', {
+    timeout: 60_000,
+  }, async () => {
     const before = await readFile(allowList, 'utf8');
     // Relay's default ids are MD5: a client would send a key the allow-list does not have.
     const md5Ids = await manifestFile('md5.json', { [md5(organizationName)]: organizationName });
@@ -73,15 +79,23 @@ describe('gateway persisted-operations import', () => {
     expect(refusedId.stderr).toContain('OrganizationName: its id is not the SHA-256 of its text');
 
     const unknownField = 'query Unknown { organization { colour } }';
-    const invalid = await manifestFile('invalid.json', apolloManifest([
-      { name: 'WorkflowNames', body: workflowNames, type: 'query' },
-      { name: 'Unknown', body: unknownField, type: 'query' },
-    ]));
+    const invalid = await manifestFile(
+      'invalid.json',
+      apolloManifest([
+        { name: 'WorkflowNames', body: workflowNames, type: 'query' },
+        { name: 'Unknown', body: unknownField, type: 'query' },
+      ]),
+    );
     const refusedDocument = await cli('--manifest', invalid, '--out', allowList);
     expect(refusedDocument).toMatchObject({ code: 1, stdout: '' });
     expect(refusedDocument.stderr).toContain('Unknown: Cannot query field "colour" on type "Organization"');
 
-    const notManifest = await cli('--manifest', await manifestFile('list.json', [organizationName]), '--out', allowList);
+    const notManifest = await cli(
+      '--manifest',
+      await manifestFile('list.json', [organizationName]),
+      '--out',
+      allowList,
+    );
     expect(notManifest).toMatchObject({ code: 1, stdout: '' });
     expect(notManifest.stderr).toContain('not a persisted-queries manifest');
     expect(await readFile(allowList, 'utf8')).toBe(before);
@@ -105,7 +119,11 @@ describe('gateway persisted-operations import', () => {
     const byHash = async (text: string, variables?: Record<string, unknown>) => {
       const response = await fetch(`${server.url}/graphql`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', 'x-api-key': apiKey },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/graphql-response+json',
+          'x-api-key': apiKey,
+        },
         body: JSON.stringify({ extensions: { persistedQuery: { version: 1, sha256Hash: sha256(text) } }, variables }),
       });
       return { status: response.status, body: await response.json() };

@@ -16,9 +16,9 @@
 // HOSTILE_SHRINK=1 shrinks a counterexample (slower) instead of stopping at it.
 import fc from 'fast-check';
 import {
-  getNamedType,
   type GraphQLField,
   type GraphQLInputType,
+  getNamedType,
   isEnumType,
   isInputObjectType,
   isLeafType,
@@ -72,7 +72,7 @@ const SPECIAL_STRINGS = [
   'prototype',
   '<script>alert(1)</script>',
   "' OR 1=1 --",
-  "'; DROP TABLE \"Agent\"; --",
+  '\'; DROP TABLE "Agent"; --',
   '../../../etc/passwd',
   '%00',
   '\u0000',
@@ -86,6 +86,7 @@ const SPECIAL_STRINGS = [
   '\t\b\f\v',
   '😀👩‍👩‍👧‍👦',
   'Ω≈ç√∫˜µ≤≥÷',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a Log4Shell probe, sent as it is written
   '${jndi:ldap://x}',
   '{{7*7}}',
   '2026-02-30',
@@ -93,7 +94,7 @@ const SPECIAL_STRINGS = [
   '0000-01-01',
   '+275760-09-13T00:00:00.001Z',
   '+4155550100',
-  '+' + '1'.repeat(16),
+  `+${'1'.repeat(16)}`,
   'agt_',
   'wf_x',
   'evl_-1',
@@ -111,7 +112,23 @@ const hostileString = fc.oneof(
 const hostileNumber = fc.oneof(
   fc.double(),
   fc.integer(),
-  fc.constantFrom(2 ** 53 + 1, -(2 ** 53) - 1, 2 ** 31, -(2 ** 31) - 1, 2 ** 31 - 1, 1e308, -1e308, 5e-324, -0, 0.5, 1.5, -1, 0, 101, 1e21),
+  fc.constantFrom(
+    2 ** 53 + 1,
+    -(2 ** 53) - 1,
+    2 ** 31,
+    -(2 ** 31) - 1,
+    2 ** 31 - 1,
+    1e308,
+    -1e308,
+    5e-324,
+    -0,
+    0.5,
+    1.5,
+    -1,
+    0,
+    101,
+    1e21,
+  ),
 );
 
 /** Numbers JSON cannot carry as JS numbers, written into the raw text. */
@@ -129,7 +146,8 @@ const keyOf = (members: string[]) =>
 /** An object built with own properties (so `__proto__` is a member, as JSON.parse would make it). */
 const objectOf = (entries: [string, unknown][]) => {
   const object: Record<string, unknown> = {};
-  for (const [key, value] of entries) Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+  for (const [key, value] of entries)
+    Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
   return object;
 };
 
@@ -148,7 +166,9 @@ function hostileValue(members: string[]): fc.Arbitrary<unknown> {
       fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 1, maxLength: 40 }),
       fc.array(fc.integer({ min: -300, max: 300 }), { minLength: 1, maxLength: 10 }),
       fc.jsonValue({ maxDepth: 3 }).map(utf8),
-      fc.array(fc.tuple(keyOf(members), fc.jsonValue({ maxDepth: 2 })), { maxLength: 3 }).map((entries) => utf8(objectOf(entries))),
+      fc
+        .array(fc.tuple(keyOf(members), fc.jsonValue({ maxDepth: 2 })), { maxLength: 3 })
+        .map((entries) => utf8(objectOf(entries))),
       fc.array(tie('value'), { maxLength: 4 }),
       fc.array(fc.tuple(keyOf(members), tie('value')), { maxLength: 4 }).map(objectOf),
     ),
@@ -158,13 +178,32 @@ function hostileValue(members: string[]): fc.Arbitrary<unknown> {
 
 /** A query string: known and random names, repeated, empty, malformed percent-encoding. */
 function queryString(members: string[]): fc.Arbitrary<string> {
-  const value = fc.oneof(hostileString.filter((text) => text.length < 3000), hostileNumber.map(String), fc.constant(''));
+  const value = fc.oneof(
+    hostileString.filter((text) => text.length < 3000),
+    hostileNumber.map(String),
+    fc.constant(''),
+  );
   const pair = fc.oneof(
     { weight: 6, arbitrary: fc.tuple(keyOf(members), value).map(([key, text]) => `${encode(key)}=${encode(text)}`) },
     { weight: 1, arbitrary: keyOf(members).map(encode) },
     {
       weight: 1,
-      arbitrary: fc.constantFrom('%', '%zz', '%E0%A4%A', '%C3%28', '%FF', '%00', 'a[b]=1', 'a[]=1&a[]=2', '&&', '=', '+', '==x', 'page=1&page=2', 'limit=&size='),
+      arbitrary: fc.constantFrom(
+        '%',
+        '%zz',
+        '%E0%A4%A',
+        '%C3%28',
+        '%FF',
+        '%00',
+        'a[b]=1',
+        'a[]=1&a[]=2',
+        '&&',
+        '=',
+        '+',
+        '==x',
+        'page=1&page=2',
+        'limit=&size=',
+      ),
     },
   );
   return fc.array(pair, { maxLength: 6 }).map((pairs) => pairs.join('&'));
@@ -175,7 +214,9 @@ function encode(text: string) {
   try {
     return encodeURIComponent(text);
   } catch {
-    return [...Buffer.from(text, 'utf8')].map((byte) => `%${byte.toString(16).padStart(2, '0').toUpperCase()}`).join('');
+    return [...Buffer.from(text, 'utf8')]
+      .map((byte) => `%${byte.toString(16).padStart(2, '0').toUpperCase()}`)
+      .join('');
   }
 }
 
@@ -210,19 +251,51 @@ const REST_BODIES: Record<string, Template> = {
     prompt_template: 'Hello {{first_name}}',
     default_functions: ['end_call'],
     plugins: [{ name: 'crm' }],
-    llm_config: { provider: 'openai', model: 'gpt-4o', temperature: 0.7, max_tokens: 512, fallbacks: [{ provider: 'groq', model: 'llama' }] },
+    llm_config: {
+      provider: 'openai',
+      model: 'gpt-4o',
+      temperature: 0.7,
+      max_tokens: 512,
+      fallbacks: [{ provider: 'groq', model: 'llama' }],
+    },
     voice_config: { provider: 'elevenlabs', model: 'turbo', speed: 1.1, voice_id: 'rachel' },
     transcriber_config: { provider: 'deepgram', model: 'nova-3', sample_rate: 16000 },
     vad_config: { activation_threshold: 0.5, sample_rate: 16000 },
-    precall_webhook: { method: 'POST', url: 'https://crm.example.com/precall', headers: { A: 'b' }, timeout_seconds: 10 },
+    precall_webhook: {
+      method: 'POST',
+      url: 'https://crm.example.com/precall',
+      headers: { A: 'b' },
+      timeout_seconds: 10,
+    },
     background_sound: { file: 'office.mp3', volume: 0.5, thinking_sound: [{ sound: 'typing.mp3', probability: 0.4 }] },
   }),
-  'PATCH /agents/:agent_id': () => ({ name: 'Renamed', goodbye_config: { enabled: true, message: 'Bye' }, greeting_config: null }),
-  'POST /agents/evals': (own) => ({ agent_id: own.agent, category: 'tone', title: 'Polite', prompt: 'Was it polite?', score: 87 }),
-  'POST /workflows': () => ({ name: 'W', description: 'd', trigger_type: 'api', is_active: true, definition: { steps: [{ id: 'a', type: 'wait', seconds: 1 }] } }),
+  'PATCH /agents/:agent_id': () => ({
+    name: 'Renamed',
+    goodbye_config: { enabled: true, message: 'Bye' },
+    greeting_config: null,
+  }),
+  'POST /agents/evals': (own) => ({
+    agent_id: own.agent,
+    category: 'tone',
+    title: 'Polite',
+    prompt: 'Was it polite?',
+    score: 87,
+  }),
+  'POST /workflows': () => ({
+    name: 'W',
+    description: 'd',
+    trigger_type: 'api',
+    is_active: true,
+    definition: { steps: [{ id: 'a', type: 'wait', seconds: 1 }] },
+  }),
   'PATCH /workflows/:workflow_id': () => ({ name: 'New', is_active: true, trigger_type: 'cron', description: 'x' }),
   'POST /workflows/:workflow_id/versions': () => ({ definition: { steps: [{ id: 'b', type: 'wait', seconds: 2 }] } }),
-  'POST /workflows/:workflow_id/batches': (own) => ({ name: 'B', prospect_ids: own.prospects, prospect_list_id: own.prospectList, scheduled_at: '2099-01-01T00:00:00Z' }),
+  'POST /workflows/:workflow_id/batches': (own) => ({
+    name: 'B',
+    prospect_ids: own.prospects,
+    prospect_list_id: own.prospectList,
+    scheduled_at: '2099-01-01T00:00:00Z',
+  }),
   'PATCH /batches/:batch_id': () => ({ status: 'PAUSED' }),
   'PATCH /batches/:batch_id/settings': () => ({
     calling_window: { days: ['mon', 'fri'], start: '09:00', end: '17:30', timezone: 'America/Chicago' },
@@ -231,17 +304,42 @@ const REST_BODIES: Record<string, Template> = {
     retry: { max_attempts: 3, on: ['busy'], delay_seconds: 60 },
     auto_pause: { failure_rate: 0.4, window: 20 },
   }),
-  'POST /prospects': () => ({ prospects: [{ first_name: 'F', last_name: 'L', email: 'f@example.com', phone: '+14155550100', timezone: 'America/Chicago' }] }),
+  'POST /prospects': () => ({
+    prospects: [
+      { first_name: 'F', last_name: 'L', email: 'f@example.com', phone: '+14155550100', timezone: 'America/Chicago' },
+    ],
+  }),
   'POST /prospects/:prospect_id/tags': (own) => ({ tag_ids: [own.tag] }),
   'POST /prospect-lists': (own) => ({ name: 'List', prospect_ids: own.prospects }),
   'POST /tags': () => ({ name: `Tag ${Math.random().toString(36).slice(2)}` }),
-  'POST /integrations': () => ({ slug: 'slack', credentials: { bot_token: 'xoxb-secret' }, settings: { channel: '#calls' } }),
-  'POST /sip-trunks': () => ({ name: 'Main', address: 'sip.example.com', provider: 'twilio', phone_numbers: [freshNumber()], auth_username: 'u', auth_password: 'p', max_concurrency: 5 }),
+  'POST /integrations': () => ({
+    slug: 'slack',
+    credentials: { bot_token: 'xoxb-secret' },
+    settings: { channel: '#calls' },
+  }),
+  'POST /sip-trunks': () => ({
+    name: 'Main',
+    address: 'sip.example.com',
+    provider: 'twilio',
+    phone_numbers: [freshNumber()],
+    auth_username: 'u',
+    auth_password: 'p',
+    max_concurrency: 5,
+  }),
   'POST /phone-numbers': (own) => ({ number: freshNumber(), sip_trunk_id: own.trunk, label: 'Support' }),
   'POST /phone-numbers/bulk': (own) => ({ sip_trunk_id: own.trunk, numbers: [{ number: freshNumber(), label: 'a' }] }),
   'POST /do-not-call': () => ({ numbers: [freshNumber(), freshNumber()], reason: 'asked not to be called' }),
-  'POST /webhook-endpoints': () => ({ url: 'https://hooks.example.com/gateway', events: ['batch.status_changed', 'run.finished'], description: 'CRM' }),
-  'PATCH /webhook-endpoints/:id': () => ({ url: 'https://hooks.example.com/v2', events: ['*'], description: 'All', enabled: true }),
+  'POST /webhook-endpoints': () => ({
+    url: 'https://hooks.example.com/gateway',
+    events: ['batch.status_changed', 'run.finished'],
+    description: 'CRM',
+  }),
+  'PATCH /webhook-endpoints/:id': () => ({
+    url: 'https://hooks.example.com/v2',
+    events: ['*'],
+    description: 'All',
+    enabled: true,
+  }),
   'POST /runs/:run_id/attempts/:attempt/outcome': () => ({ outcome: 'voicemail' }),
 };
 
@@ -249,28 +347,53 @@ const REST_BODIES: Record<string, Template> = {
 const MUTATION_VARIABLES: Record<string, Template> = {
   addDoNotCallNumbers: () => ({ input: { numbers: [freshNumber()], reason: 'asked not to be called' } }),
   addTagsToProspect: (own) => ({ prospectId: own.prospect, input: { tagIds: [own.tag] } }),
-  connectIntegration: () => ({ input: { slug: 'slack', credentials: { bot_token: 'xoxb-secret' }, settings: { channel: '#c' } } }),
-  createAgent: () => ({ input: { name: 'Agent', llmConfig: { provider: 'openai', model: 'gpt-4o', temperature: 0.5 } } }),
+  connectIntegration: () => ({
+    input: { slug: 'slack', credentials: { bot_token: 'xoxb-secret' }, settings: { channel: '#c' } },
+  }),
+  createAgent: () => ({
+    input: { name: 'Agent', llmConfig: { provider: 'openai', model: 'gpt-4o', temperature: 0.5 } },
+  }),
   createApiKey: () => ({ name: 'k' }),
-  createBatch: (own) => ({ workflowId: own.workflow, input: { prospectIds: own.prospects, scheduledAt: '2099-01-01T00:00:00Z' } }),
+  createBatch: (own) => ({
+    workflowId: own.workflow,
+    input: { prospectIds: own.prospects, scheduledAt: '2099-01-01T00:00:00Z' },
+  }),
   createEvaluation: (own) => ({ input: { agentId: own.agent, score: 50 } }),
   createPhoneNumber: (own) => ({ input: { number: freshNumber(), sipTrunkId: own.trunk } }),
   createPhoneNumbers: (own) => ({ input: { sipTrunkId: own.trunk, numbers: [{ number: freshNumber() }] } }),
   createProspectList: (own) => ({ input: { name: 'L', prospectIds: own.prospects } }),
-  createProspects: () => ({ input: { prospects: [{ firstName: 'A', phone: '+14155550100', timezone: 'Europe/Paris' }] } }),
-  createSipTrunk: () => ({ input: { name: 'T', address: 'sip.example.com', provider: 'other', phoneNumbers: [freshNumber()] } }),
+  createProspects: () => ({
+    input: { prospects: [{ firstName: 'A', phone: '+14155550100', timezone: 'Europe/Paris' }] },
+  }),
+  createSipTrunk: () => ({
+    input: { name: 'T', address: 'sip.example.com', provider: 'other', phoneNumbers: [freshNumber()] },
+  }),
   createTag: () => ({ input: { name: `T ${Math.random().toString(36).slice(2)}` } }),
   createWorkflow: () => ({ input: { name: 'W', definition: { steps: [] } } }),
-  createWebhookEndpoint: () => ({ input: { url: 'https://hooks.example.com/gateway', events: ['agent.updated'], description: 'd' } }),
-  updateWebhookEndpoint: (own) => ({ id: own.webhookEndpoint, input: { url: 'https://hooks.example.com/v3', events: ['*'], enabled: true } }),
+  createWebhookEndpoint: () => ({
+    input: { url: 'https://hooks.example.com/gateway', events: ['agent.updated'], description: 'd' },
+  }),
+  updateWebhookEndpoint: (own) => ({
+    id: own.webhookEndpoint,
+    input: { url: 'https://hooks.example.com/v3', events: ['*'], enabled: true },
+  }),
   replayWebhookDelivery: () => ({ id: 'dlv_00000000000000000000000000000000' }),
-  importProspects: (own) => ({ csv: `First Name,Phone,Plan\nAda,${freshNumber()},Gold\n`, options: { listName: 'L', tagIds: [own.tag], onDuplicate: 'update' } }),
+  importProspects: (own) => ({
+    csv: `First Name,Phone,Plan\nAda,${freshNumber()},Gold\n`,
+    options: { listName: 'L', tagIds: [own.tag], onDuplicate: 'update' },
+  }),
   generateInsight: () => ({ periodStart: '2026-01-01', periodEnd: '2026-01-31' }),
   publishWorkflowVersion: (own) => ({ workflowId: own.workflow, input: { definition: { steps: [] } } }),
-  setAgentTools: (own) => ({ agentId: own.agent, tools: [{ name: 'lookup', url: 'https://x.example', method: 'GET', parameters: [{ name: 'q' }] }] }),
+  setAgentTools: (own) => ({
+    agentId: own.agent,
+    tools: [{ name: 'lookup', url: 'https://x.example', method: 'GET', parameters: [{ name: 'q' }] }],
+  }),
   updateAgent: (own) => ({ id: own.agent, input: { name: 'Renamed' } }),
   updateBatchStatus: (own) => ({ id: own.batch, status: 'PAUSED' }),
-  updateBatchSettings: (own) => ({ id: own.batch, input: { maxConcurrency: 2, retry: { maxAttempts: 2, on: ['no_answer'], delaySeconds: 30 } } }),
+  updateBatchSettings: (own) => ({
+    id: own.batch,
+    input: { maxConcurrency: 2, retry: { maxAttempts: 2, on: ['no_answer'], delaySeconds: 30 } },
+  }),
   retryFailedRuns: (own) => ({ id: own.batch }),
   rotateSigningSecret: () => ({}),
   updateWorkflow: (own) => ({ id: own.workflow, input: { name: 'W2' } }),
@@ -279,12 +402,13 @@ const MUTATION_VARIABLES: Record<string, Template> = {
 /** Mutations that destroy what they name: they get only made-up ids (never the org's own objects or keys). */
 const DESTRUCTIVE = /^(delete|revoke|rotate|disconnect|remove)/;
 
-
 /** Every path (of keys and indexes) into a JSON value, the root included. */
 function pathsOf(value: unknown, prefix: (string | number)[] = []): (string | number)[][] {
   const paths = [prefix];
-  if (Array.isArray(value)) value.forEach((item, index) => paths.push(...pathsOf(item, [...prefix, index])));
-  else if (value && typeof value === 'object') for (const [key, member] of Object.entries(value)) paths.push(...pathsOf(member, [...prefix, key]));
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) paths.push(...pathsOf(item, [...prefix, index]));
+  } else if (value && typeof value === 'object')
+    for (const [key, member] of Object.entries(value)) paths.push(...pathsOf(member, [...prefix, key]));
   return paths;
 }
 
@@ -330,7 +454,12 @@ function mutate(valid: unknown, mutation: Mutation): string {
       break;
     case 'add':
       if (current && typeof current === 'object' && !Array.isArray(current)) {
-        Object.defineProperty(current, mutation.key, { value: mutation.value, enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(current, mutation.key, {
+          value: mutation.value,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       } else result = set(objectOf([[mutation.key, mutation.value]]));
       break;
     case 'raw-number':
@@ -347,8 +476,14 @@ function mutationOf(members: string[]): fc.Arbitrary<Mutation> {
     { weight: 1, arbitrary: fc.record({ op: fc.constant('delete' as const), at }) },
     { weight: 1, arbitrary: fc.record({ op: fc.constant('wrap' as const), at }) },
     { weight: 1, arbitrary: fc.record({ op: fc.constant('bytes' as const), at }) },
-    { weight: 1, arbitrary: fc.record({ op: fc.constant('add' as const), at, key: keyOf(members), value: hostileValue(members) }) },
-    { weight: 1, arbitrary: fc.record({ op: fc.constant('raw-number' as const), at, raw: fc.constantFrom(...RAW_NUMBERS) }) },
+    {
+      weight: 1,
+      arbitrary: fc.record({ op: fc.constant('add' as const), at, key: keyOf(members), value: hostileValue(members) }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({ op: fc.constant('raw-number' as const), at, raw: fc.constantFrom(...RAW_NUMBERS) }),
+    },
   );
 }
 
@@ -390,13 +525,27 @@ function bodyOf(members: string[]): fc.Arbitrary<BodySpec> {
     { weight: 2, arbitrary: fc.jsonValue().map((value) => ({ kind: 'json' as const, value })) },
     {
       weight: 3,
-      arbitrary: fc.array(fc.tuple(keyOf(members), hostileValue(members)), { maxLength: 6 }).map((entries) => ({ kind: 'json' as const, value: objectOf(entries) })),
+      arbitrary: fc
+        .array(fc.tuple(keyOf(members), hostileValue(members)), { maxLength: 6 })
+        .map((entries) => ({ kind: 'json' as const, value: objectOf(entries) })),
     },
-    { weight: 1, arbitrary: fc.array(hostileValue(members), { maxLength: 3 }).map((value) => ({ kind: 'json' as const, value })) },
-    { weight: 1, arbitrary: fc.oneof(fc.constantFrom(...MALFORMED), fc.string({ maxLength: 30 })).map((text) => ({ kind: 'raw' as const, text })) },
     {
       weight: 1,
-      arbitrary: fc.record({ kind: fc.constant('deep' as const), depth: fc.integer({ min: 20, max: 20_000 }), shape: fc.constantFrom('array' as const, 'object' as const) }),
+      arbitrary: fc.array(hostileValue(members), { maxLength: 3 }).map((value) => ({ kind: 'json' as const, value })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .oneof(fc.constantFrom(...MALFORMED), fc.string({ maxLength: 30 }))
+        .map((text) => ({ kind: 'raw' as const, text })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        kind: fc.constant('deep' as const),
+        depth: fc.integer({ min: 20, max: 20_000 }),
+        shape: fc.constantFrom('array' as const, 'object' as const),
+      }),
     },
     { weight: 1, arbitrary: fc.constant({ kind: 'none' as const }) },
   );
@@ -413,13 +562,21 @@ function bodyText(spec: BodySpec, valid: unknown): string | undefined {
     case 'raw':
       return spec.text;
     case 'deep':
-      return spec.shape === 'array' ? '['.repeat(spec.depth) + ']'.repeat(spec.depth) : '{"a":'.repeat(spec.depth) + '1' + '}'.repeat(spec.depth);
+      return spec.shape === 'array'
+        ? '['.repeat(spec.depth) + ']'.repeat(spec.depth)
+        : `${'{"a":'.repeat(spec.depth)}1${'}'.repeat(spec.depth)}`;
   }
 }
 
 /** Header values a client can send (Latin-1 without controls): empty, long, spaces, 8-bit characters. */
 const headerText = fc.oneof(
-  fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).filter((code) => code !== 0x7f).map((code) => String.fromCharCode(code)), maxLength: 40 }),
+  fc.string({
+    unit: fc
+      .integer({ min: 0x20, max: 0xff })
+      .filter((code) => code !== 0x7f)
+      .map((code) => String.fromCharCode(code)),
+    maxLength: 40,
+  }),
   fc.integer({ min: 200, max: 2000 }).map((length) => 'k'.repeat(length)),
 );
 
@@ -430,16 +587,25 @@ const headerText = fc.oneof(
  */
 const csvText = (() => {
   const quoted = (text: string) => `"${text.replaceAll('"', '""')}"`;
-  const cell = fc.oneof({ weight: 4, arbitrary: fc.string({ maxLength: 20 }) }, { weight: 1, arbitrary: hostileString.filter((text) => text.length < 2000) });
+  const cell = fc.oneof(
+    { weight: 4, arbitrary: fc.string({ maxLength: 20 }) },
+    { weight: 1, arbitrary: hostileString.filter((text) => text.length < 2000) },
+  );
   const name = fc.oneof(
     { weight: 3, arbitrary: fc.constantFrom('First Name', 'last_name', 'Plan', 'Account Number', 'E-mail', 'tz') },
     { weight: 1, arbitrary: hostileString.filter((text) => text.length < 200) },
   );
-  const rawLine = fc.oneof(fc.constantFrom('"unclosed', 'a,"b"c', ',,,', '\u0000', '(415) 555-0100', '+14155550100,x,y,z,w,v'), hostileString.filter((text) => text.length < 2000));
+  const rawLine = fc.oneof(
+    fc.constantFrom('"unclosed', 'a,"b"c', ',,,', '\u0000', '(415) 555-0100', '+14155550100,x,y,z,w,v'),
+    hostileString.filter((text) => text.length < 2000),
+  );
   return fc
     .record({
       names: fc.array(name, { maxLength: 4 }),
-      rows: fc.array(fc.tuple(fc.integer({ min: 0, max: 9_999_999 }), fc.array(cell, { minLength: 4, maxLength: 4 })), { minLength: 1, maxLength: 5 }),
+      rows: fc.array(fc.tuple(fc.integer({ min: 0, max: 9_999_999 }), fc.array(cell, { minLength: 4, maxLength: 4 })), {
+        minLength: 1,
+        maxLength: 5,
+      }),
       raw: fc.option(fc.tuple(rawLine, fc.nat()), { nil: undefined, freq: 3 }),
       eol: fc.constantFrom('\n', '\r\n', '\r'),
       bom: fc.boolean(),
@@ -447,7 +613,9 @@ const csvText = (() => {
     .map(({ names, rows, raw, eol, bom }) => {
       const lines = [
         ['Phone', ...names].map(quoted).join(','),
-        ...rows.map(([number, cells]) => [`+1415${String(number).padStart(7, '0')}`, ...cells.slice(0, names.length)].map(quoted).join(',')),
+        ...rows.map(([number, cells]) =>
+          [`+1415${String(number).padStart(7, '0')}`, ...cells.slice(0, names.length)].map(quoted).join(','),
+        ),
       ];
       if (raw) lines.splice(raw[1] % (lines.length + 1), 0, raw[0]);
       return (bom ? '\ufeff' : '') + lines.join(eol);
@@ -491,20 +659,37 @@ describe('hostile input, generated: never a 5xx, always the error body, nothing 
     const rest = restClient(server, organizationId, apiKey);
     const ok = async (method: string, path: string, body?: unknown) => {
       const response = await rest(method, `/org/{org}${path}`, body === undefined ? {} : { body });
-      if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(response.body)}`);
+      if (response.status >= 300)
+        throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(response.body)}`);
       return response.body;
     };
     const agent = await ok('POST', '/agents', { name: 'Target' });
     const workflow = await ok('POST', '/workflows', { name: 'Target', definition: { steps: [] } });
     const versions = await ok('GET', `/workflows/${workflow.id}/versions`);
-    const prospects = await ok('POST', '/prospects', { prospects: [{ first_name: 'A' }, { first_name: 'B' }, { first_name: 'C' }] });
+    const prospects = await ok('POST', '/prospects', {
+      prospects: [{ first_name: 'A' }, { first_name: 'B' }, { first_name: 'C' }],
+    });
     const prospectIds: string[] = prospects.created.map((prospect: { id: string }) => prospect.id);
     const list = await ok('POST', '/prospect-lists', { name: 'L', prospect_ids: prospectIds });
     const tag = await ok('POST', '/tags', { name: 'T' });
-    const batch = await ok('POST', `/workflows/${workflow.id}/batches`, { prospect_ids: prospectIds, scheduled_at: '2099-01-01T00:00:00Z' });
-    const trunks = await ok('POST', '/sip-trunks', { name: 'T', address: 'sip.example.com', provider: 'twilio', phone_numbers: [freshNumber()] });
-    const connection = await ok('POST', '/integrations', { slug: 'hubspot', credentials: { private_app_token: 'secret' } });
-    const webhookEndpoint = await ok('POST', '/webhook-endpoints', { url: 'https://hooks.example.com/gateway', events: ['*'] });
+    const batch = await ok('POST', `/workflows/${workflow.id}/batches`, {
+      prospect_ids: prospectIds,
+      scheduled_at: '2099-01-01T00:00:00Z',
+    });
+    const trunks = await ok('POST', '/sip-trunks', {
+      name: 'T',
+      address: 'sip.example.com',
+      provider: 'twilio',
+      phone_numbers: [freshNumber()],
+    });
+    const connection = await ok('POST', '/integrations', {
+      slug: 'hubspot',
+      credentials: { private_app_token: 'secret' },
+    });
+    const webhookEndpoint = await ok('POST', '/webhook-endpoints', {
+      url: 'https://hooks.example.com/gateway',
+      events: ['*'],
+    });
     own = {
       agent: agent.id,
       workflow: workflow.id,
@@ -529,7 +714,9 @@ describe('hostile input, generated: never a 5xx, always the error body, nothing 
     // (lastUsedAt is not tracked: authenticating refreshes it now and then, on any request.)
     const changeColumns = ['updatedAt', 'revokedAt', 'completedAt'];
     const parts = tables.map(({ table_name: table }) => {
-      const tracked = changeColumns.filter((name) => columns.some((column) => column.table_name === table && column.column_name === name));
+      const tracked = changeColumns.filter((name) =>
+        columns.some((column) => column.table_name === table && column.column_name === name),
+      );
       const aggregates = ['count(*)', ...tracked.map((name) => `max("${name}")`)].join(', ');
       return `'${table}', (SELECT json_build_array(${aggregates}) FROM "${table}")`;
     });
@@ -551,7 +738,13 @@ describe('hostile input, generated: never a 5xx, always the error body, nothing 
     typeof body.message === 'string' &&
     body.message.length > 0;
 
-  async function sendRest(method: string, url: string, contentType: string | null, body: string | undefined, idempotencyKey: string | null = null) {
+  async function sendRest(
+    method: string,
+    url: string,
+    contentType: string | null,
+    body: string | undefined,
+    idempotencyKey: string | null = null,
+  ) {
     const headers: Record<string, string> = { 'x-api-key': apiKey };
     if (idempotencyKey !== null) headers['idempotency-key'] = idempotencyKey;
     if (body !== undefined && contentType) headers['content-type'] = contentType;
@@ -562,12 +755,22 @@ describe('hostile input, generated: never a 5xx, always the error body, nothing 
 
   it('the write detector sees a create and an update', async () => {
     const before = await state();
-    const created = await sendRest('POST', `/org/${organizationId}/tags`, 'application/json', JSON.stringify({ name: 'Detector' }));
+    const created = await sendRest(
+      'POST',
+      `/org/${organizationId}/tags`,
+      'application/json',
+      JSON.stringify({ name: 'Detector' }),
+    );
     expect(created.status).toBe(201);
     const afterCreate = await state();
     expect(afterCreate).not.toBe(before);
     await new Promise((resolve) => setTimeout(resolve, 5)); // timestamps have millisecond precision
-    const updated = await sendRest('PATCH', `/org/${organizationId}/workflows/${own.workflow}`, 'application/json', JSON.stringify({ description: 'seen' }));
+    const updated = await sendRest(
+      'PATCH',
+      `/org/${organizationId}/workflows/${own.workflow}`,
+      'application/json',
+      JSON.stringify({ description: 'seen' }),
+    );
     expect(updated.status).toBe(200);
     expect(await state()).not.toBe(afterCreate);
   });
@@ -598,7 +801,13 @@ describe('hostile input, generated: never a 5xx, always the error body, nothing 
       const hasBody = route.method !== 'GET';
       const pathSegment = fc.oneof(
         { weight: 4, arbitrary: fc.constant(null) },
-        { weight: 1, arbitrary: fc.oneof(hostileString.filter((text) => text.length < 400), fc.constantFrom('%C3%28', '%FF', '..', '%2F', '%00')) },
+        {
+          weight: 1,
+          arbitrary: fc.oneof(
+            hostileString.filter((text) => text.length < 400),
+            fc.constantFrom('%C3%28', '%FF', '..', '%2F', '%00'),
+          ),
+        },
       );
       const request = fc.record({
         prefix: fc.constantFrom(...REST_PREFIXES),
@@ -606,13 +815,19 @@ describe('hostile input, generated: never a 5xx, always the error body, nothing 
         query: fc.oneof({ weight: 1, arbitrary: fc.constant('') }, { weight: 2, arbitrary: queryString(queryMembers) }),
         // Upload routes mostly get files of their media type; the others' JSON bodies (a 415) now and then.
         body: route.upload
-          ? fc.oneof({ weight: 4, arbitrary: csvText.map((text): BodySpec => ({ kind: 'raw', text })) }, { weight: 1, arbitrary: bodyOf(bodyMembers) })
+          ? fc.oneof(
+              { weight: 4, arbitrary: csvText.map((text): BodySpec => ({ kind: 'raw', text })) },
+              { weight: 1, arbitrary: bodyOf(bodyMembers) },
+            )
           : hasBody
             ? bodyOf(bodyMembers)
             : fc.constant<BodySpec>({ kind: 'none' }),
         contentType: route.upload
           ? fc.oneof(
-              { weight: 4, arbitrary: fc.constantFrom(route.upload.contentType, `${route.upload.contentType}; charset=utf-8`) },
+              {
+                weight: 4,
+                arbitrary: fc.constantFrom(route.upload.contentType, `${route.upload.contentType}; charset=utf-8`),
+              },
               { weight: 1, arbitrary: fc.constantFrom(...CONTENT_TYPES) },
             )
           : fc.constantFrom(...CONTENT_TYPES),
@@ -626,7 +841,8 @@ describe('hostile input, generated: never a 5xx, always the error body, nothing 
         fc.asyncProperty(request, async (input) => {
           const path = route.path.replace(/:(\w+)/g, (_, param: string) => {
             const segment = input.segments[params.indexOf(param)];
-            if (segment === null || segment === undefined) return paramValue(route, param) ?? `${param.replace(/_id$/, '')}_${'0'.repeat(32)}`;
+            if (segment === null || segment === undefined)
+              return paramValue(route, param) ?? `${param.replace(/_id$/, '')}_${'0'.repeat(32)}`;
             return /^%[0-9A-F]{2}$|^\.\.$/.test(segment) ? segment : encode(segment);
           });
           const url = `${input.prefix.replace(':org_id', organizationId)}${path}${input.query ? `?${input.query}` : ''}`;
@@ -644,14 +860,21 @@ describe('hostile input, generated: never a 5xx, always the error body, nothing 
             } catch {
               parsed = response.text;
             }
-            expect(isErrorBody(parsed), `not the error body (${response.status}) for ${where}: ${response.text.slice(0, 300)}`).toBe(true);
+            expect(
+              isErrorBody(parsed),
+              `not the error body (${response.status}) for ${where}: ${response.text.slice(0, 300)}`,
+            ).toBe(true);
           }
           if (response.status >= 400) {
             outcomes.rest4xx++;
             expect(await state(), `a refused request (${response.status}) wrote something: ${where}`).toBe(before);
           } else outcomes.rest2xx++;
         }),
-        { numRuns: RUNS_PER_PREFIX * REST_PREFIXES.length, seed: seedOf(key), endOnFailure: process.env.HOSTILE_SHRINK !== '1' },
+        {
+          numRuns: RUNS_PER_PREFIX * REST_PREFIXES.length,
+          seed: seedOf(key),
+          endOnFailure: process.env.HOSTILE_SHRINK !== '1',
+        },
       );
     });
   }
@@ -659,11 +882,48 @@ describe('hostile input, generated: never a 5xx, always the error body, nothing 
   // -- GraphQL mutations --------------------------------------------------------------------
 
   /** Ids of the organization's own objects (for mutations that do not destroy what they name). */
-  const ownIds = () => [own.agent, own.workflow, own.batch, own.prospect, own.prospectList, own.tag, own.trunk, own.connection, own.version, own.webhookEndpoint];
+  const ownIds = () => [
+    own.agent,
+    own.workflow,
+    own.batch,
+    own.prospect,
+    own.prospectList,
+    own.tag,
+    own.trunk,
+    own.connection,
+    own.version,
+    own.webhookEndpoint,
+  ];
   const madeUpId = fc.oneof(
-    fc.constantFrom('agt', 'wf', 'wfv', 'bat', 'run', 'prs', 'pl', 'tag', 'int', 'oint', 'trk', 'num', 'ins', 'key', 'org', 'evl', 'tool', 'whe', 'dlv', 'zzz', '').chain((prefix) =>
-      fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 0, maxLength: 40 }).map((rest) => `${prefix}_${rest}`),
-    ),
+    fc
+      .constantFrom(
+        'agt',
+        'wf',
+        'wfv',
+        'bat',
+        'run',
+        'prs',
+        'pl',
+        'tag',
+        'int',
+        'oint',
+        'trk',
+        'num',
+        'ins',
+        'key',
+        'org',
+        'evl',
+        'tool',
+        'whe',
+        'dlv',
+        'zzz',
+        '',
+      )
+      .chain((prefix) =>
+        fc
+          .string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 0, maxLength: 40 })
+          .map((rest) => `${prefix}_${rest}`),
+      ),
     hostileString.filter((text) => text.length < 1000),
   );
 
@@ -679,8 +939,16 @@ describe('hostile input, generated: never a 5xx, always the error body, nothing 
       if (depth > 3) return anything;
       const fields = Object.values(named.getFields());
       shaped = fc
-        .tuple(...fields.map((field) => fc.option(typedValue(field.type, destructive, depth + 1), { nil: undefined, freq: 3 })))
-        .map((values) => Object.fromEntries(fields.flatMap((field, index) => (values[index] === undefined ? [] : [[field.name, values[index]]]))));
+        .tuple(
+          ...fields.map((field) =>
+            fc.option(typedValue(field.type, destructive, depth + 1), { nil: undefined, freq: 3 }),
+          ),
+        )
+        .map((values) =>
+          Object.fromEntries(
+            fields.flatMap((field, index) => (values[index] === undefined ? [] : [[field.name, values[index]]])),
+          ),
+        );
     } else if (isEnumType(named)) {
       shaped = fc.oneof(fc.constantFrom(...named.getValues().map((value) => value.name)), hostileString);
     } else if (named.name === 'ID' || /Id$/.test(named.name)) {
@@ -694,13 +962,18 @@ describe('hostile input, generated: never a 5xx, always the error body, nothing 
     } else {
       shaped = hostileString; // String, Date, DateTime, custom scalars
     }
-    return fc.oneof({ weight: 5, arbitrary: shaped }, { weight: 1, arbitrary: anything }, { weight: 1, arbitrary: fc.constant(null) });
+    return fc.oneof(
+      { weight: 5, arbitrary: shaped },
+      { weight: 1, arbitrary: anything },
+      { weight: 1, arbitrary: fc.constant(null) },
+    );
   }
 
   /** Marks generated variables that are a valid set with one member broken. */
   const BROKEN = '\u0001broken';
 
-  const selectionOf = (field: GraphQLField<unknown, unknown>) => (isLeafType(getNamedType(field.type)) ? '' : '{ __typename }');
+  const selectionOf = (field: GraphQLField<unknown, unknown>) =>
+    isLeafType(getNamedType(field.type)) ? '' : '{ __typename }';
 
   const mutationType = schema.getMutationType();
   const mutationFields = mutationType ? Object.values(mutationType.getFields()) : [];
@@ -712,19 +985,36 @@ describe('hostile input, generated: never a 5xx, always the error body, nothing 
   for (const field of mutationFields) {
     it(`GraphQL Mutation.${field.name}`, { timeout: 120_000 }, async () => {
       const destructive = DESTRUCTIVE.test(field.name);
-      const query = `mutation(${field.args.map((arg) => `$${arg.name}: ${arg.type.toString()}`).join(', ')}) { ${field.name}${
-        field.args.length > 0 ? `(${field.args.map((arg) => `${arg.name}: $${arg.name}`).join(', ')})` : ''
-      } ${selectionOf(field)} }`.replace('mutation()', 'mutation');
+      const query =
+        `mutation(${field.args.map((arg) => `$${arg.name}: ${arg.type.toString()}`).join(', ')}) { ${field.name}${
+          field.args.length > 0 ? `(${field.args.map((arg) => `${arg.name}: $${arg.name}`).join(', ')})` : ''
+        } ${selectionOf(field)} }`.replace('mutation()', 'mutation');
       const template = MUTATION_VARIABLES[field.name];
-      const generated = fc.tuple(...field.args.map((arg) => fc.option(typedValue(arg.type, destructive), { nil: undefined, freq: 8 }))).map((values) =>
-        Object.fromEntries(field.args.flatMap((arg, index) => (values[index] === undefined ? [] : [[arg.name, values[index]]]))),
-      );
+      const generated = fc
+        .tuple(...field.args.map((arg) => fc.option(typedValue(arg.type, destructive), { nil: undefined, freq: 8 })))
+        .map((values) =>
+          Object.fromEntries(
+            field.args.flatMap((arg, index) => (values[index] === undefined ? [] : [[arg.name, values[index]]])),
+          ),
+        );
       const variables = fc.oneof(
         { weight: 4, arbitrary: generated },
         // `input` (or each argument) as arbitrary JSON
-        { weight: 2, arbitrary: fc.tuple(...field.args.map(() => fc.jsonValue({ maxDepth: 4 }))).map((values) => Object.fromEntries(field.args.map((arg, index) => [arg.name, values[index]]))) },
+        {
+          weight: 2,
+          arbitrary: fc
+            .tuple(...field.args.map(() => fc.jsonValue({ maxDepth: 4 })))
+            .map((values) => Object.fromEntries(field.args.map((arg, index) => [arg.name, values[index]]))),
+        },
         // a valid set of variables with one member broken
-        ...(template && !destructive ? [{ weight: 3, arbitrary: mutationOf([]).map((mutation): Record<string, unknown> => ({ [BROKEN]: mutation })) }] : []),
+        ...(template && !destructive
+          ? [
+              {
+                weight: 3,
+                arbitrary: mutationOf([]).map((mutation): Record<string, unknown> => ({ [BROKEN]: mutation })),
+              },
+            ]
+          : []),
       );
       await fc.assert(
         fc.asyncProperty(variables, async (spec) => {
@@ -732,7 +1022,11 @@ describe('hostile input, generated: never a 5xx, always the error body, nothing 
           const before = await state();
           const response = await fetch(`${server.url}/graphql`, {
             method: 'POST',
-            headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', 'x-api-key': apiKey },
+            headers: {
+              'content-type': 'application/json',
+              accept: 'application/graphql-response+json',
+              'x-api-key': apiKey,
+            },
             body: JSON.stringify({ query, variables: vars }),
           });
           requests++;
@@ -740,19 +1034,33 @@ describe('hostile input, generated: never a 5xx, always the error body, nothing 
           const where = `Mutation.${field.name} with ${JSON.stringify(vars)?.slice(0, 400)}`;
           expect(response.status, `5xx for ${where}: ${text.slice(0, 300)}`).toBeLessThan(500);
           expect(STACK.test(text), `a stack trace for ${where}: ${text.slice(0, 500)}`).toBe(false);
-          const body = JSON.parse(text) as { data?: Record<string, unknown> | null; errors?: { message: string; extensions?: Record<string, unknown> }[] };
+          const body = JSON.parse(text) as {
+            data?: Record<string, unknown> | null;
+            errors?: { message: string; extensions?: Record<string, unknown> }[];
+          };
           for (const error of body.errors ?? []) {
             if (typeof error.extensions?.code !== 'string') {
               // Recorded (one example per kind of message), and asserted once below, so the other properties keep running.
-              const kind = error.message.replace(/got invalid value[\s\S]*/, 'got invalid value …').replace(/"[^"]*"/g, '"…"').replace(/\d+/g, 'N').slice(0, 80);
+              const kind = error.message
+                .replace(/got invalid value[\s\S]*/, 'got invalid value …')
+                .replace(/"[^"]*"/g, '"…"')
+                .replace(/\d+/g, 'N')
+                .slice(0, 80);
               const example = `${where} -> HTTP ${response.status} ${JSON.stringify(error).slice(0, 300)}`;
               if (!codeless.has(kind) || codeless.get(kind)!.length > example.length) codeless.set(kind, example);
             }
-            expect(error.extensions?.code, `an internal error for ${where}: ${JSON.stringify(error)}`).not.toBe('INTERNAL_SERVER_ERROR');
+            expect(error.extensions?.code, `an internal error for ${where}: ${JSON.stringify(error)}`).not.toBe(
+              'INTERNAL_SERVER_ERROR',
+            );
             const extensions = error.extensions ?? {};
-            expect('stacktrace' in extensions || 'originalError' in extensions || 'exception' in extensions, `internals in ${JSON.stringify(error)}`).toBe(false);
+            expect(
+              'stacktrace' in extensions || 'originalError' in extensions || 'exception' in extensions,
+              `internals in ${JSON.stringify(error)}`,
+            ).toBe(false);
           }
-          const refused = (body.errors?.length ?? 0) > 0 && (body.data === null || body.data === undefined || body.data[field.name] === null);
+          const refused =
+            (body.errors?.length ?? 0) > 0 &&
+            (body.data === null || body.data === undefined || body.data[field.name] === null);
           if (refused) {
             outcomes.graphqlRefused++;
             expect(await state(), `a refused mutation wrote something: ${where}: ${text.slice(0, 300)}`).toBe(before);

@@ -3,7 +3,7 @@
 // tighter quota; /health and the other probes are never limited.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../src/domain/organizations.ts';
-import { expectErrorBody, restClient, type RestResponse } from './support/rest.ts';
+import { expectErrorBody, type RestResponse, restClient } from './support/rest.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
 const PER_KEY = 6;
@@ -67,7 +67,9 @@ describe('rate limits per API key', () => {
     const org = await server.createOrganization('Acme');
     organizationId = org.organizationId;
     // Set-up spends the initial key's quota; the tests use keys of their own.
-    const created = await clientFor(org.apiKey)('POST', '/org/{org}/agents', { body: { name: 'Receptionist', type: 'voice' } });
+    const created = await clientFor(org.apiKey)('POST', '/org/{org}/agents', {
+      body: { name: 'Receptionist', type: 'voice' },
+    });
     expect(created.status).toBe(201);
     agentId = created.body.id;
   });
@@ -93,7 +95,11 @@ describe('rate limits per API key', () => {
     expectRateLimited(await rest('GET', '/org/{org}/sip-trunks'), PER_KEY, WINDOW_MS);
     expectRateLimited(await rest('GET', `/api/org/{org}/agents/${agentId}`), PER_KEY, WINDOW_MS);
     expectRateLimited(await rest('POST', '/org/{org}/tags', { body: { name: 'never' } }), PER_KEY, WINDOW_MS);
-    expectRateLimited(await rest('POST', '/api/org/{org}/phone-numbers', { body: { number: 'not e164' } }), PER_KEY, WINDOW_MS);
+    expectRateLimited(
+      await rest('POST', '/api/org/{org}/phone-numbers', { body: { number: 'not e164' } }),
+      PER_KEY,
+      WINDOW_MS,
+    );
     // Refused requests do nothing: the tag was not created.
     const tags = await server.db.prisma.tag.findMany({ where: { organizationId } });
     expect(tags.map((tag) => tag.name)).toEqual(['vip']);
@@ -109,59 +115,90 @@ describe('rate limits per API key', () => {
       expect(response.body.errors).toBeUndefined();
     }
     expectRateLimited(await graphqlCall(server, apiKey), PER_KEY, WINDOW_MS);
-    expectRateLimited(await graphqlCall(server, apiKey, 'mutation { createTag(input: { name: "never" }) { id } }'), PER_KEY, WINDOW_MS);
+    expectRateLimited(
+      await graphqlCall(server, apiKey, 'mutation { createTag(input: { name: "never" }) { id } }'),
+      PER_KEY,
+      WINDOW_MS,
+    );
     expectRateLimited(await clientFor(apiKey)('GET', '/org/{org}/sip-trunks'), PER_KEY, WINDOW_MS);
   });
 
-  it.each(['/org/{org}', '/api/org/{org}'])('gives E1 (under %s) its own tighter quota, which runs out before other routes do', async (prefix) => {
-    const apiKey = await freshKey();
-    const rest = clientFor(apiKey);
-    const e1 = `${prefix}/agents/${agentId}`;
-    const first = await rest('PATCH', e1, { body: { prompt_template: `${prefix} 1` } });
-    expectCounted(first, 200, AGENT_UPDATE, 1);
-    const second = await rest('PATCH', e1, { body: { prompt_template: `${prefix} 2` } });
-    expectCounted(second, 200, AGENT_UPDATE, 0);
-    expect(second.body.prompt_template).toBe(`${prefix} 2`);
+  it.each(['/org/{org}', '/api/org/{org}'])(
+    'gives E1 (under %s) its own tighter quota, which runs out before other routes do',
+    async (prefix) => {
+      const apiKey = await freshKey();
+      const rest = clientFor(apiKey);
+      const e1 = `${prefix}/agents/${agentId}`;
+      const first = await rest('PATCH', e1, { body: { prompt_template: `${prefix} 1` } });
+      expectCounted(first, 200, AGENT_UPDATE, 1);
+      const second = await rest('PATCH', e1, { body: { prompt_template: `${prefix} 2` } });
+      expectCounted(second, 200, AGENT_UPDATE, 0);
+      expect(second.body.prompt_template).toBe(`${prefix} 2`);
 
-    expectRateLimited(await rest('PATCH', e1, { body: { prompt_template: `${prefix} 3` } }), AGENT_UPDATE, WINDOW_MS);
-    expectRateLimited(await rest('PATCH', e1, { body: { name: 'Never' } }), AGENT_UPDATE, WINDOW_MS);
-    // The refused updates wrote nothing.
-    const read = await rest('GET', e1);
-    expect(read.status).toBe(200);
-    expect(read.body).toMatchObject({ prompt_template: `${prefix} 2`, name: 'Receptionist' });
-    // The key's other routes, and GraphQL, still answer: only E1 ran out.
-    expect(read.headers.get('x-ratelimit-limit')).toBe(String(PER_KEY));
-    expect(Number(read.headers.get('x-ratelimit-remaining'))).toBeGreaterThan(0);
-    expect((await rest('GET', `${prefix}/sip-trunks`)).status).toBe(200);
-    expectErrorBody(await rest('DELETE', `${prefix}/agents/agt_missing`), 404);
-    expect((await graphqlCall(server, apiKey)).status).toBe(200);
-    expectRateLimited(await rest('PATCH', e1, { body: { prompt_template: `${prefix} 4` } }), AGENT_UPDATE, WINDOW_MS);
+      expectRateLimited(await rest('PATCH', e1, { body: { prompt_template: `${prefix} 3` } }), AGENT_UPDATE, WINDOW_MS);
+      expectRateLimited(await rest('PATCH', e1, { body: { name: 'Never' } }), AGENT_UPDATE, WINDOW_MS);
+      // The refused updates wrote nothing.
+      const read = await rest('GET', e1);
+      expect(read.status).toBe(200);
+      expect(read.body).toMatchObject({ prompt_template: `${prefix} 2`, name: 'Receptionist' });
+      // The key's other routes, and GraphQL, still answer: only E1 ran out.
+      expect(read.headers.get('x-ratelimit-limit')).toBe(String(PER_KEY));
+      expect(Number(read.headers.get('x-ratelimit-remaining'))).toBeGreaterThan(0);
+      expect((await rest('GET', `${prefix}/sip-trunks`)).status).toBe(200);
+      expectErrorBody(await rest('DELETE', `${prefix}/agents/agt_missing`), 404);
+      expect((await graphqlCall(server, apiKey)).status).toBe(200);
+      expectRateLimited(await rest('PATCH', e1, { body: { prompt_template: `${prefix} 4` } }), AGENT_UPDATE, WINDOW_MS);
 
-    // Another key's E1 quota is untouched.
-    const other = clientFor(await freshKey());
-    expectCounted(await other('PATCH', e1, { body: { prompt_template: 'Other key' } }), 200, AGENT_UPDATE, 1);
-  });
+      // Another key's E1 quota is untouched.
+      const other = clientFor(await freshKey());
+      expectCounted(await other('PATCH', e1, { body: { prompt_template: 'Other key' } }), 200, AGENT_UPDATE, 1);
+    },
+  );
 
   // E1 is one endpoint under two prefixes (DECISIONS.md): its quota is one per
   // key, not one per prefix, or a client doubles it by alternating prefixes.
-  it("counts E1 under both prefixes against one quota per key", async () => {
+  it('counts E1 under both prefixes against one quota per key', async () => {
     const rest = clientFor(await freshKey());
-    expectCounted(await rest('PATCH', `/org/{org}/agents/${agentId}`, { body: { name: 'Receptionist' } }), 200, AGENT_UPDATE, 1);
-    expectCounted(await rest('PATCH', `/api/org/{org}/agents/${agentId}`, { body: { name: 'Receptionist' } }), 200, AGENT_UPDATE, 0);
-    expectRateLimited(await rest('PATCH', `/org/{org}/agents/${agentId}`, { body: { name: 'Receptionist' } }), AGENT_UPDATE, WINDOW_MS);
-    expectRateLimited(await rest('PATCH', `/api/org/{org}/agents/${agentId}`, { body: { name: 'Receptionist' } }), AGENT_UPDATE, WINDOW_MS);
+    expectCounted(
+      await rest('PATCH', `/org/{org}/agents/${agentId}`, { body: { name: 'Receptionist' } }),
+      200,
+      AGENT_UPDATE,
+      1,
+    );
+    expectCounted(
+      await rest('PATCH', `/api/org/{org}/agents/${agentId}`, { body: { name: 'Receptionist' } }),
+      200,
+      AGENT_UPDATE,
+      0,
+    );
+    expectRateLimited(
+      await rest('PATCH', `/org/{org}/agents/${agentId}`, { body: { name: 'Receptionist' } }),
+      AGENT_UPDATE,
+      WINDOW_MS,
+    );
+    expectRateLimited(
+      await rest('PATCH', `/api/org/{org}/agents/${agentId}`, { body: { name: 'Receptionist' } }),
+      AGENT_UPDATE,
+      WINDOW_MS,
+    );
   });
 
   it('leaves other keys unaffected, of the same organization or another', async () => {
     const spentKey = await freshKey();
     const spent = clientFor(spentKey);
-    for (let index = 0; index < PER_KEY; index += 1) expect((await spent('GET', '/org/{org}/sip-trunks')).status).toBe(200);
+    for (let index = 0; index < PER_KEY; index += 1)
+      expect((await spent('GET', '/org/{org}/sip-trunks')).status).toBe(200);
     expectRateLimited(await spent('GET', '/org/{org}/sip-trunks'), PER_KEY, WINDOW_MS);
     expectRateLimited(await graphqlCall(server, spentKey), PER_KEY, WINDOW_MS);
 
     const sameOrg = clientFor(await freshKey());
     expectCounted(await sameOrg('GET', '/org/{org}/sip-trunks'), 200, PER_KEY, PER_KEY - 1);
-    expectCounted(await sameOrg('PATCH', `/org/{org}/agents/${agentId}`, { body: { name: 'Receptionist' } }), 200, AGENT_UPDATE, AGENT_UPDATE - 1);
+    expectCounted(
+      await sameOrg('PATCH', `/org/{org}/agents/${agentId}`, { body: { name: 'Receptionist' } }),
+      200,
+      AGENT_UPDATE,
+      AGENT_UPDATE - 1,
+    );
 
     const other = await server.createOrganization('Globex');
     const otherRest = restClient(server, other.organizationId, other.apiKey);
@@ -174,7 +211,8 @@ describe('rate limits per API key', () => {
   it('never limits /health (nor /ready, /openapi.json), with a spent key or none', async () => {
     const spentKey = await freshKey();
     const spent = clientFor(spentKey);
-    for (let index = 0; index < PER_KEY; index += 1) expect((await spent('GET', '/org/{org}/phone-numbers')).status).toBe(200);
+    for (let index = 0; index < PER_KEY; index += 1)
+      expect((await spent('GET', '/org/{org}/phone-numbers')).status).toBe(200);
     expectRateLimited(await spent('GET', '/org/{org}/phone-numbers'), PER_KEY, WINDOW_MS);
 
     for (let index = 0; index < PER_KEY * 4; index += 1) {
@@ -207,7 +245,8 @@ describe('rate limits: the window', () => {
 
   it('lets a limited key through again once Retry-After has passed', async () => {
     const rest = restClient(server, org.organizationId, org.apiKey);
-    for (let index = 0; index < LIMIT; index += 1) expect((await rest('GET', '/org/{org}/sip-trunks')).status).toBe(200);
+    for (let index = 0; index < LIMIT; index += 1)
+      expect((await rest('GET', '/org/{org}/sip-trunks')).status).toBe(200);
     const retryAfter = expectRateLimited(await rest('GET', '/org/{org}/sip-trunks'), LIMIT, SHORT_WINDOW_MS);
     await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000 + 250));
     expectCounted(await rest('GET', '/org/{org}/sip-trunks'), 200, LIMIT, LIMIT - 1);
@@ -221,7 +260,9 @@ describe('rate limits: the window', () => {
     expectRateLimited(await anonymous('GET', '/org/{org}/sip-trunks', { apiKey: null }), LIMIT, SHORT_WINDOW_MS);
     expectRateLimited(await graphqlCall(server, null), LIMIT, SHORT_WINDOW_MS);
     // The key's own counter is separate from the address's.
-    expect((await restClient(server, org.organizationId, org.apiKey)('GET', '/org/{org}/phone-numbers')).status).toBe(200);
+    expect((await restClient(server, org.organizationId, org.apiKey)('GET', '/org/{org}/phone-numbers')).status).toBe(
+      200,
+    );
     expect((await plainGet(server, '/health')).status).toBe(200);
   });
 });

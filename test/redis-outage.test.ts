@@ -16,9 +16,13 @@ import { startTestServer, type TestServer } from './support/server.ts';
 
 /** A redis-server of this test's own, without persistence: stopping it loses everything, as a crash would. */
 async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   await new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (chunk) => {
@@ -63,7 +67,12 @@ describe.runIf(process.env.TEST_REDIS_URL)('Redis stopped while requests run', (
     redis = await startRedis(redisPort);
     const redisUrl = `redis://127.0.0.1:${redisPort}`;
     first = await startTestServer({ redisUrl, rateLimits, log: { level: 'info', stream: firstLog.stream } });
-    second = await startTestServer({ redisUrl, rateLimits, sharing: first, log: { level: 'info', stream: secondLog.stream } });
+    second = await startTestServer({
+      redisUrl,
+      rateLimits,
+      sharing: first,
+      log: { level: 'info', stream: secondLog.stream },
+    });
   });
   afterAll(async () => {
     await second?.close();
@@ -97,21 +106,38 @@ describe.runIf(process.env.TEST_REDIS_URL)('Redis stopped while requests run', (
       expect(status).toBe(200);
       return body.data;
     };
-    const workflow = (await call(first, `mutation { createWorkflow(input: { name: "Outage" }) { id } }`)).createWorkflow.id;
-    const prospects = await call(first, `mutation { createProspects(input: { prospects: [{ firstName: "A" }, { firstName: "B" }] }) { id } }`);
+    const workflow = (await call(first, `mutation { createWorkflow(input: { name: "Outage" }) { id } }`)).createWorkflow
+      .id;
+    const prospects = await call(
+      first,
+      `mutation { createProspects(input: { prospects: [{ firstName: "A" }, { firstName: "B" }] }) { id } }`,
+    );
     const batchId = (
-      await call(first, `mutation($w: ID!, $p: [String!]) { createBatch(workflowId: $w, input: { prospectIds: $p }) { id } }`, {
-        w: workflow,
-        p: prospects.createProspects.map((prospect: { id: string }) => prospect.id),
-      })
+      await call(
+        first,
+        `mutation($w: ID!, $p: [String!]) { createBatch(workflowId: $w, input: { prospectIds: $p }) { id } }`,
+        {
+          w: workflow,
+          p: prospects.createProspects.map((prospect: { id: string }) => prospect.id),
+        },
+      )
     ).createBatch.id;
 
     // A subscriber on the first instance.
     const statuses: string[] = [];
-    const client = createClient({ url: `${first.url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { 'x-api-key': apiKey }, retryAttempts: 0 });
+    const client = createClient({
+      url: `${first.url.replace('http', 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { 'x-api-key': apiKey },
+      retryAttempts: 0,
+    });
     client.subscribe<{ batchProgress: { status: string } }>(
       { query: `subscription($id: ID!) { batchProgress(batchId: $id) { status } }`, variables: { id: batchId } },
-      { next: (message) => message.data && statuses.push(message.data.batchProgress.status), error: () => {}, complete: () => {} },
+      {
+        next: (message) => message.data && statuses.push(message.data.batchProgress.status),
+        error: () => {},
+        complete: () => {},
+      },
     );
     await eventually(async () => (statuses.length > 0 ? true : undefined), 10_000, 'the first progress event');
 
@@ -122,27 +148,42 @@ describe.runIf(process.env.TEST_REDIS_URL)('Redis stopped while requests run', (
       for (let index = offset; !stop; index++) {
         const at = Date.now();
         if (index % 2 === 0) {
-          const response = await fetch(`${server.url}/org/${organizationId}/workflows/${workflow}`, { headers: { 'x-api-key': apiKey } });
+          const response = await fetch(`${server.url}/org/${organizationId}/workflows/${workflow}`, {
+            headers: { 'x-api-key': apiKey },
+          });
           outcomes.push({ what: 'REST', at, status: response.status });
         } else {
-          const { status, body } = await server.graphql(apiKey, `mutation($name: String!) { createWorkflow(input: { name: $name }) { id } }`, {
-            name: `Traffic ${offset}-${index}`,
-          });
+          const { status, body } = await server.graphql(
+            apiKey,
+            `mutation($name: String!) { createWorkflow(input: { name: $name }) { id } }`,
+            {
+              name: `Traffic ${offset}-${index}`,
+            },
+          );
           outcomes.push({ what: 'GraphQL', at, status, errors: body.errors });
         }
       }
     };
     const running = Promise.all([traffic(first, 0), traffic(first, 1), traffic(second, 0), traffic(second, 1)]);
     try {
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Traffic flows on both instances before Redis goes away.
+      await eventually(async () => (outcomes.length >= 8 ? true : undefined));
       const stoppedAt = Date.now();
       await stopRedis(redis);
-      await eventually(async () => ((await redisState(first)) === 'degraded' && (await redisState(second)) === 'degraded' ? true : undefined));
+      await eventually(async () =>
+        (await redisState(first)) === 'degraded' && (await redisState(second)) === 'degraded' ? true : undefined,
+      );
       expect(await degradedGauge(first)).toBe(1);
 
       // A change on the second instance reaches the first one's subscriber, by polling.
-      await call(second, `mutation($id: ID!) { updateBatchStatus(id: $id, status: PAUSED) { status } }`, { id: batchId });
-      await eventually(async () => (statuses.at(-1) === 'PAUSED' ? true : undefined), 10_000, 'the pause to reach the subscriber');
+      await call(second, `mutation($id: ID!) { updateBatchStatus(id: $id, status: PAUSED) { status } }`, {
+        id: batchId,
+      });
+      await eventually(
+        async () => (statuses.at(-1) === 'PAUSED' ? true : undefined),
+        10_000,
+        'the pause to reach the subscriber',
+      );
 
       // Rate limits count on each instance: E1's quota of 3 is spent on the first, not on the second.
       const spent = 'gwk_outage-counted-per-instance';
@@ -153,18 +194,31 @@ describe.runIf(process.env.TEST_REDIS_URL)('Redis stopped while requests run', (
 
       redis = await startRedis(redisPort);
       const restartedAt = Date.now();
-      await eventually(async () => ((await redisState(first)) === 'ok' && (await redisState(second)) === 'ok' ? true : undefined));
+      await eventually(async () =>
+        (await redisState(first)) === 'ok' && (await redisState(second)) === 'ok' ? true : undefined,
+      );
       stop = true;
       await running;
       expect(await degradedGauge(first)).toBe(0);
 
       // Events flow through Redis again (no instance polls now): a cancel on the second reaches the first.
-      await call(second, `mutation($id: ID!) { updateBatchStatus(id: $id, status: CANCELLED) { status } }`, { id: batchId });
-      await eventually(async () => (statuses.at(-1) === 'CANCELLED' ? true : undefined), 10_000, 'the cancel to reach the subscriber');
+      await call(second, `mutation($id: ID!) { updateBatchStatus(id: $id, status: CANCELLED) { status } }`, {
+        id: batchId,
+      });
+      await eventually(
+        async () => (statuses.at(-1) === 'CANCELLED' ? true : undefined),
+        10_000,
+        'the cancel to reach the subscriber',
+      );
 
       // Counters are shared again: one quota across both instances.
       const shared = 'gwk_outage-counted-in-redis';
-      const across = [await agentUpdate(first, shared), await agentUpdate(second, shared), await agentUpdate(first, shared), await agentUpdate(second, shared)];
+      const across = [
+        await agentUpdate(first, shared),
+        await agentUpdate(second, shared),
+        await agentUpdate(first, shared),
+        await agentUpdate(second, shared),
+      ];
       expect(across).toEqual([401, 401, 401, 429]);
 
       const duringOutage = outcomes.filter((outcome) => outcome.at >= stoppedAt && outcome.at < restartedAt);
@@ -174,7 +228,9 @@ describe.runIf(process.env.TEST_REDIS_URL)('Redis stopped while requests run', (
 
       // Said once in each instance's log when Redis went away, once when it returned.
       for (const { lines } of [firstLog, secondLog]) {
-        expect(lines.filter((line) => line.msg?.startsWith('Redis does not answer')).map((line) => line.level)).toEqual([40]);
+        expect(lines.filter((line) => line.msg?.startsWith('Redis does not answer')).map((line) => line.level)).toEqual(
+          [40],
+        );
         expect(lines.filter((line) => line.msg?.startsWith('Redis answers again'))).toHaveLength(1);
       }
     } finally {
@@ -193,7 +249,9 @@ describe.runIf(process.env.TEST_REDIS_URL)('Redis stopped while requests run', (
       // The first command waits out its timeout (1 s); then requests count locally without waiting.
       for (let request = 0; request < 6; request++) {
         const started = Date.now();
-        const response = await fetch(`${first.url}/org/${organizationId}/workflows/wf_missing`, { headers: { 'x-api-key': apiKey } });
+        const response = await fetch(`${first.url}/org/${organizationId}/workflows/wf_missing`, {
+          headers: { 'x-api-key': apiKey },
+        });
         statuses.push(response.status);
         if (request > 0) expect(Date.now() - started).toBeLessThan(1_000);
       }

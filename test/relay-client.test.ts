@@ -11,7 +11,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { printedSchema } from '../scripts/print-schema.ts';
-import { defaultGraphQLLimits } from '../src/graphql/protections.ts';
+import { defaultGraphQLLimits } from '../src/config/request-limits.ts';
 import { flows } from './support/flows.ts';
 import { runCli } from './support/processes.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
@@ -117,10 +117,13 @@ describe('a Relay client', () => {
     for (let batch = 0; batch < 2; batch += 1) {
       const prospects = await api.prospects(3);
       for (const prospectId of prospects) {
-        await api.ok(`mutation($p: ID!, $t: [String!]!) { addTagsToProspect(prospectId: $p, input: { tagIds: $t }) { id } }`, {
-          p: prospectId,
-          t: [tag.createTag.id],
-        });
+        await api.ok(
+          `mutation($p: ID!, $t: [String!]!) { addTagsToProspect(prospectId: $p, input: { tagIds: $t }) { id } }`,
+          {
+            p: prospectId,
+            t: [tag.createTag.id],
+          },
+        );
       }
       batchIds.push(await api.batch(workflowId, prospects));
     }
@@ -132,9 +135,16 @@ describe('a Relay client', () => {
 
   it('compiles its fragments with relay-compiler against schema.graphql', { timeout: 60_000 }, async () => {
     await promisify(execFile)(relayCompiler, [], { cwd: project });
-    const persisted = JSON.parse(await readFile(path.join(project, 'persisted_queries.json'), 'utf8')) as Record<string, string>;
+    const persisted = JSON.parse(await readFile(path.join(project, 'persisted_queries.json'), 'utf8')) as Record<
+      string,
+      string
+    >;
     for (const [id, text] of Object.entries(persisted)) ids.set(/^query (\w+)/.exec(text)![1]!, id);
-    expect([...ids.keys()].sort()).toEqual(['BatchRunsPaginationQuery', 'DashboardQuery', 'WorkflowBatchesPaginationQuery']);
+    expect([...ids.keys()].sort()).toEqual([
+      'BatchRunsPaginationQuery',
+      'DashboardQuery',
+      'WorkflowBatchesPaginationQuery',
+    ]);
     // The first backward page: `last` with no `before`, as Relay sends it.
     expect(persisted[ids.get('DashboardQuery')!]).toContain('runs(last: 2)');
   });
@@ -142,7 +152,14 @@ describe('a Relay client', () => {
   it('registers its persisted queries with the gateway CLI', { timeout: 60_000 }, async () => {
     const allowList = path.join(project, 'allow-list.json');
     const imported = await runCli(
-      ['persisted-operations', 'import', '--manifest', path.join(project, 'persisted_queries.json'), '--out', allowList],
+      [
+        'persisted-operations',
+        'import',
+        '--manifest',
+        path.join(project, 'persisted_queries.json'),
+        '--out',
+        allowList,
+      ],
       {},
     );
     expect(imported).toMatchObject({ code: 0, stderr: '' });
@@ -168,7 +185,10 @@ describe('a Relay client', () => {
 
   /** The ids of a batch's runs in list order, read plainly. */
   const runsOf = async (batchId: string) => {
-    const data = await flows(server, apiKey).ok(`query($id: ID!) { batch(id: $id) { runs(first: 100) { nodes { id } } } }`, { id: batchId });
+    const data = await flows(server, apiKey).ok(
+      `query($id: ID!) { batch(id: $id) { runs(first: 100) { nodes { id } } } }`,
+      { id: batchId },
+    );
     return data.batch.runs.nodes.map((run: { id: string }) => run.id) as string[];
   };
 
@@ -177,7 +197,10 @@ describe('a Relay client', () => {
     const { batches } = data.workflow;
     expect(batches.totalCount).toBe(2);
     expect(batches.pageInfo).toEqual({ endCursor: batches.edges[1].cursor, hasNextPage: false });
-    for (const { node: batch } of batches.edges as Edge<{ id: string; runs: { edges: Edge<any>[]; pageInfo: any } }>[]) {
+    for (const { node: batch } of batches.edges as Edge<{
+      id: string;
+      runs: { edges: Edge<any>[]; pageInfo: any };
+    }>[]) {
       const all = await runsOf(batch.id);
       expect(batch.runs.edges.map((edge) => edge.node.id)).toEqual(all.slice(-2));
       expect(batch.runs.pageInfo).toEqual({ hasPreviousPage: true, startCursor: batch.runs.edges[0]!.cursor });
@@ -189,17 +212,27 @@ describe('a Relay client', () => {
 
   it('pages forwards with the refetchable connection', async () => {
     const first = await run('WorkflowBatchesPaginationQuery', { id: workflowId, count: 1 });
-    const second = await run('WorkflowBatchesPaginationQuery', { id: workflowId, count: 1, cursor: first.node.batches.pageInfo.endCursor });
+    const second = await run('WorkflowBatchesPaginationQuery', {
+      id: workflowId,
+      count: 1,
+      cursor: first.node.batches.pageInfo.endCursor,
+    });
     const pages = [first, second].map((data) => data.node.batches);
     expect(pages.map((page) => page.pageInfo.hasNextPage)).toEqual([true, false]);
-    expect(pages.flatMap((page) => page.edges.map((edge: Edge<{ id: string }>) => edge.node.id)).sort()).toEqual([...batchIds].sort());
+    expect(pages.flatMap((page) => page.edges.map((edge: Edge<{ id: string }>) => edge.node.id)).sort()).toEqual(
+      [...batchIds].sort(),
+    );
   });
 
   it('pages backwards from the end with the refetchable connection', async () => {
     const [batchId] = batchIds;
     const all = await runsOf(batchId!);
     const last = await run('BatchRunsPaginationQuery', { id: batchId, last: 2 });
-    const before = await run('BatchRunsPaginationQuery', { id: batchId, last: 2, before: last.node.runs.pageInfo.startCursor });
+    const before = await run('BatchRunsPaginationQuery', {
+      id: batchId,
+      last: 2,
+      before: last.node.runs.pageInfo.startCursor,
+    });
     const pages = [before, last].map((data) => data.node.runs);
     expect(pages.flatMap((page) => page.edges.map((edge: Edge<{ id: string }>) => edge.node.id))).toEqual(all);
     expect(pages.map((page) => page.pageInfo.hasPreviousPage)).toEqual([false, true]);

@@ -46,12 +46,17 @@ async function plan(failures: number, code = '40001') {
 }
 
 async function attempts(): Promise<number> {
-  const { rows } = await server.db.sql.query<{ last_value: string; is_called: boolean }>('SELECT last_value, is_called FROM blip_attempts');
+  const { rows } = await server.db.sql.query<{ last_value: string; is_called: boolean }>(
+    'SELECT last_value, is_called FROM blip_attempts',
+  );
   return rows[0]!.is_called ? Number(rows[0]!.last_value) : 0;
 }
 
 async function workflowsNamed(name: string): Promise<number> {
-  const { rows } = await server.db.sql.query<{ count: number }>('SELECT count(*)::int AS count FROM "Workflow" WHERE name = $1', [name]);
+  const { rows } = await server.db.sql.query<{ count: number }>(
+    'SELECT count(*)::int AS count FROM "Workflow" WHERE name = $1',
+    [name],
+  );
   return rows[0]!.count;
 }
 
@@ -95,7 +100,11 @@ describe('a transient database error under a request', () => {
     await plan(Number.MAX_SAFE_INTEGER, '08006');
     const response = await fetch(`${server.url}/graphql`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', 'x-api-key': org.apiKey },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/graphql-response+json',
+        'x-api-key': org.apiKey,
+      },
       body: JSON.stringify({ query: CREATE_WORKFLOW, variables: { input: { name: 'Unavailable GraphQL' } } }),
     });
     expect(response.status).toBe(503);
@@ -116,7 +125,9 @@ describe('a transient database error under a request', () => {
 
   it('keeps a retried transaction confined to its organization', async () => {
     const other = await server.createOrganization('Other');
-    await restClient(server, other.organizationId, other.apiKey)('POST', '/org/{org}/workflows', { body: { name: 'Theirs' } });
+    await restClient(server, other.organizationId, other.apiKey)('POST', '/org/{org}/workflows', {
+      body: { name: 'Theirs' },
+    });
     const ours = await server.db.prisma.workflow.count({ where: { organizationId: org.organizationId } });
     const scoped = tenantClient(retryingDatabase(server.db).prisma, org.organizationId);
     await plan(1, '40001');
@@ -124,7 +135,13 @@ describe('a transient database error under a request', () => {
       const count = await tx.workflow.count();
       // Fails once: the transaction is run again, with the organization's filter still on every statement.
       await tx.workflowVersion.create({
-        data: { organizationId: org.organizationId, workflowId: (await tx.workflow.findFirstOrThrow()).id, version: 999, definition: {}, createdBy: 'test' },
+        data: {
+          organizationId: org.organizationId,
+          workflowId: (await tx.workflow.findFirstOrThrow()).id,
+          version: 999,
+          definition: {},
+          createdBy: 'test',
+        },
       });
       return count;
     });
@@ -159,16 +176,28 @@ describe.runIf(onPostgres)('PostgreSQL terminating the gateway’s connections w
         const response = await rest('GET', `/org/{org}/workflows/${listed}/versions`);
         return { kind, status: response.status, retryAfter: response.headers.get('retry-after') };
       }
-      const query = kind === 'graphql-create' ? CREATE_WORKFLOW : `{ workflows(first: 5) { totalCount nodes { id name versions { totalCount } } } }`;
+      const query =
+        kind === 'graphql-create'
+          ? CREATE_WORKFLOW
+          : `{ workflows(first: 5) { totalCount nodes { id name versions { totalCount } } } }`;
       const response = await fetch(`${server.url}/graphql`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', 'x-api-key': org.apiKey },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/graphql-response+json',
+          'x-api-key': org.apiKey,
+        },
         body: JSON.stringify({ query, variables: { input: { name } } }),
       });
       const body = await response.json();
       // A GraphQL error is a failed request whatever the HTTP status: only SERVICE_UNAVAILABLE may be one.
       for (const error of body.errors ?? []) expect(error.extensions?.code).toBe('SERVICE_UNAVAILABLE');
-      return { kind, status: response.status, retryAfter: response.headers.get('retry-after'), ...(kind === 'graphql-create' ? { name } : {}) };
+      return {
+        kind,
+        status: response.status,
+        retryAfter: response.headers.get('retry-after'),
+        ...(kind === 'graphql-create' ? { name } : {}),
+      };
     }
 
     const kinds = ['rest-create', 'rest-list', 'graphql-create', 'graphql-list'];
@@ -178,9 +207,10 @@ describe.runIf(onPostgres)('PostgreSQL terminating the gateway’s connections w
     let terminated = 0;
     const terminator = async () => {
       for (let round = 0; round < 25; round++) {
-        const { rows } = await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [
-          database,
-        ]);
+        const { rows } = await admin.query(
+          'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+          [database],
+        );
         terminated += rows.length;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }

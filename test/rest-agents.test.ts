@@ -4,26 +4,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentSchema, evaluationSchema } from '../src/rest/resources/agents.ts';
 import { envelopeBSchema } from '../src/rest/route.ts';
-import { expectErrorBody, restClient, type RestResponse } from './support/rest.ts';
+import {
+  agentConfigMembers as CONFIG_MEMBERS,
+  llm,
+  fullAgent as sharedFullAgent,
+  transcriber,
+  voice,
+} from './support/agent-configs.ts';
+import { acmeAndGlobex, expectErrorBody, type RestResponse, restClient } from './support/rest.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
-import { llm, transcriber, voice } from './support/agent-configs.ts';
 
 const PREFIXES = ['/org/{org}', '/api/org/{org}'];
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const ONE_MIB = 1024 * 1024;
-
-const CONFIG_MEMBERS = [
-  'background_sound',
-  'extra_config',
-  'goodbye_config',
-  'greeting_config',
-  'llm_config',
-  'precall_webhook',
-  'room_duration_config',
-  'transcriber_config',
-  'vad_config',
-  'voice_config',
-] as const;
 
 /** A JSON value as SPEC.md's "array of integer": its UTF-8 bytes. */
 const bytes = (value: unknown) => [...Buffer.from(JSON.stringify(value), 'utf8')];
@@ -39,67 +32,15 @@ const deepLlm = () => chain(5, (index, fallbacks) => llm(LLM_VENDORS[index]!, `m
 const deepTranscriber = () => chain(5, (index, fallbacks) => transcriber(STT_VENDORS[index]!, fallbacks));
 const deepVoice = () => chain(5, (index, fallbacks) => voice(`vendor-${index}`, `voice-model-${index}`, fallbacks));
 
-/** Every member of the create/update request, with every member of every config object. */
+/** The shared agent, with free-form members whose keys travel untouched (no case conversion), and any JSON plugin. */
 const fullAgent = {
-  name: 'Support line',
-  type: 'chat',
-  prompt_template: 'You help {{first_name}}.',
-  default_functions: ['end_call', 'transfer_call'],
-  plugins: [{ name: 'crm', options: { sync_mode: 'full' } }, 'recorder', 7],
-  background_sound: {
-    enabled: true,
-    file: 'office.mp3',
-    initial_volume: 0.2,
-    volume: 0.5,
-    thinking_sound: [
-      { sound: 'typing.mp3', probability: 0.4, volume: 0.3 },
-      { sound: 'hmm.mp3', probability: 1, volume: 0 },
-    ],
-  },
-  extra_config: {
-    allow_interruptions: true,
-    interruption_sensitivity: 0.6,
-    min_words: 2,
-    turn_detector_enabled: true,
-    turn_detector_is_multilingual: false,
-    turn_detector_model_type: 'small',
-    use_gender_plugin: 'enhanced-multi',
-  },
-  goodbye_config: { enabled: true, message: 'Goodbye!' },
-  greeting_config: {
-    agent_speaks_first: true,
-    greeting: 'Hello!',
-    pause_before_first_message: 500,
-    voice_mail_message: 'Please call us back.',
-    welcome_message_is_generated: false,
-  },
-  llm_config: llm('openai', 'gpt-4o', [llm('anthropic', 'claude-sonnet', [llm('groq', 'llama-3')]), llm('azure', 'gpt-4o-mini')]),
+  ...sharedFullAgent,
+  plugins: [...sharedFullAgent.plugins, 7],
   precall_webhook: {
-    method: 'POST',
-    url: 'https://crm.example.com/precall',
-    // Free-form members: their keys travel untouched (no case conversion).
-    headers: { Authorization: 'Bearer abc', 'X-Trace': '1', snake_header: 'v' },
+    ...sharedFullAgent.precall_webhook,
+    headers: { ...sharedFullAgent.precall_webhook.headers, snake_header: 'v' },
     body_template: { prospect_id: '{{prospect_id}}', extra: { nested_key: [1, 2], camelKey: null } },
-    timeout_seconds: 10,
   },
-  room_duration_config: {
-    close_room_message: 'We are out of time.',
-    duration_warning_message: 'One minute left.',
-    max_duration_min: 30,
-    max_silence_sec: 20,
-    silence_message: 'Are you there?',
-    wait_for_message_sec: 5,
-  },
-  transcriber_config: transcriber('deepgram', [transcriber('assemblyai', [transcriber('azure')])]),
-  vad_config: {
-    activation_threshold: 0.5,
-    max_buffered_speech: 60,
-    min_silence_duration: 0.55,
-    min_speech_duration: 0.05,
-    prefix_padding_duration: 0.5,
-    sample_rate: 16000,
-  },
-  voice_config: voice('elevenlabs', 'eleven_turbo', [voice('cartesia', 'sonic', [voice('openai', 'tts-1')])]),
 };
 
 /** What a new agent reads as when only `name` was given. */
@@ -116,7 +57,12 @@ const agentDefaults = {
 
 /** The lower inclusive bound of every bounded member. */
 const lowerBounds = {
-  background_sound: { file: 'a.mp3', initial_volume: 0, volume: 0, thinking_sound: [{ sound: 's', probability: 0, volume: 0 }] },
+  background_sound: {
+    file: 'a.mp3',
+    initial_volume: 0,
+    volume: 0,
+    thinking_sound: [{ sound: 's', probability: 0, volume: 0 }],
+  },
   extra_config: { interruption_sensitivity: 0, min_words: 0, use_gender_plugin: 'none' },
   goodbye_config: { message: '' },
   greeting_config: { pause_before_first_message: 0 },
@@ -147,7 +93,14 @@ const lowerBounds = {
     sample_rate: 8000,
     fallbacks: [{ provider: 'google', sample_rate: 8000 }],
   },
-  vad_config: { activation_threshold: 0, max_buffered_speech: 1, min_silence_duration: 0, min_speech_duration: 0, prefix_padding_duration: 0, sample_rate: 8000 },
+  vad_config: {
+    activation_threshold: 0,
+    max_buffered_speech: 1,
+    min_silence_duration: 0,
+    min_speech_duration: 0,
+    prefix_padding_duration: 0,
+    sample_rate: 8000,
+  },
   voice_config: {
     provider: 'p',
     model: 'm',
@@ -167,7 +120,12 @@ const lowerBounds = {
 
 /** The upper inclusive bound of every bounded member. */
 const upperBounds = {
-  background_sound: { file: 'a.mp3', initial_volume: 1, volume: 1, thinking_sound: [{ sound: 's', probability: 1, volume: 1 }] },
+  background_sound: {
+    file: 'a.mp3',
+    initial_volume: 1,
+    volume: 1,
+    thinking_sound: [{ sound: 's', probability: 1, volume: 1 }],
+  },
   extra_config: { interruption_sensitivity: 1, use_gender_plugin: 'enhanced-multi' },
   goodbye_config: { message: 'g'.repeat(500) },
   llm_config: {
@@ -227,8 +185,14 @@ const invalidUpdates: [string, Record<string, unknown>][] = [
   ['background_sound.file', { background_sound: { enabled: true } }],
   ['background_sound.volume', { background_sound: { file: 'a', volume: 1.01 } }],
   ['background_sound.initial_volume', { background_sound: { file: 'a', initial_volume: -0.01 } }],
-  ['background_sound.thinking_sound.0.sound', { background_sound: { file: 'a', thinking_sound: [{ probability: 0.5 }] } }],
-  ['background_sound.thinking_sound.1.probability', { background_sound: { file: 'a', thinking_sound: [{ sound: 's' }, { sound: 's', probability: 1.5 }] } }],
+  [
+    'background_sound.thinking_sound.0.sound',
+    { background_sound: { file: 'a', thinking_sound: [{ probability: 0.5 }] } },
+  ],
+  [
+    'background_sound.thinking_sound.1.probability',
+    { background_sound: { file: 'a', thinking_sound: [{ sound: 's' }, { sound: 's', probability: 1.5 }] } },
+  ],
   ['extra_config.use_gender_plugin', { extra_config: { use_gender_plugin: 'loud' } }],
   ['extra_config.min_words', { extra_config: { min_words: -1 } }],
   ['extra_config.min_words', { extra_config: { min_words: 1.5 } }],
@@ -247,9 +211,15 @@ const invalidUpdates: [string, Record<string, unknown>][] = [
   ['llm_config.frequency_penalty', { llm_config: { ...llmOk, frequency_penalty: -2.01 } }],
   ['llm_config.presence_penalty', { llm_config: { ...llmOk, presence_penalty: 2.01 } }],
   ['llm_config.temp', { llm_config: { ...llmOk, temp: 1 } }],
-  ['llm_config.fallbacks.0.temperature', { llm_config: { ...llmOk, fallbacks: [{ provider: 'anthropic', model: 'c', temperature: 3 }] } }],
+  [
+    'llm_config.fallbacks.0.temperature',
+    { llm_config: { ...llmOk, fallbacks: [{ provider: 'anthropic', model: 'c', temperature: 3 }] } },
+  ],
   ['llm_config.fallbacks.1.model', { llm_config: { ...llmOk, fallbacks: [llmOk, { provider: 'groq' }] } }],
-  ['llm_config.fallbacks.0.fallbacks.0.fallbacks.0.fallbacks.0.fallbacks.0.top_p', { llm_config: nestedLlm(5, { top_p: 1.5 }) }],
+  [
+    'llm_config.fallbacks.0.fallbacks.0.fallbacks.0.fallbacks.0.fallbacks.0.top_p',
+    { llm_config: nestedLlm(5, { top_p: 1.5 }) },
+  ],
   ['precall_webhook.timeout_seconds', { precall_webhook: { ...webhookOk, timeout_seconds: 0 } }],
   ['precall_webhook.timeout_seconds', { precall_webhook: { ...webhookOk, timeout_seconds: 61 } }],
   ['precall_webhook.method', { precall_webhook: { method: 'DELETE', url: 'https://x.io' } }],
@@ -265,8 +235,19 @@ const invalidUpdates: [string, Record<string, unknown>][] = [
   ['transcriber_config.eot_threshold', { transcriber_config: { provider: 'deepgram', eot_threshold: 1.01 } }],
   ['transcriber_config.num_channels', { transcriber_config: { provider: 'deepgram', num_channels: 0 } }],
   ['transcriber_config.endpointing', { transcriber_config: { provider: 'deepgram', endpointing: -1 } }],
-  ['transcriber_config.fallbacks.0.provider', { transcriber_config: { provider: 'deepgram', fallbacks: [{ model: 'x' }] } }],
-  ['transcriber_config.fallbacks.0.fallbacks.0.sample_rate', { transcriber_config: { provider: 'deepgram', fallbacks: [{ provider: 'azure', fallbacks: [{ provider: 'google', sample_rate: 7999 }] }] } }],
+  [
+    'transcriber_config.fallbacks.0.provider',
+    { transcriber_config: { provider: 'deepgram', fallbacks: [{ model: 'x' }] } },
+  ],
+  [
+    'transcriber_config.fallbacks.0.fallbacks.0.sample_rate',
+    {
+      transcriber_config: {
+        provider: 'deepgram',
+        fallbacks: [{ provider: 'azure', fallbacks: [{ provider: 'google', sample_rate: 7999 }] }],
+      },
+    },
+  ],
   ['vad_config.sample_rate', { vad_config: { sample_rate: 7999 } }],
   ['vad_config.activation_threshold', { vad_config: { activation_threshold: -0.1 } }],
   ['vad_config.max_buffered_speech', { vad_config: { max_buffered_speech: 0 } }],
@@ -285,7 +266,10 @@ const invalidUpdates: [string, Record<string, unknown>][] = [
   ['voice_config.user_instructions', { voice_config: { ...voiceOk, user_instructions: 'ab' } }],
   ['voice_config.user_instructions', { voice_config: { ...voiceOk, user_instructions: 'u'.repeat(1001) } }],
   ['voice_config.model', { voice_config: { provider: 'elevenlabs' } }],
-  ['voice_config.fallbacks.0.similarity_boost', { voice_config: { ...voiceOk, fallbacks: [{ ...voiceOk, similarity_boost: 2 }] } }],
+  [
+    'voice_config.fallbacks.0.similarity_boost',
+    { voice_config: { ...voiceOk, fallbacks: [{ ...voiceOk, similarity_boost: 2 }] } },
+  ],
   ['voice_config', { voice_config: 'elevenlabs' }],
   // Bytes that are not UTF-8 JSON, UTF-8 that is not JSON, and bytes of JSON that breaks a bound.
   ['voice_config', { voice_config: [255, 254, 253] }],
@@ -308,13 +292,7 @@ describe.each(PREFIXES)('REST under %s: agents and evaluations', (prefix) => {
 
   beforeAll(async () => {
     server = await startTestServer();
-    const org = await server.createOrganization('Acme');
-    organizationId = org.organizationId;
-    apiKey = org.apiKey;
-    rest = restClient(server, org.organizationId, org.apiKey);
-    const other = await server.createOrganization('Globex');
-    otherOrganizationId = other.organizationId;
-    otherRest = restClient(server, other.organizationId, other.apiKey);
+    ({ organizationId, apiKey, rest, otherOrganizationId, otherRest } = await acmeAndGlobex(server));
   });
   afterAll(() => server.close());
 
@@ -333,7 +311,8 @@ describe.each(PREFIXES)('REST under %s: agents and evaluations', (prefix) => {
     expect(response.status, JSON.stringify(response.body)).toBe(201);
     return evaluationSchema.parse(response.body) as Record<string, any>;
   }
-  const evaluationsOf = async (agentId: string) => (await server.db.prisma.evaluation.findMany({ where: { agentId } })).length;
+  const evaluationsOf = async (agentId: string) =>
+    (await server.db.prisma.evaluation.findMany({ where: { agentId } })).length;
   const agentCount = async () => (await rest('GET', url('/agents?size=100'))).body.meta.total as number;
 
   /** 401 without a key and with a bad key, 404 on another organization's org_id in the path. */
@@ -349,8 +328,20 @@ describe.each(PREFIXES)('REST under %s: agents and evaluations', (prefix) => {
   /** Malformed JSON 400, text/plain 415, a body over 1 MiB 413. */
   async function expectBodyErrors(method: string, path: string, oversize: Record<string, unknown>) {
     expectErrorBody(await rest(method, url(path), { raw: '{"name":' }), 400);
-    expectErrorBody(await rest(method, url(path), { raw: JSON.stringify(oversize).slice(0, 40), headers: { 'content-type': 'text/plain' } }), 415);
-    expectErrorBody(await rest(method, url(path), { raw: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415);
+    expectErrorBody(
+      await rest(method, url(path), {
+        raw: JSON.stringify(oversize).slice(0, 40),
+        headers: { 'content-type': 'text/plain' },
+      }),
+      415,
+    );
+    expectErrorBody(
+      await rest(method, url(path), {
+        raw: 'name=x',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      }),
+      415,
+    );
     expect(JSON.stringify(oversize).length).toBeGreaterThan(ONE_MIB);
     expectErrorBody(await rest(method, url(path), { body: oversize }), 413);
   }
@@ -363,8 +354,19 @@ describe.each(PREFIXES)('REST under %s: agents and evaluations', (prefix) => {
       expect(agent).toEqual(response.body);
       expect(Object.keys(response.body).sort()).toEqual(
         [
-          'id', 'name', 'organization_id', 'type', 'prompt_template', 'public_quota', 'created_at', 'updated_at',
-          'allowed_sip_trunks', 'default_functions', 'plugins', ...CONFIG_MEMBERS, 'tools',
+          'id',
+          'name',
+          'organization_id',
+          'type',
+          'prompt_template',
+          'public_quota',
+          'created_at',
+          'updated_at',
+          'allowed_sip_trunks',
+          'default_functions',
+          'plugins',
+          ...CONFIG_MEMBERS,
+          'tools',
         ].sort(),
       );
       expect(response.body).toEqual({
@@ -411,7 +413,10 @@ describe.each(PREFIXES)('REST under %s: agents and evaluations', (prefix) => {
       for (const [path, body] of invalidUpdates) {
         const response = await rest('POST', url('/agents'), { body: { name: 'Refused', ...body } });
         const error = expectErrorBody(response, 400);
-        expect(error.error.map((problem: { path: string }) => problem.path), JSON.stringify(body).slice(0, 200)).toContain(path);
+        expect(
+          error.error.map((problem: { path: string }) => problem.path),
+          JSON.stringify(body).slice(0, 200),
+        ).toContain(path);
       }
       expectErrorBody(await rest('POST', url('/agents'), { body: ['name'] }), 400);
       expect(await agentCount()).toBe(before);
@@ -448,9 +453,22 @@ describe.each(PREFIXES)('REST under %s: agents and evaluations', (prefix) => {
 
       const page2 = await own('GET', url('/agents?page=2&size=2'));
       expect(page2.body).toEqual({ data: [created[0]], meta: { page: 2, size: 2, total: 3, total_pages: 2 } });
-      expect((await own('GET', url('/agents?page=5&size=2'))).body).toEqual({ data: [], meta: { page: 5, size: 2, total: 3, total_pages: 2 } });
-      expect((await own('GET', url('/agents?size=100'))).body.meta).toEqual({ page: 1, size: 100, total: 3, total_pages: 1 });
-      expect((await own('GET', url('/agents?size=1'))).body.meta).toEqual({ page: 1, size: 1, total: 3, total_pages: 3 });
+      expect((await own('GET', url('/agents?page=5&size=2'))).body).toEqual({
+        data: [],
+        meta: { page: 5, size: 2, total: 3, total_pages: 2 },
+      });
+      expect((await own('GET', url('/agents?size=100'))).body.meta).toEqual({
+        page: 1,
+        size: 100,
+        total: 3,
+        total_pages: 1,
+      });
+      expect((await own('GET', url('/agents?size=1'))).body.meta).toEqual({
+        page: 1,
+        size: 1,
+        total: 3,
+        total_pages: 3,
+      });
     });
 
     it('refuses out-of-range paging with 400, and answers 401 and 404 for a foreign path', async () => {
@@ -463,7 +481,10 @@ describe.each(PREFIXES)('REST under %s: agents and evaluations', (prefix) => {
         ['page=1.5', 'page'],
       ] as const) {
         const error = expectErrorBody(await rest('GET', url(`/agents?${query}`)), 400);
-        expect(error.error.map((problem: { path: string }) => problem.path), query).toEqual([path]);
+        expect(
+          error.error.map((problem: { path: string }) => problem.path),
+          query,
+        ).toEqual([path]);
       }
       await expectAuthAndTenancy('GET', '/agents');
     });
@@ -488,10 +509,14 @@ describe.each(PREFIXES)('REST under %s: agents and evaluations', (prefix) => {
         { name: 'book' },
       ];
       const setTools = (
-        await server.graphql(apiKey, `mutation($id: ID!, $tools: [AgentToolInput!]!) { setAgentTools(agentId: $id, tools: $tools) { id } }`, {
-          id: agent.id,
-          tools,
-        })
+        await server.graphql(
+          apiKey,
+          `mutation($id: ID!, $tools: [AgentToolInput!]!) { setAgentTools(agentId: $id, tools: $tools) { id } }`,
+          {
+            id: agent.id,
+            tools,
+          },
+        )
       ).body;
       expect(setTools.errors).toBeUndefined();
 
@@ -533,7 +558,9 @@ describe.each(PREFIXES)('REST under %s: agents and evaluations', (prefix) => {
       expectErrorBody(await rest('GET', url('/agents/not-even-a-prefix')), 404);
       expectErrorBody(await rest('GET', url(`/agents/${foreign.id}`)), 404);
       await expectAuthAndTenancy('GET', `/agents/${agent.id}`);
-      expect((await otherRest('GET', url(`/agents/${agent.id}`).replace('{org}', otherOrganizationId))).status).toBe(404);
+      expect((await otherRest('GET', url(`/agents/${agent.id}`).replace('{org}', otherOrganizationId))).status).toBe(
+        404,
+      );
     });
   });
 
@@ -560,15 +587,27 @@ describe.each(PREFIXES)('REST under %s: agents and evaluations', (prefix) => {
         updated_at: expect.stringMatching(ISO),
       });
 
-      const cleared = await rest('PATCH', url(`/agents/${agent.id}`), { body: { goodbye_config: null, vad_config: null } });
+      const cleared = await rest('PATCH', url(`/agents/${agent.id}`), {
+        body: { goodbye_config: null, vad_config: null },
+      });
       expect(cleared.status).toBe(200);
-      expect(cleared.body).toMatchObject({ goodbye_config: null, vad_config: null, llm_config: { provider: 'groq', model: 'llama-3' } });
+      expect(cleared.body).toMatchObject({
+        goodbye_config: null,
+        vad_config: null,
+        llm_config: { provider: 'groq', model: 'llama-3' },
+      });
       expect(cleared.body.voice_config).toEqual(fullAgent.voice_config);
 
       const scalars = await rest('PATCH', url(`/agents/${agent.id}`), {
         body: { type: 'video', prompt_template: '', default_functions: [], plugins: [] },
       });
-      expect(scalars.body).toMatchObject({ type: 'video', prompt_template: '', default_functions: [], plugins: [], name: 'Renamed' });
+      expect(scalars.body).toMatchObject({
+        type: 'video',
+        prompt_template: '',
+        default_functions: [],
+        plugins: [],
+        name: 'Renamed',
+      });
 
       const charset = await rest('PATCH', url(`/agents/${agent.id}`), {
         body: { prompt_template: 'Grüß {{name}}' },
@@ -623,7 +662,15 @@ describe.each(PREFIXES)('REST under %s: agents and evaluations', (prefix) => {
       const body = {
         llm_config: { provider: 'azure', model: 'm', top_k: 3, presence_penalty: 1 },
         transcriber_config: { provider: 'google', commit_strategy: 'manual', interim_results: true, keyterms: ['x'] },
-        voice_config: { provider: 'any', model: 'm', pitch: 3, intensity: 1, timbre: 2, enable_ssml_parsing: true, user_instructions: 'abc' },
+        voice_config: {
+          provider: 'any',
+          model: 'm',
+          pitch: 3,
+          intensity: 1,
+          timbre: 2,
+          enable_ssml_parsing: true,
+          user_instructions: 'abc',
+        },
       };
       const response = await rest('PATCH', url(`/agents/${agent.id}`), { body });
       expect(response.status).toBe(200);
@@ -638,7 +685,8 @@ describe.each(PREFIXES)('REST under %s: agents and evaluations', (prefix) => {
       const patched = await rest('PATCH', url(`/agents/${agent.id}`), { body: deep });
       expect(patched.status, JSON.stringify(patched.body)).toBe(200);
       expect(patched.body).toMatchObject(deep);
-      for (const member of Object.keys(deep) as (keyof typeof deep)[]) expect(patched.body[member]).toEqual(deep[member]);
+      for (const member of Object.keys(deep) as (keyof typeof deep)[])
+        expect(patched.body[member]).toEqual(deep[member]);
       const read = await readAgent(agent.id);
       for (const member of Object.keys(deep) as (keyof typeof deep)[]) expect(read[member]).toEqual(deep[member]);
 
@@ -655,11 +703,17 @@ describe.each(PREFIXES)('REST under %s: agents and evaluations', (prefix) => {
       const agent = await createAgent(fullAgent);
       const before = await readAgent(agent.id);
       for (const [path, body] of invalidUpdates) {
-        const response = await rest('PATCH', url(`/agents/${agent.id}`), { body: { name: 'Must not be written', ...body } });
+        const response = await rest('PATCH', url(`/agents/${agent.id}`), {
+          body: { name: 'Must not be written', ...body },
+        });
         const error = expectErrorBody(response, 400);
         const problems = error.error as { path: string; rule: string; message: string }[];
-        expect(problems.map((problem) => problem.path), JSON.stringify(body).slice(0, 200)).toContain(path);
-        for (const problem of problems) expect(problem).toEqual({ path: expect.any(String), rule: expect.any(String), message: expect.any(String) });
+        expect(
+          problems.map((problem) => problem.path),
+          JSON.stringify(body).slice(0, 200),
+        ).toContain(path);
+        for (const problem of problems)
+          expect(problem).toEqual({ path: expect.any(String), rule: expect.any(String), message: expect.any(String) });
         expect(error.message).toContain(path);
       }
       expect(await readAgent(agent.id)).toEqual(before);
@@ -679,16 +733,28 @@ describe.each(PREFIXES)('REST under %s: agents and evaluations', (prefix) => {
         400,
       );
       expect(error.error.map((problem: { path: string }) => problem.path).sort()).toEqual(
-        ['goodbye_config.message', 'precall_webhook.timeout_seconds', 'transcriber_config.provider', 'voice_config.sample_rate'].sort(),
+        [
+          'goodbye_config.message',
+          'precall_webhook.timeout_seconds',
+          'transcriber_config.provider',
+          'voice_config.sample_rate',
+        ].sort(),
       );
-      expect(error.error).toContainEqual(expect.objectContaining({ path: 'transcriber_config.provider', rule: 'required' }));
-      expect(error.error).toContainEqual(expect.objectContaining({ path: 'goodbye_config.message', rule: 'maximum 500' }));
+      expect(error.error).toContainEqual(
+        expect.objectContaining({ path: 'transcriber_config.provider', rule: 'required' }),
+      );
+      expect(error.error).toContainEqual(
+        expect.objectContaining({ path: 'goodbye_config.message', rule: 'maximum 500' }),
+      );
     });
 
     it("answers 404 for an unknown id and another organization's agent, leaving it untouched", async () => {
       const foreign = await createAgent({ name: 'Theirs', goodbye_config: { message: 'kept' } }, otherRest);
       expectErrorBody(await rest('PATCH', url('/agents/agt_missing'), { body: { name: 'x' } }), 404);
-      expectErrorBody(await rest('PATCH', url(`/agents/${foreign.id}`), { body: { name: 'Hijacked', goodbye_config: null } }), 404);
+      expectErrorBody(
+        await rest('PATCH', url(`/agents/${foreign.id}`), { body: { name: 'Hijacked', goodbye_config: null } }),
+        404,
+      );
       const theirs = await otherRest('GET', url(`/agents/${foreign.id}`).replace('{org}', otherOrganizationId));
       expect(theirs.body).toEqual(foreign);
     });
@@ -736,7 +802,9 @@ describe.each(PREFIXES)('REST under %s: agents and evaluations', (prefix) => {
       const foreign = await createAgent({ name: 'Theirs' }, otherRest);
       expectErrorBody(await rest('DELETE', url('/agents/agt_missing')), 404);
       expectErrorBody(await rest('DELETE', url(`/agents/${foreign.id}`)), 404);
-      expect((await otherRest('GET', url(`/agents/${foreign.id}`).replace('{org}', otherOrganizationId))).status).toBe(200);
+      expect((await otherRest('GET', url(`/agents/${foreign.id}`).replace('{org}', otherOrganizationId))).status).toBe(
+        200,
+      );
       await expectAuthAndTenancy('DELETE', `/agents/${agent.id}`);
       expect(await readAgent(agent.id)).toEqual(agent);
     });
@@ -750,7 +818,16 @@ describe.each(PREFIXES)('REST under %s: agents and evaluations', (prefix) => {
       });
       expect(response.status).toBe(201);
       expect(evaluationSchema.parse(response.body)).toEqual(response.body);
-      expect(Object.keys(response.body).sort()).toEqual(['agent_id', 'category', 'created_at', 'id', 'org_id', 'prompt', 'score', 'title']);
+      expect(Object.keys(response.body).sort()).toEqual([
+        'agent_id',
+        'category',
+        'created_at',
+        'id',
+        'org_id',
+        'prompt',
+        'score',
+        'title',
+      ]);
       expect(response.body).toEqual({
         id: expect.any(Number),
         agent_id: agent.id,
@@ -787,7 +864,10 @@ describe.each(PREFIXES)('REST under %s: agents and evaluations', (prefix) => {
         ['stars', { agent_id: agent.id, score: 50, stars: 5 }],
       ] as const) {
         const error = expectErrorBody(await rest('POST', url('/agents/evals'), { body }), 400);
-        expect(error.error.map((problem: { path: string }) => problem.path), JSON.stringify(body)).toContain(path);
+        expect(
+          error.error.map((problem: { path: string }) => problem.path),
+          JSON.stringify(body),
+        ).toContain(path);
       }
       expect(expectErrorBody(await rest('POST', url('/agents/evals'), { body: { score: 50 } }), 400).error).toEqual([
         expect.objectContaining({ path: 'agent_id', rule: 'required' }),
@@ -815,7 +895,8 @@ describe.each(PREFIXES)('REST under %s: agents and evaluations', (prefix) => {
       const agent = await createAgent();
       const other = await createAgent();
       const created: Record<string, any>[] = [];
-      for (const score of [10, 20, 30]) created.push(await createEvaluation({ agent_id: agent.id, score, title: `T${score}` }));
+      for (const score of [10, 20, 30])
+        created.push(await createEvaluation({ agent_id: agent.id, score, title: `T${score}` }));
       await createEvaluation({ agent_id: other.id, score: 99 });
 
       const all = await rest('GET', url(`/agents/evals?agent_id=${agent.id}`));
@@ -828,12 +909,20 @@ describe.each(PREFIXES)('REST under %s: agents and evaluations', (prefix) => {
       const page2 = await rest('GET', url(`/agents/evals?agent_id=${agent.id}&page=2&size=2`));
       expect(page2.body).toEqual({ data: [created[0]], meta: { page: 2, size: 2, total: 3, total_pages: 2 } });
       const page1 = await rest('GET', url(`/agents/evals?agent_id=${agent.id}&page=1&size=2`));
-      expect(page1.body).toEqual({ data: [created[2], created[1]], meta: { page: 1, size: 2, total: 3, total_pages: 2 } });
+      expect(page1.body).toEqual({
+        data: [created[2], created[1]],
+        meta: { page: 1, size: 2, total: 3, total_pages: 2 },
+      });
       expect((await rest('GET', url(`/agents/evals?agent_id=${agent.id}&page=3&size=2`))).body).toEqual({
         data: [],
         meta: { page: 3, size: 2, total: 3, total_pages: 2 },
       });
-      expect((await rest('GET', url(`/agents/evals?agent_id=${agent.id}&size=100`))).body.meta).toEqual({ page: 1, size: 100, total: 3, total_pages: 1 });
+      expect((await rest('GET', url(`/agents/evals?agent_id=${agent.id}&size=100`))).body.meta).toEqual({
+        page: 1,
+        size: 100,
+        total: 3,
+        total_pages: 1,
+      });
 
       const none = await createAgent();
       expect((await rest('GET', url(`/agents/evals?agent_id=${none.id}`))).body).toEqual({
@@ -847,8 +936,16 @@ describe.each(PREFIXES)('REST under %s: agents and evaluations', (prefix) => {
       expect(expectErrorBody(await rest('GET', url('/agents/evals')), 400).error).toEqual([
         expect.objectContaining({ path: 'agent_id', rule: 'required' }),
       ]);
-      expect(expectErrorBody(await rest('GET', url('/agents/evals?page=1&size=5')), 400).error.map((p: { path: string }) => p.path)).toEqual(['agent_id']);
-      expect(expectErrorBody(await rest('GET', url('/agents/evals?agent_id=')), 400).error.map((p: { path: string }) => p.path)).toEqual(['agent_id']);
+      expect(
+        expectErrorBody(await rest('GET', url('/agents/evals?page=1&size=5')), 400).error.map(
+          (p: { path: string }) => p.path,
+        ),
+      ).toEqual(['agent_id']);
+      expect(
+        expectErrorBody(await rest('GET', url('/agents/evals?agent_id=')), 400).error.map(
+          (p: { path: string }) => p.path,
+        ),
+      ).toEqual(['agent_id']);
       for (const [query, path] of [
         ['size=0', 'size'],
         ['size=101', 'size'],
@@ -857,14 +954,19 @@ describe.each(PREFIXES)('REST under %s: agents and evaluations', (prefix) => {
         ['page=x', 'page'],
       ] as const) {
         const error = expectErrorBody(await rest('GET', url(`/agents/evals?agent_id=${agent.id}&${query}`)), 400);
-        expect(error.error.map((problem: { path: string }) => problem.path), query).toEqual([path]);
+        expect(
+          error.error.map((problem: { path: string }) => problem.path),
+          query,
+        ).toEqual([path]);
       }
     });
 
     it("answers 404 for an unknown agent and another organization's agent, 401 without a valid key", async () => {
       const agent = await createAgent();
       const foreign = await createAgent({ name: 'Theirs' }, otherRest);
-      await otherRest('POST', url('/agents/evals').replace('{org}', otherOrganizationId), { body: { agent_id: foreign.id, score: 5 } });
+      await otherRest('POST', url('/agents/evals').replace('{org}', otherOrganizationId), {
+        body: { agent_id: foreign.id, score: 5 },
+      });
       expectErrorBody(await rest('GET', url('/agents/evals?agent_id=agt_missing')), 404);
       expectErrorBody(await rest('GET', url(`/agents/evals?agent_id=${foreign.id}`)), 404);
       await expectAuthAndTenancy('GET', `/agents/evals?agent_id=${agent.id}`);
@@ -880,18 +982,22 @@ describe('REST: E1 has its own rate limit (429 with Retry-After)', () => {
   });
   afterAll(() => server.close());
 
-  it.each(PREFIXES)('under %s: over the quota E1 answers 429 in the error body while E2 still answers', async (prefix) => {
-    // An organization (and key) of its own per prefix: the counters are per key.
-    const org = await server.createOrganization(`Limited ${prefix}`);
-    const rest = restClient(server, org.organizationId, org.apiKey);
-    const created = await rest('POST', `${prefix}/agents`, { body: { name: 'Busy' } });
-    const id = created.body.id as string;
-    const responses: RestResponse[] = [];
-    for (let index = 0; index < 4; index++) responses.push(await rest('PATCH', `${prefix}/agents/${id}`, { body: { name: `N${index}` } }));
-    const limited = responses.find((response) => response.status === 429);
-    expect(limited, responses.map((response) => response.status).join()).toBeDefined();
-    expectErrorBody(limited!, 429);
-    expect(Number(limited!.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect((await rest('GET', `${prefix}/agents/${id}`)).status).toBe(200);
-  });
+  it.each(PREFIXES)(
+    'under %s: over the quota E1 answers 429 in the error body while E2 still answers',
+    async (prefix) => {
+      // An organization (and key) of its own per prefix: the counters are per key.
+      const org = await server.createOrganization(`Limited ${prefix}`);
+      const rest = restClient(server, org.organizationId, org.apiKey);
+      const created = await rest('POST', `${prefix}/agents`, { body: { name: 'Busy' } });
+      const id = created.body.id as string;
+      const responses: RestResponse[] = [];
+      for (let index = 0; index < 4; index++)
+        responses.push(await rest('PATCH', `${prefix}/agents/${id}`, { body: { name: `N${index}` } }));
+      const limited = responses.find((response) => response.status === 429);
+      expect(limited, responses.map((response) => response.status).join()).toBeDefined();
+      expectErrorBody(limited!, 429);
+      expect(Number(limited!.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect((await rest('GET', `${prefix}/agents/${id}`)).status).toBe(200);
+    },
+  );
 });

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { integrationCatalog } from '../src/domain/integration-catalog.ts';
 import { availableIntegrationSchema, connectedIntegrationSchema } from '../src/rest/resources/integrations.ts';
-import { expectErrorBody, restClient, type RestOptions, type RestResponse } from './support/rest.ts';
+import { expectErrorBody, type RestOptions, type RestResponse, restClient } from './support/rest.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
 const PREFIXES = ['/org/{org}', '/api/org/{org}'];
@@ -76,7 +76,8 @@ describe.each(PREFIXES)('REST under %s: integrations', (prefix) => {
     expect(response.status, JSON.stringify(response.body)).toBe(201);
     return connectedIntegrationSchema.parse(response.body) as Record<string, any>;
   }
-  const connectedList = async () => (await rest('GET', url('/integrations/connected'))).body.data as Record<string, any>[];
+  const connectedList = async () =>
+    (await rest('GET', url('/integrations/connected'))).body.data as Record<string, any>[];
   const storedCredentials = async (id: string) => {
     const row = await server.db.prisma.organizationIntegration.findUniqueOrThrow({ where: { id } });
     return JSON.parse(server.secrets.open(row.credentialsEncrypted!));
@@ -120,13 +121,26 @@ describe.each(PREFIXES)('REST under %s: integrations', (prefix) => {
   describe('E10 POST /integrations', () => {
     it('connects: 201 and the connected-integration record field by field, credentials never returned', async () => {
       const response = await rest('POST', url('/integrations'), {
-        body: { slug: 'slack', credentials: { bot_token: SECRET_VALUES[0] }, settings: { channel: '#calls', extra_key: { nested_key: 1 } } },
+        body: {
+          slug: 'slack',
+          credentials: { bot_token: SECRET_VALUES[0] },
+          settings: { channel: '#calls', extra_key: { nested_key: 1 } },
+        },
       });
       expect(response.status).toBe(201);
       expect(connectedIntegrationSchema.parse(response.body)).toEqual(response.body);
-      expect(Object.keys(response.body).sort()).toEqual(
-        ['created_at', 'id', 'is_active', 'last_sync_at', 'last_sync_error', 'last_sync_status', 'name', 'schema_config', 'settings', 'slug'],
-      );
+      expect(Object.keys(response.body).sort()).toEqual([
+        'created_at',
+        'id',
+        'is_active',
+        'last_sync_at',
+        'last_sync_error',
+        'last_sync_status',
+        'name',
+        'schema_config',
+        'settings',
+        'slug',
+      ]);
       expect(response.body).toEqual({
         id: expect.stringMatching(/^oint_/),
         name: 'Slack',
@@ -158,14 +172,22 @@ describe.each(PREFIXES)('REST under %s: integrations', (prefix) => {
 
     it('on an already connected slug replaces credentials and settings whole and keeps the id', async () => {
       const first = (await connectedList()).find((record) => record.slug === 'slack')!;
-      const again = await connect({ slug: 'slack', credentials: { bot_token: SECRET_VALUES[1] }, settings: { channel: '#sales' } });
+      const again = await connect({
+        slug: 'slack',
+        credentials: { bot_token: SECRET_VALUES[1] },
+        settings: { channel: '#sales' },
+      });
       expect(again).toEqual({ ...first, settings: { channel: '#sales' } });
       expect(await storedCredentials(first.id)).toEqual({ bot_token: SECRET_VALUES[1] });
       expect((await connectedList()).filter((record) => record.slug === 'slack')).toHaveLength(1);
       expect((await rest('GET', url('/integrations/slug/slack'))).body).toEqual(again);
 
       // Settings are replaced whole: a reconnect without them leaves {} (HubSpot's settings are all optional).
-      const hubspot = await connect({ slug: 'hubspot', credentials: { private_app_token: 'old-token' }, settings: { pipeline_id: 'p0' } });
+      const hubspot = await connect({
+        slug: 'hubspot',
+        credentials: { private_app_token: 'old-token' },
+        settings: { pipeline_id: 'p0' },
+      });
       const bare = await connect({ slug: 'hubspot', credentials: { private_app_token: SECRET_VALUES[2] } });
       expect(bare).toEqual({ ...hubspot, settings: {} });
       expect(await storedCredentials(hubspot.id)).toEqual({ private_app_token: SECRET_VALUES[2] });
@@ -176,7 +198,9 @@ describe.each(PREFIXES)('REST under %s: integrations', (prefix) => {
       const client = recording(restClient(server, fresh.organizationId, fresh.apiKey));
       const responses = await Promise.all(
         Array.from({ length: 6 }, (_, index) =>
-          client('POST', url('/integrations'), { body: { slug: 'calendly', credentials: { personal_access_token: `${SECRET_VALUES[8]}-${index}` } } }),
+          client('POST', url('/integrations'), {
+            body: { slug: 'calendly', credentials: { personal_access_token: `${SECRET_VALUES[8]}-${index}` } },
+          }),
         ),
       );
       expect(responses.map((response) => response.status)).toEqual(responses.map(() => 201));
@@ -192,8 +216,16 @@ describe.each(PREFIXES)('REST under %s: integrations', (prefix) => {
         credentials: bytes({ account_sid: SECRET_VALUES[4], auth_token: SECRET_VALUES[3] }),
         settings: bytes({ region: 'eu-ü' }),
       });
-      expect(record).toMatchObject({ name: 'Twilio', slug: 'twilio', settings: { region: 'eu-ü' }, schema_config: schemaConfigOf('twilio') });
-      expect(await storedCredentials(record.id)).toEqual({ account_sid: SECRET_VALUES[4], auth_token: SECRET_VALUES[3] });
+      expect(record).toMatchObject({
+        name: 'Twilio',
+        slug: 'twilio',
+        settings: { region: 'eu-ü' },
+        schema_config: schemaConfigOf('twilio'),
+      });
+      expect(await storedCredentials(record.id)).toEqual({
+        account_sid: SECRET_VALUES[4],
+        auth_token: SECRET_VALUES[3],
+      });
     });
 
     it('refuses bad bodies with 400 naming the field; nothing is written', async () => {
@@ -206,32 +238,54 @@ describe.each(PREFIXES)('REST under %s: integrations', (prefix) => {
         ['credentials', 'required', { slug: 'slack' }],
         ['credentials.bot_token', 'required', { slug: 'slack', credentials: {} }],
         ['credentials.auth_token', 'required', { slug: 'twilio', credentials: { account_sid: 'AC1' } }],
-        ['credentials.region', 'unknown member', { slug: 'twilio', credentials: { account_sid: 'AC1', auth_token: 'x', region: 'eu' } }],
+        [
+          'credentials.region',
+          'unknown member',
+          { slug: 'twilio', credentials: { account_sid: 'AC1', auth_token: 'x', region: 'eu' } },
+        ],
         ['credentials.bot_token', 'minimum 1', { slug: 'slack', credentials: { bot_token: '' } }],
-        ['credentials.instance_url', 'format url', {
-          slug: 'salesforce',
-          credentials: { instance_url: 'not a url', client_id: 'c', client_secret: SECRET_VALUES[6], refresh_token: SECRET_VALUES[7] },
-        }],
+        [
+          'credentials.instance_url',
+          'format url',
+          {
+            slug: 'salesforce',
+            credentials: {
+              instance_url: 'not a url',
+              client_id: 'c',
+              client_secret: SECRET_VALUES[6],
+              refresh_token: SECRET_VALUES[7],
+            },
+          },
+        ],
         ['credentials', 'json bytes', { slug: 'slack', credentials: [255, 254, 253] }],
-        ['settings', 'json bytes', { slug: 'slack', credentials: { bot_token: 'x' }, settings: [...Buffer.from('not json')] }],
+        [
+          'settings',
+          'json bytes',
+          { slug: 'slack', credentials: { bot_token: 'x' }, settings: [...Buffer.from('not json')] },
+        ],
         ['settings', 'type record', { slug: 'slack', credentials: { bot_token: 'x' }, settings: 'channel' }],
         ['colour', 'unknown member', { slug: 'slack', credentials: { bot_token: 'x' }, colour: 'red' }],
       ];
       for (const [path, rule, body] of cases) {
         const error = expectErrorBody(await rest('POST', url('/integrations'), { body }), 400);
         expect(error.error, JSON.stringify(body)).toContainEqual(expect.objectContaining({ path }));
-        if (rule !== 'type record') expect(error.error, JSON.stringify(body)).toContainEqual(expect.objectContaining({ path, rule }));
+        if (rule !== 'type record')
+          expect(error.error, JSON.stringify(body)).toContainEqual(expect.objectContaining({ path, rule }));
       }
       // A refused reconnect of a connected slug leaves it as it was.
       expectErrorBody(
-        await rest('POST', url('/integrations'), { body: { slug: 'slack', credentials: { token: SECRET_VALUES[8] }, settings: { channel: '#lost' } } }),
+        await rest('POST', url('/integrations'), {
+          body: { slug: 'slack', credentials: { token: SECRET_VALUES[8] }, settings: { channel: '#lost' } },
+        }),
         400,
       );
       expect(await connectedList()).toEqual(before);
       expect((await rest('GET', url('/integrations/slug/slack'))).body).toEqual(slackBefore);
       expect(await storedCredentials(slackBefore.id)).toEqual({ bot_token: SECRET_VALUES[1] });
       expect(
-        await server.db.prisma.organizationIntegration.count({ where: { integration: { slug: { in: ['no-such-service', 'salesforce'] } } } }),
+        await server.db.prisma.organizationIntegration.count({
+          where: { integration: { slug: { in: ['no-such-service', 'salesforce'] } } },
+        }),
       ).toBe(0);
     });
 
@@ -240,7 +294,13 @@ describe.each(PREFIXES)('REST under %s: integrations', (prefix) => {
       const body = { slug: 'hubspot', credentials: { private_app_token: SECRET_VALUES[8] } };
       await expectAuthAndTenancy('POST', '/integrations', body);
       expectErrorBody(await rest('POST', url('/integrations'), { raw: '{"slug":' }), 400);
-      expectErrorBody(await rest('POST', url('/integrations'), { raw: JSON.stringify(body), headers: { 'content-type': 'text/plain' } }), 415);
+      expectErrorBody(
+        await rest('POST', url('/integrations'), {
+          raw: JSON.stringify(body),
+          headers: { 'content-type': 'text/plain' },
+        }),
+        415,
+      );
       const big = { ...body, settings: { blob: 'a'.repeat(ONE_MIB) } };
       expectErrorBody(await rest('POST', url('/integrations'), { body: big }), 413);
       expectErrorBody(await rest('POST', url('/integrations')), 400);
@@ -254,7 +314,11 @@ describe.each(PREFIXES)('REST under %s: integrations', (prefix) => {
     it("lists the organization's connections by name, each record field by field", async () => {
       // HubSpot is connected already: this reconnect keeps its id and sets new settings.
       const previous = (await rest('GET', url('/integrations/slug/hubspot'))).body;
-      const hubspot = await connect({ slug: 'hubspot', credentials: { private_app_token: SECRET_VALUES[2] }, settings: { pipeline_id: 'p1' } });
+      const hubspot = await connect({
+        slug: 'hubspot',
+        credentials: { private_app_token: SECRET_VALUES[2] },
+        settings: { pipeline_id: 'p1' },
+      });
       expect(hubspot).toEqual({ ...previous, settings: { pipeline_id: 'p1' } });
       const slack = (await rest('GET', url('/integrations/slug/slack'))).body;
       const twilio = (await rest('GET', url('/integrations/slug/twilio'))).body;
@@ -266,7 +330,7 @@ describe.each(PREFIXES)('REST under %s: integrations', (prefix) => {
       expect(new Set(response.body.data.map((record: { id: string }) => record.id)).size).toBe(3);
     });
 
-    it("shows another organization none of them; each organization connects the same slug on its own", async () => {
+    it('shows another organization none of them; each organization connects the same slug on its own', async () => {
       expect((await otherRest('GET', url('/integrations/connected'))).body).toEqual({ data: [] });
       const theirs = await connect({ slug: 'telnyx', credentials: { api_key: SECRET_VALUES[9] } }, otherRest);
       const ownSlack = (await rest('GET', url('/integrations/slug/slack'))).body;
@@ -277,9 +341,12 @@ describe.each(PREFIXES)('REST under %s: integrations', (prefix) => {
       const slugs = (await connectedList()).map((record) => record.slug);
       expect(slugs).toEqual(['hubspot', 'slack', 'twilio']);
       const catalog = (await otherRest('GET', url('/integrations'))).body.data as Record<string, any>[];
-      expect(catalog.filter((record) => record.is_connected).map((record) => record.organization_integration_id).sort()).toEqual(
-        [theirSlack.id, theirs.id].sort(),
-      );
+      expect(
+        catalog
+          .filter((record) => record.is_connected)
+          .map((record) => record.organization_integration_id)
+          .sort(),
+      ).toEqual([theirSlack.id, theirs.id].sort());
     });
 
     it('answers 401 and 404 for a foreign path', async () => {
@@ -294,10 +361,15 @@ describe.each(PREFIXES)('REST under %s: integrations', (prefix) => {
       expect(response.status).toBe(200);
       expect(connectedIntegrationSchema.parse(response.body)).toEqual(response.body);
       expect(response.body).toEqual(listed);
-      expect(response.body).toMatchObject({ name: 'HubSpot', slug: 'hubspot', settings: { pipeline_id: 'p1' }, schema_config: schemaConfigOf('hubspot') });
+      expect(response.body).toMatchObject({
+        name: 'HubSpot',
+        slug: 'hubspot',
+        settings: { pipeline_id: 'p1' },
+        schema_config: schemaConfigOf('hubspot'),
+      });
     });
 
-    it("answers 404 for a slug not connected, an unknown slug and a slug only another organization connected", async () => {
+    it('answers 404 for a slug not connected, an unknown slug and a slug only another organization connected', async () => {
       expect(expectErrorBody(await rest('GET', url('/integrations/slug/calendly')), 404).message).toMatch(/not found/);
       expectErrorBody(await rest('GET', url('/integrations/slug/no-such-service')), 404);
       expectErrorBody(await rest('GET', url('/integrations/slug/telnyx')), 404);

@@ -3,8 +3,9 @@
 // prefixes, against SPEC.md's shapes and DECISIONS.md's error codes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { insightSchema, phoneNumberSchema, trunkSchema } from '../src/rest/resources/telephony.ts';
-import { expectErrorBody, restClient, type RestResponse } from './support/rest.ts';
+import { insightSchema } from '../src/rest/resources/insights.ts';
+import { phoneNumberSchema, trunkSchema } from '../src/rest/resources/telephony.ts';
+import { acmeAndGlobex, expectErrorBody, type RestResponse, restClient } from './support/rest.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
 const PREFIXES = ['/org/{org}', '/api/org/{org}'];
@@ -13,19 +14,31 @@ const DATE = /^\d{4}-\d\d-\d\d$/;
 const PROVIDERS = ['twilio', 'telnyx', 'custom', 'plivo', 'vonage', 'other'];
 
 /** SPEC.md's E15 response, no member more or less. */
-const sipTrunkCreated = z.strictObject({ inbound_trunk: trunkSchema, outbound_trunk: trunkSchema, phone_numbers: z.array(phoneNumberSchema) });
+const sipTrunkCreated = z.strictObject({
+  inbound_trunk: trunkSchema,
+  outbound_trunk: trunkSchema,
+  phone_numbers: z.array(phoneNumberSchema),
+});
 /** SPEC.md's E17 response. */
 const numbersCreated = z.strictObject({ count: z.number().int(), created: z.array(phoneNumberSchema) });
 /** DECISIONS.md's list extensions: `{ data: [...] }`. */
 const trunkList = z.strictObject({ data: z.array(trunkSchema) });
 const numberList = z.strictObject({ data: z.array(phoneNumberSchema) });
 /** SPEC.md's envelope C. */
-const envelopeC = z.strictObject({ insights: z.array(insightSchema), limit: z.number().int(), offset: z.number().int(), total: z.number().int() });
+const envelopeC = z.strictObject({
+  insights: z.array(insightSchema),
+  limit: z.number().int(),
+  offset: z.number().int(),
+  total: z.number().int(),
+});
 
 type Problem = { path: string; rule: string; message: string };
 /** A 400 in SPEC.md's error body; returns the field problems it names. */
 const problems = (response: RestResponse) => expectErrorBody(response, 400).error as Problem[];
-const pathsOf = (response: RestResponse) => problems(response).map((problem) => problem.path).sort();
+const pathsOf = (response: RestResponse) =>
+  problems(response)
+    .map((problem) => problem.path)
+    .sort();
 
 // Numbers unique to each prefix's run (each prefix gets its own server anyway).
 let serial = 0;
@@ -43,12 +56,7 @@ describe.each(PREFIXES)('REST under %s: SIP trunks, phone numbers, insights', (p
 
   beforeAll(async () => {
     server = await startTestServer();
-    const org = await server.createOrganization('Acme');
-    organizationId = org.organizationId;
-    rest = restClient(server, org.organizationId, org.apiKey);
-    const other = await server.createOrganization('Globex');
-    otherOrganizationId = other.organizationId;
-    otherRest = restClient(server, other.organizationId, other.apiKey);
+    ({ organizationId, rest, otherOrganizationId, otherRest } = await acmeAndGlobex(server));
   });
   afterAll(() => server.close());
 
@@ -81,7 +89,10 @@ describe.each(PREFIXES)('REST under %s: SIP trunks, phone numbers, insights', (p
       expectErrorBody(await rest(method, url(path), { raw: '{"name":' }), 400);
       expectErrorBody(await rest(method, url(path), { raw: 'name=x', headers: { 'content-type': 'text/plain' } }), 415);
       expectErrorBody(
-        await rest(method, url(path), { raw: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
+        await rest(method, url(path), {
+          raw: 'name=x',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        }),
         415,
       );
       expectErrorBody(await rest(method, url(path), { body: { ...body, padding: 'a'.repeat(1024 * 1024) } }), 413);
@@ -135,7 +146,9 @@ describe.each(PREFIXES)('REST under %s: SIP trunks, phone numbers, insights', (p
         expect(JSON.stringify(read.body)).not.toContain(secret);
         expect(JSON.stringify(read.body)).not.toContain('password');
       }
-      const stored = await server.db.prisma.sipTrunk.findMany({ where: { id: { in: [created.inbound_trunk.id, created.outbound_trunk.id] } } });
+      const stored = await server.db.prisma.sipTrunk.findMany({
+        where: { id: { in: [created.inbound_trunk.id, created.outbound_trunk.id] } },
+      });
       expect(stored).toHaveLength(2);
       for (const row of stored) {
         expect(row.authPasswordEncrypted).toBeTruthy();
@@ -147,9 +160,22 @@ describe.each(PREFIXES)('REST under %s: SIP trunks, phone numbers, insights', (p
       for (const provider of PROVIDERS) {
         const number = freshNumber();
         const created = await trunk({ name: `T ${provider}`, provider, phone_numbers: [number] });
-        expect(created.inbound_trunk).toMatchObject({ provider, type: 'inbound', max_concurrency: 10, phone_count: 1, is_active: true });
-        expect(created.outbound_trunk).toMatchObject({ provider, type: 'outbound', max_concurrency: 10, phone_count: 1 });
-        expect(created.phone_numbers).toEqual([expect.objectContaining({ number, provider, label: '', trunk_name: `T ${provider}` })]);
+        expect(created.inbound_trunk).toMatchObject({
+          provider,
+          type: 'inbound',
+          max_concurrency: 10,
+          phone_count: 1,
+          is_active: true,
+        });
+        expect(created.outbound_trunk).toMatchObject({
+          provider,
+          type: 'outbound',
+          max_concurrency: 10,
+          phone_count: 1,
+        });
+        expect(created.phone_numbers).toEqual([
+          expect.objectContaining({ number, provider, label: '', trunk_name: `T ${provider}` }),
+        ]);
       }
     });
 
@@ -159,14 +185,20 @@ describe.each(PREFIXES)('REST under %s: SIP trunks, phone numbers, insights', (p
 
       const empty = problems(await rest('POST', url('/sip-trunks'), { body: { ...valid, phone_numbers: [] } }));
       expect(empty).toEqual([expect.objectContaining({ path: 'phone_numbers', rule: 'minimum 1' })]);
-      const notE164 = problems(await rest('POST', url('/sip-trunks'), { body: { ...valid, phone_numbers: [freshNumber(), '4155550123'] } }));
+      const notE164 = problems(
+        await rest('POST', url('/sip-trunks'), { body: { ...valid, phone_numbers: [freshNumber(), '4155550123'] } }),
+      );
       expect(notE164).toEqual([expect.objectContaining({ path: 'phone_numbers.1' })]);
       for (const bad of ['+1234567', '+1234567890123456', '+1415555abcd', '0014155550123']) {
-        expect(pathsOf(await rest('POST', url('/sip-trunks'), { body: { ...valid, phone_numbers: [bad] } }))).toEqual(['phone_numbers.0']);
+        expect(pathsOf(await rest('POST', url('/sip-trunks'), { body: { ...valid, phone_numbers: [bad] } }))).toEqual([
+          'phone_numbers.0',
+        ]);
       }
       const provider = problems(await rest('POST', url('/sip-trunks'), { body: { ...valid, provider: 'acme-voip' } }));
       expect(provider).toEqual([expect.objectContaining({ path: 'provider', rule: 'enum' })]);
-      expect(pathsOf(await rest('POST', url('/sip-trunks'), { body: { ...valid, provider: 'Twilio' } }))).toEqual(['provider']);
+      expect(pathsOf(await rest('POST', url('/sip-trunks'), { body: { ...valid, provider: 'Twilio' } }))).toEqual([
+        'provider',
+      ]);
 
       const { name: _name, address: _address, ...withoutNameAndAddress } = valid;
       const missing = problems(await rest('POST', url('/sip-trunks'), { body: withoutNameAndAddress }));
@@ -181,23 +213,42 @@ describe.each(PREFIXES)('REST under %s: SIP trunks, phone numbers, insights', (p
           expect.objectContaining({ path: 'provider', rule: 'required' }),
         ]),
       );
-      expect(pathsOf(await rest('POST', url('/sip-trunks'), { body: {} }))).toEqual(['address', 'name', 'phone_numbers', 'provider']);
+      expect(pathsOf(await rest('POST', url('/sip-trunks'), { body: {} }))).toEqual([
+        'address',
+        'name',
+        'phone_numbers',
+        'provider',
+      ]);
       expect(pathsOf(await rest('POST', url('/sip-trunks'), { body: { ...valid, name: 7 } }))).toEqual(['name']);
-      expect(pathsOf(await rest('POST', url('/sip-trunks'), { body: { ...valid, name: '', address: '' } }))).toEqual(['address', 'name']);
+      expect(pathsOf(await rest('POST', url('/sip-trunks'), { body: { ...valid, name: '', address: '' } }))).toEqual([
+        'address',
+        'name',
+      ]);
       // DECISIONS.md: bulk arrays hold at most 10,000 items.
       const tooMany = Array.from({ length: 10_001 }, (_, index) => `+1650${String(index).padStart(7, '0')}`);
       expect(problems(await rest('POST', url('/sip-trunks'), { body: { ...valid, phone_numbers: tooMany } }))).toEqual([
         expect.objectContaining({ path: 'phone_numbers', rule: 'maximum 10000' }),
       ]);
-      expect(pathsOf(await rest('POST', url('/sip-trunks'), { body: { ...valid, phone_numbers: '+14155550100' } }))).toEqual(['phone_numbers']);
-      expect(pathsOf(await rest('POST', url('/sip-trunks'), { body: { ...valid, max_concurrency: 1.5 } }))).toEqual(['max_concurrency']);
-      expect(pathsOf(await rest('POST', url('/sip-trunks'), { body: { ...valid, max_concurrency: 0 } }))).toEqual(['max_concurrency']);
-      expect(pathsOf(await rest('POST', url('/sip-trunks'), { body: { ...valid, auth_password: 42 } }))).toEqual(['auth_password']);
+      expect(
+        pathsOf(await rest('POST', url('/sip-trunks'), { body: { ...valid, phone_numbers: '+14155550100' } })),
+      ).toEqual(['phone_numbers']);
+      expect(pathsOf(await rest('POST', url('/sip-trunks'), { body: { ...valid, max_concurrency: 1.5 } }))).toEqual([
+        'max_concurrency',
+      ]);
+      expect(pathsOf(await rest('POST', url('/sip-trunks'), { body: { ...valid, max_concurrency: 0 } }))).toEqual([
+        'max_concurrency',
+      ]);
+      expect(pathsOf(await rest('POST', url('/sip-trunks'), { body: { ...valid, auth_password: 42 } }))).toEqual([
+        'auth_password',
+      ]);
       expect(problems(await rest('POST', url('/sip-trunks'), { body: { ...valid, direction: 'inbound' } }))).toEqual([
         expect.objectContaining({ path: 'direction', rule: 'unknown member' }),
       ]);
       // The 400's message names the member too, and the error body never echoes the password.
-      const message = expectErrorBody(await rest('POST', url('/sip-trunks'), { body: { ...valid, provider: 'x', auth_password: 'hunter2-secret' } }), 400);
+      const message = expectErrorBody(
+        await rest('POST', url('/sip-trunks'), { body: { ...valid, provider: 'x', auth_password: 'hunter2-secret' } }),
+        400,
+      );
       expect(message.message).toContain('provider');
       expect(JSON.stringify(message)).not.toContain('hunter2-secret');
 
@@ -223,7 +274,12 @@ describe.each(PREFIXES)('REST under %s: SIP trunks, phone numbers, insights', (p
       const repeatedNumber = freshNumber();
       const repeated = expectErrorBody(
         await rest('POST', url('/sip-trunks'), {
-          body: { name: 'Twice', address: 'sip.example.com', provider: 'twilio', phone_numbers: [repeatedNumber, fresh, repeatedNumber] },
+          body: {
+            name: 'Twice',
+            address: 'sip.example.com',
+            provider: 'twilio',
+            phone_numbers: [repeatedNumber, fresh, repeatedNumber],
+          },
         }),
         409,
       );
@@ -261,7 +317,9 @@ describe.each(PREFIXES)('REST under %s: SIP trunks, phone numbers, insights', (p
     it('answers 201 with the phone number on the trunk named, field for field', async () => {
       const pair = await trunk({ name: 'Sixteen', provider: 'plivo' });
       const number = freshNumber();
-      const response = await rest('POST', url('/phone-numbers'), { body: { number, sip_trunk_id: pair.inbound_trunk.id, label: 'Support line' } });
+      const response = await rest('POST', url('/phone-numbers'), {
+        body: { number, sip_trunk_id: pair.inbound_trunk.id, label: 'Support line' },
+      });
       expect(response.status).toBe(201);
       expect(phoneNumberSchema.parse(response.body)).toEqual(response.body);
       expect(response.body).toEqual({
@@ -273,43 +331,81 @@ describe.each(PREFIXES)('REST under %s: SIP trunks, phone numbers, insights', (p
         trunk_name: 'Sixteen',
         is_verified: false,
       });
-      const unlabelled = await rest('POST', url('/phone-numbers'), { body: { number: freshNumber(), sip_trunk_id: pair.outbound_trunk.id } });
+      const unlabelled = await rest('POST', url('/phone-numbers'), {
+        body: { number: freshNumber(), sip_trunk_id: pair.outbound_trunk.id },
+      });
       expect(unlabelled.status).toBe(201);
-      expect(phoneNumberSchema.parse(unlabelled.body)).toMatchObject({ label: '', sip_trunk_id: pair.outbound_trunk.id });
+      expect(phoneNumberSchema.parse(unlabelled.body)).toMatchObject({
+        label: '',
+        sip_trunk_id: pair.outbound_trunk.id,
+      });
 
       // Both halves of the pair count the pair's numbers (DECISIONS.md: numbers attach to the trunk pair).
-      const listed = (await listedTrunks()).filter((t) => t.id === pair.inbound_trunk.id || t.id === pair.outbound_trunk.id);
+      const listed = (await listedTrunks()).filter(
+        (t) => t.id === pair.inbound_trunk.id || t.id === pair.outbound_trunk.id,
+      );
       expect(listed.map((t) => t.phone_count)).toEqual([3, 3]);
-      expect((await listedNumbers()).map((n) => n.id)).toEqual(expect.arrayContaining([response.body.id, unlabelled.body.id]));
+      expect((await listedNumbers()).map((n) => n.id)).toEqual(
+        expect.arrayContaining([response.body.id, unlabelled.body.id]),
+      );
     });
 
     it('answers 400 naming the member, 404 for an unknown or foreign trunk, 409 for a duplicate', async () => {
       const pair = await trunk();
       const before = await listedNumbers();
-      const bad = problems(await rest('POST', url('/phone-numbers'), { body: { number: '415-555-0123', sip_trunk_id: pair.outbound_trunk.id } }));
+      const bad = problems(
+        await rest('POST', url('/phone-numbers'), {
+          body: { number: '415-555-0123', sip_trunk_id: pair.outbound_trunk.id },
+        }),
+      );
       expect(bad).toEqual([expect.objectContaining({ path: 'number', rule: 'format regex' })]);
-      expect(pathsOf(await rest('POST', url('/phone-numbers'), { body: { number: freshNumber() } }))).toEqual(['sip_trunk_id']);
-      expect(problems(await rest('POST', url('/phone-numbers'), { body: { sip_trunk_id: pair.outbound_trunk.id } }))).toEqual([
-        expect.objectContaining({ path: 'number', rule: 'required' }),
+      expect(pathsOf(await rest('POST', url('/phone-numbers'), { body: { number: freshNumber() } }))).toEqual([
+        'sip_trunk_id',
       ]);
-      expect(pathsOf(await rest('POST', url('/phone-numbers'), { body: { number: freshNumber(), sip_trunk_id: pair.outbound_trunk.id, label: 5 } }))).toEqual(['label']);
-      expect(pathsOf(await rest('POST', url('/phone-numbers'), { body: { number: freshNumber(), sip_trunk_id: '' } }))).toEqual(['sip_trunk_id']);
-      expect(problems(await rest('POST', url('/phone-numbers'), { body: { number: freshNumber(), sip_trunk_id: pair.outbound_trunk.id, label: 'x'.repeat(201) } }))).toEqual([
-        expect.objectContaining({ path: 'label', rule: 'maximum 200' }),
-      ]);
+      expect(
+        problems(await rest('POST', url('/phone-numbers'), { body: { sip_trunk_id: pair.outbound_trunk.id } })),
+      ).toEqual([expect.objectContaining({ path: 'number', rule: 'required' })]);
+      expect(
+        pathsOf(
+          await rest('POST', url('/phone-numbers'), {
+            body: { number: freshNumber(), sip_trunk_id: pair.outbound_trunk.id, label: 5 },
+          }),
+        ),
+      ).toEqual(['label']);
+      expect(
+        pathsOf(await rest('POST', url('/phone-numbers'), { body: { number: freshNumber(), sip_trunk_id: '' } })),
+      ).toEqual(['sip_trunk_id']);
+      expect(
+        problems(
+          await rest('POST', url('/phone-numbers'), {
+            body: { number: freshNumber(), sip_trunk_id: pair.outbound_trunk.id, label: 'x'.repeat(201) },
+          }),
+        ),
+      ).toEqual([expect.objectContaining({ path: 'label', rule: 'maximum 200' })]);
 
-      expectErrorBody(await rest('POST', url('/phone-numbers'), { body: { number: freshNumber(), sip_trunk_id: 'trk_missing' } }), 404);
+      expectErrorBody(
+        await rest('POST', url('/phone-numbers'), { body: { number: freshNumber(), sip_trunk_id: 'trk_missing' } }),
+        404,
+      );
       const foreign = await trunk({}, otherRest);
       const foreignTrunk = expectErrorBody(
-        await rest('POST', url('/phone-numbers'), { body: { number: freshNumber(), sip_trunk_id: foreign.outbound_trunk.id } }),
+        await rest('POST', url('/phone-numbers'), {
+          body: { number: freshNumber(), sip_trunk_id: foreign.outbound_trunk.id },
+        }),
         404,
       );
       expect(foreignTrunk.message).not.toContain(otherOrganizationId);
       // Not found comes before the number's conflict: an existing number on an unknown trunk is still a 404.
-      expectErrorBody(await rest('POST', url('/phone-numbers'), { body: { number: before[0]!.number, sip_trunk_id: 'trk_missing' } }), 404);
+      expectErrorBody(
+        await rest('POST', url('/phone-numbers'), { body: { number: before[0]!.number, sip_trunk_id: 'trk_missing' } }),
+        404,
+      );
 
       const taken = pair.phone_numbers[0]!.number;
-      const duplicate = expectErrorBody(await rest('POST', url('/phone-numbers'), { body: { number: taken, sip_trunk_id: pair.inbound_trunk.id } }), 409);
+      const duplicate = expectErrorBody(
+        await rest('POST', url('/phone-numbers'), { body: { number: taken, sip_trunk_id: pair.inbound_trunk.id } }),
+        409,
+      );
       expect(duplicate.message).toContain(taken);
       expect(duplicate.error).toEqual({ numbers: [taken] });
       expect(await listedNumbers()).toEqual(before);
@@ -318,7 +414,10 @@ describe.each(PREFIXES)('REST under %s: SIP trunks, phone numbers, insights', (p
     it('answers 401, 404 (foreign path), 400 (malformed JSON), 415 and 413 in the error body', async () => {
       const pair = await trunk();
       const before = await listedNumbers();
-      await expectCommonFailures('POST', '/phone-numbers', { number: freshNumber(), sip_trunk_id: pair.outbound_trunk.id });
+      await expectCommonFailures('POST', '/phone-numbers', {
+        number: freshNumber(),
+        sip_trunk_id: pair.outbound_trunk.id,
+      });
       expect(await listedNumbers()).toEqual(before);
     });
   });
@@ -331,7 +430,9 @@ describe.each(PREFIXES)('REST under %s: SIP trunks, phone numbers, insights', (p
         { number: freshNumber() },
         { number: freshNumber(), label: 'Support' },
       ];
-      const response = await rest('POST', url('/phone-numbers/bulk'), { body: { sip_trunk_id: pair.outbound_trunk.id, numbers: entries } });
+      const response = await rest('POST', url('/phone-numbers/bulk'), {
+        body: { sip_trunk_id: pair.outbound_trunk.id, numbers: entries },
+      });
       expect(response.status).toBe(201);
       const created = numbersCreated.parse(response.body);
       expect(created).toEqual(response.body);
@@ -357,36 +458,61 @@ describe.each(PREFIXES)('REST under %s: SIP trunks, phone numbers, insights', (p
     it('answers 400 naming each entry, 404 for an unknown or foreign trunk, 409 all or nothing', async () => {
       const pair = await trunk();
       const before = await listedNumbers();
-      const body = (numbers: unknown, sip_trunk_id: unknown = pair.outbound_trunk.id) => ({ body: { numbers, sip_trunk_id } });
+      const body = (numbers: unknown, sip_trunk_id: unknown = pair.outbound_trunk.id) => ({
+        body: { numbers, sip_trunk_id },
+      });
 
       expect(problems(await rest('POST', url('/phone-numbers/bulk'), body([{ number: 'nope' }])))).toEqual([
         expect.objectContaining({ path: 'numbers.0.number', rule: 'format regex' }),
       ]);
-      expect(pathsOf(await rest('POST', url('/phone-numbers/bulk'), body([{ number: freshNumber() }, { number: '+1' }, { label: 'x' }])))).toEqual([
-        'numbers.1.number',
-        'numbers.2.number',
-      ]);
+      expect(
+        pathsOf(
+          await rest(
+            'POST',
+            url('/phone-numbers/bulk'),
+            body([{ number: freshNumber() }, { number: '+1' }, { label: 'x' }]),
+          ),
+        ),
+      ).toEqual(['numbers.1.number', 'numbers.2.number']);
       expect(problems(await rest('POST', url('/phone-numbers/bulk'), body([])))).toEqual([
         expect.objectContaining({ path: 'numbers', rule: 'minimum 1' }),
       ]);
       expect(pathsOf(await rest('POST', url('/phone-numbers/bulk'), body([freshNumber()])))).toEqual(['numbers.0']);
-      expect(pathsOf(await rest('POST', url('/phone-numbers/bulk'), body([{ number: freshNumber(), label: 1 }])))).toEqual(['numbers.0.label']);
-      expect(pathsOf(await rest('POST', url('/phone-numbers/bulk'), { body: { numbers: [{ number: freshNumber() }] } }))).toEqual(['sip_trunk_id']);
-      expect(pathsOf(await rest('POST', url('/phone-numbers/bulk'), { body: { sip_trunk_id: pair.outbound_trunk.id } }))).toEqual(['numbers']);
-      const tooMany = Array.from({ length: 10_001 }, (_, index) => ({ number: `+1650${String(index).padStart(7, '0')}` }));
+      expect(
+        pathsOf(await rest('POST', url('/phone-numbers/bulk'), body([{ number: freshNumber(), label: 1 }]))),
+      ).toEqual(['numbers.0.label']);
+      expect(
+        pathsOf(await rest('POST', url('/phone-numbers/bulk'), { body: { numbers: [{ number: freshNumber() }] } })),
+      ).toEqual(['sip_trunk_id']);
+      expect(
+        pathsOf(await rest('POST', url('/phone-numbers/bulk'), { body: { sip_trunk_id: pair.outbound_trunk.id } })),
+      ).toEqual(['numbers']);
+      const tooMany = Array.from({ length: 10_001 }, (_, index) => ({
+        number: `+1650${String(index).padStart(7, '0')}`,
+      }));
       expect(problems(await rest('POST', url('/phone-numbers/bulk'), body(tooMany)))).toEqual([
         expect.objectContaining({ path: 'numbers', rule: 'maximum 10000' }),
       ]);
 
-      expectErrorBody(await rest('POST', url('/phone-numbers/bulk'), body([{ number: freshNumber() }], 'trk_missing')), 404);
+      expectErrorBody(
+        await rest('POST', url('/phone-numbers/bulk'), body([{ number: freshNumber() }], 'trk_missing')),
+        404,
+      );
       const foreign = await trunk({}, otherRest);
-      expectErrorBody(await rest('POST', url('/phone-numbers/bulk'), body([{ number: freshNumber() }], foreign.inbound_trunk.id)), 404);
+      expectErrorBody(
+        await rest('POST', url('/phone-numbers/bulk'), body([{ number: freshNumber() }], foreign.inbound_trunk.id)),
+        404,
+      );
 
       // One existing number among new ones: nothing of the request is written.
       const taken = pair.phone_numbers[0]!.number;
       const freshOnes = [freshNumber(), freshNumber()];
       const existing = expectErrorBody(
-        await rest('POST', url('/phone-numbers/bulk'), body([{ number: freshOnes[0] }, { number: taken }, { number: freshOnes[1] }])),
+        await rest(
+          'POST',
+          url('/phone-numbers/bulk'),
+          body([{ number: freshOnes[0] }, { number: taken }, { number: freshOnes[1] }]),
+        ),
         409,
       );
       expect(existing.message).toContain(taken);
@@ -394,7 +520,11 @@ describe.each(PREFIXES)('REST under %s: SIP trunks, phone numbers, insights', (p
       // The same number twice in one request.
       const twice = freshNumber();
       const repeated = expectErrorBody(
-        await rest('POST', url('/phone-numbers/bulk'), body([{ number: twice, label: 'a' }, { number: freshOnes[0] }, { number: twice, label: 'b' }])),
+        await rest(
+          'POST',
+          url('/phone-numbers/bulk'),
+          body([{ number: twice, label: 'a' }, { number: freshOnes[0] }, { number: twice, label: 'b' }]),
+        ),
         409,
       );
       expect(repeated.error).toEqual({ numbers: [twice] });
@@ -404,14 +534,18 @@ describe.each(PREFIXES)('REST under %s: SIP trunks, phone numbers, insights', (p
       for (const number of [...freshOnes, twice]) expect(after.map((n) => n.number)).not.toContain(number);
       // The other organization's trunk got nothing either.
       expect((await listedNumbers(otherRest)).filter((n) => n.sip_trunk_id === foreign.inbound_trunk.id)).toEqual([]);
-      expect((await listedNumbers(otherRest)).map((n) => n.number)).toEqual(expect.arrayContaining([foreign.phone_numbers[0]!.number]));
+      expect((await listedNumbers(otherRest)).map((n) => n.number)).toEqual(
+        expect.arrayContaining([foreign.phone_numbers[0]!.number]),
+      );
     });
 
     it('refuses concurrent requests for the same numbers with 409, all or nothing (the unique index decides)', async () => {
       const pair = await trunk();
       const single = freshNumber();
       const singles = await Promise.all(
-        Array.from({ length: 5 }, () => rest('POST', url('/phone-numbers'), { body: { number: single, sip_trunk_id: pair.outbound_trunk.id } })),
+        Array.from({ length: 5 }, () =>
+          rest('POST', url('/phone-numbers'), { body: { number: single, sip_trunk_id: pair.outbound_trunk.id } }),
+        ),
       );
       expect(singles.map((response) => response.status).sort()).toEqual([201, 409, 409, 409, 409]);
       for (const refused of singles.filter((response) => response.status === 409)) {
@@ -423,7 +557,9 @@ describe.each(PREFIXES)('REST under %s: SIP trunks, phone numbers, insights', (p
       const sets = Array.from({ length: 4 }, () => [freshNumber(), shared, freshNumber()]);
       const bulks = await Promise.all(
         sets.map((numbers) =>
-          rest('POST', url('/phone-numbers/bulk'), { body: { sip_trunk_id: pair.inbound_trunk.id, numbers: numbers.map((number) => ({ number })) } }),
+          rest('POST', url('/phone-numbers/bulk'), {
+            body: { sip_trunk_id: pair.inbound_trunk.id, numbers: numbers.map((number) => ({ number })) },
+          }),
         ),
       );
       expect(bulks.map((response) => response.status).sort()).toEqual([201, 409, 409, 409]);
@@ -438,7 +574,10 @@ describe.each(PREFIXES)('REST under %s: SIP trunks, phone numbers, insights', (p
     it('answers 401, 404 (foreign path), 400 (malformed JSON), 415 and 413 in the error body', async () => {
       const pair = await trunk();
       const before = await listedNumbers();
-      await expectCommonFailures('POST', '/phone-numbers/bulk', { sip_trunk_id: pair.outbound_trunk.id, numbers: [{ number: freshNumber() }] });
+      await expectCommonFailures('POST', '/phone-numbers/bulk', {
+        sip_trunk_id: pair.outbound_trunk.id,
+        numbers: [{ number: freshNumber() }],
+      });
       expect(await listedNumbers()).toEqual(before);
     });
   });
@@ -451,13 +590,24 @@ describe.each(PREFIXES)('REST under %s: SIP trunks, phone numbers, insights', (p
       // A fresh organization, so its lists hold exactly what is made here.
       const org = await server.createOrganization('Initech');
       const client = restClient(server, org.organizationId, org.apiKey);
-      const first = await trunk({ name: 'First', provider: 'custom', phone_numbers: [freshNumber(), freshNumber()] }, client);
-      const second = await trunk({ name: 'Second', provider: 'other', phone_numbers: [freshNumber()], max_concurrency: 3 }, client);
+      const first = await trunk(
+        { name: 'First', provider: 'custom', phone_numbers: [freshNumber(), freshNumber()] },
+        client,
+      );
+      const second = await trunk(
+        { name: 'Second', provider: 'other', phone_numbers: [freshNumber()], max_concurrency: 3 },
+        client,
+      );
       const response = await client('GET', url('/sip-trunks'));
       expect(response.status).toBe(200);
       ownTrunks = trunkList.parse(response.body).data;
       // Newest first; a pair's inbound trunk before its outbound one.
-      expect(ownTrunks).toEqual([second.inbound_trunk, second.outbound_trunk, first.inbound_trunk, first.outbound_trunk]);
+      expect(ownTrunks).toEqual([
+        second.inbound_trunk,
+        second.outbound_trunk,
+        first.inbound_trunk,
+        first.outbound_trunk,
+      ]);
       const numbers = await client('GET', url('/phone-numbers'));
       expect(numbers.status).toBe(200);
       ownNumbers = numberList.parse(numbers.body).data;
@@ -475,7 +625,7 @@ describe.each(PREFIXES)('REST under %s: SIP trunks, phone numbers, insights', (p
       expect(numberList.parse(await page('/phone-numbers', 'limit=100')).data).toEqual(ownNumbers);
     });
 
-    it('GET /sip-trunks lists the trunk summaries field for field, only the caller organization\'s', async () => {
+    it("GET /sip-trunks lists the trunk summaries field for field, only the caller organization's", async () => {
       expect(ownTrunks).toHaveLength(4);
       expect(ownTrunks[0]).toEqual({
         id: expect.stringMatching(/^trk_/),
@@ -496,7 +646,7 @@ describe.each(PREFIXES)('REST under %s: SIP trunks, phone numbers, insights', (p
       for (const t of ownTrunks) expect(mine).not.toContain(t.id);
     });
 
-    it('GET /phone-numbers lists the numbers field for field, only the caller organization\'s', async () => {
+    it("GET /phone-numbers lists the numbers field for field, only the caller organization's", async () => {
       expect(ownNumbers).toHaveLength(3);
       for (const number of ownNumbers) {
         expect(number).toEqual({
@@ -508,18 +658,25 @@ describe.each(PREFIXES)('REST under %s: SIP trunks, phone numbers, insights', (p
           trunk_name: expect.stringMatching(/^(First|Second)$/),
           is_verified: false,
         });
-        expect(ownTrunks.find((t) => t.id === number.sip_trunk_id)).toMatchObject({ type: 'outbound', name: number.trunk_name, provider: number.provider });
+        expect(ownTrunks.find((t) => t.id === number.sip_trunk_id)).toMatchObject({
+          type: 'outbound',
+          name: number.trunk_name,
+          provider: number.provider,
+        });
       }
       const mine = (await listedNumbers()).map((n) => n.id);
       for (const number of ownNumbers) expect(mine).not.toContain(number.id);
     });
 
-    it.each(['/sip-trunks', '/phone-numbers'])('GET %s answers 400 for bad paging, 401 and 404 (foreign path)', async (path) => {
-      for (const bad of ['limit=0', 'limit=101', 'page=0', 'page=x', 'limit=1.5']) {
-        expect(pathsOf(await rest('GET', url(`${path}?${bad}`)))).toEqual([bad.split('=')[0]]);
-      }
-      await expectCommonFailures('GET', path);
-    });
+    it.each(['/sip-trunks', '/phone-numbers'])(
+      'GET %s answers 400 for bad paging, 401 and 404 (foreign path)',
+      async (path) => {
+        for (const bad of ['limit=0', 'limit=101', 'page=0', 'page=x', 'limit=1.5']) {
+          expect(pathsOf(await rest('GET', url(`${path}?${bad}`)))).toEqual([bad.split('=')[0]]);
+        }
+        await expectCommonFailures('GET', path);
+      },
+    );
   });
 
   describe('E20 GET /analytics/insights', () => {
@@ -546,10 +703,14 @@ describe.each(PREFIXES)('REST under %s: SIP trunks, phone numbers, insights', (p
       ({ apiKey } = org);
       clientOrg = org.organizationId;
       client = restClient(server, org.organizationId, org.apiKey);
-      const workflow = await client('POST', url('/workflows').replace('{org}', clientOrg), { body: { name: 'Calls', definition: { steps: [] } } });
+      const workflow = await client('POST', url('/workflows').replace('{org}', clientOrg), {
+        body: { name: 'Calls', definition: { steps: [] } },
+      });
       expect(workflow.status).toBe(201);
       const prospects = await client('POST', url('/prospects').replace('{org}', clientOrg), {
-        body: { prospects: Array.from({ length: 6 }, (_, index) => ({ first_name: `P${index}`, phone: '+14155550100' })) },
+        body: {
+          prospects: Array.from({ length: 6 }, (_, index) => ({ first_name: `P${index}`, phone: '+14155550100' })),
+        },
       });
       expect(prospects.status).toBe(201);
       const batch = await client('POST', url(`/workflows/${workflow.body.id}/batches`).replace('{org}', clientOrg), {
@@ -584,7 +745,13 @@ describe.each(PREFIXES)('REST under %s: SIP trunks, phone numbers, insights', (p
       expect(body).toEqual(response.body);
       expect(Object.keys(response.body).sort()).toEqual(['insights', 'limit', 'offset', 'total']);
       expect(body).toMatchObject({ limit: 20, offset: 0, total: 5 });
-      expect(body.insights.map((insight) => insight.id)).toEqual([ids.april, ids.march, ids.week, ids.march2, ids.march1]);
+      expect(body.insights.map((insight) => insight.id)).toEqual([
+        ids.april,
+        ids.march,
+        ids.week,
+        ids.march2,
+        ids.march1,
+      ]);
       for (const insight of body.insights) {
         expect(insight.id).toMatch(/^ins_/);
         expect(insight.created_at).toMatch(ISO);
@@ -602,9 +769,27 @@ describe.each(PREFIXES)('REST under %s: SIP trunks, phone numbers, insights', (p
         issues_identified: 1,
         issue_rate: 1 / 3,
       });
-      expect(byId[ids.march2!]).toMatchObject({ period_start: '2026-03-02', period_end: '2026-03-02', total_calls: 1, issues_identified: 0, issue_rate: 0 });
-      expect(byId[ids.week!]).toMatchObject({ period_start: '2026-03-01', period_end: '2026-03-07', total_calls: 4, issues_identified: 1, issue_rate: 0.25 });
-      expect(byId[ids.march!]).toMatchObject({ period_start: '2026-03-01', period_end: '2026-03-31', total_calls: 5, issues_identified: 2, issue_rate: 0.4 });
+      expect(byId[ids.march2!]).toMatchObject({
+        period_start: '2026-03-02',
+        period_end: '2026-03-02',
+        total_calls: 1,
+        issues_identified: 0,
+        issue_rate: 0,
+      });
+      expect(byId[ids.week!]).toMatchObject({
+        period_start: '2026-03-01',
+        period_end: '2026-03-07',
+        total_calls: 4,
+        issues_identified: 1,
+        issue_rate: 0.25,
+      });
+      expect(byId[ids.march!]).toMatchObject({
+        period_start: '2026-03-01',
+        period_end: '2026-03-31',
+        total_calls: 5,
+        issues_identified: 2,
+        issue_rate: 0.4,
+      });
       expect(byId[ids.april!]).toMatchObject({
         period_start: '2026-04-01',
         period_end: '2026-04-30',
@@ -625,7 +810,10 @@ describe.each(PREFIXES)('REST under %s: SIP trunks, phone numbers, insights', (p
       expect(await listed('period_start=2026-03-02')).toEqual({ ids: [ids.april, ids.march2], total: 2 });
       expect(await listed('period_end=2026-03-07')).toEqual({ ids: [ids.week, ids.march2, ids.march1], total: 3 });
       expect(await listed('period_start=2026-03-01&period_end=2026-03-01')).toEqual({ ids: [ids.march1], total: 1 });
-      expect(await listed('period_start=2026-03-01&period_end=2026-03-31')).toEqual({ ids: [ids.march, ids.week, ids.march2, ids.march1], total: 4 });
+      expect(await listed('period_start=2026-03-01&period_end=2026-03-31')).toEqual({
+        ids: [ids.march, ids.week, ids.march2, ids.march1],
+        total: 4,
+      });
       expect(await listed('period_start=2026-04-01&period_end=2026-04-29')).toEqual({ ids: [], total: 0 });
       expect(await listed('period_start=2026-05-01')).toEqual({ ids: [], total: 0 });
     });
@@ -672,7 +860,10 @@ describe.each(PREFIXES)('REST under %s: SIP trunks, phone numbers, insights', (p
       ];
       for (const [qs, path] of cases) {
         const found = problems(await client('GET', insightsUrl(qs)));
-        expect(found.map((problem) => problem.path), qs).toEqual([path]);
+        expect(
+          found.map((problem) => problem.path),
+          qs,
+        ).toEqual([path]);
       }
       const order = problems(await client('GET', insightsUrl('period_start=2026-03-07&period_end=2026-03-01')));
       expect(order[0]!.message).toContain('period_start');

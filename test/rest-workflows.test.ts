@@ -1,8 +1,9 @@
 // Contract tests: E4-E9, E21 and the workflow/prospect extensions, through the
 // real HTTP server, on both prefixes, against SPEC.md's shapes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { batchSchema, prospectSchema, runSchema, versionSchema, workflowSchema } from '../src/rest/resources/workflows.ts';
-import { expectErrorBody, restClient } from './support/rest.ts';
+import { prospectSchema } from '../src/rest/resources/prospects.ts';
+import { batchSchema, runSchema, versionSchema, workflowSchema } from '../src/rest/resources/workflows.ts';
+import { acmeAndGlobex, expectErrorBody, type restClient } from './support/rest.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
 const PREFIXES = ['/org/{org}', '/api/org/{org}'];
@@ -17,11 +18,7 @@ describe.each(PREFIXES)('REST under %s: workflows, batches, runs, prospects', (p
 
   beforeAll(async () => {
     server = await startTestServer();
-    const org = await server.createOrganization('Acme');
-    organizationId = org.organizationId;
-    rest = restClient(server, org.organizationId, org.apiKey);
-    const other = await server.createOrganization('Globex');
-    otherRest = restClient(server, other.organizationId, other.apiKey);
+    ({ organizationId, rest, otherRest } = await acmeAndGlobex(server));
   });
   afterAll(() => server.close());
 
@@ -32,7 +29,14 @@ describe.each(PREFIXES)('REST under %s: workflows, batches, runs, prospects', (p
   }
   async function prospects(count: number) {
     const response = await rest('POST', url('/prospects'), {
-      body: { prospects: Array.from({ length: count }, (_, index) => ({ first_name: `F${index}`, last_name: 'L', email: `p${index}@x.io`, phone: '+14155550100' })) },
+      body: {
+        prospects: Array.from({ length: count }, (_, index) => ({
+          first_name: `F${index}`,
+          last_name: 'L',
+          email: `p${index}@x.io`,
+          phone: '+14155550100',
+        })),
+      },
     });
     expect(response.status).toBe(201);
     return response.body.created.map((prospect: { id: string }) => prospect.id) as string[];
@@ -44,9 +48,21 @@ describe.each(PREFIXES)('REST under %s: workflows, batches, runs, prospects', (p
   }
 
   it('creates and reads workflows (extension), definition as JSON or UTF-8 JSON bytes', async () => {
-    const created = await workflow({ name: 'W', description: 'd', trigger_type: 'api', definition: { steps: [{ id: 'a', type: 'wait', seconds: 1 }] } });
+    const created = await workflow({
+      name: 'W',
+      description: 'd',
+      trigger_type: 'api',
+      definition: { steps: [{ id: 'a', type: 'wait', seconds: 1 }] },
+    });
     expect(workflowSchema.parse(created)).toEqual(created);
-    expect(created).toMatchObject({ name: 'W', description: 'd', trigger_type: 'api', is_active: true, version: 1, definition: { steps: [{ id: 'a', type: 'wait', seconds: 1 }] } });
+    expect(created).toMatchObject({
+      name: 'W',
+      description: 'd',
+      trigger_type: 'api',
+      is_active: true,
+      version: 1,
+      definition: { steps: [{ id: 'a', type: 'wait', seconds: 1 }] },
+    });
     expect(created.created_at).toMatch(ISO);
     const bytes = [...Buffer.from(JSON.stringify({ steps: [] }))];
     const fromBytes = await workflow({ name: 'Bytes', definition: bytes });
@@ -60,18 +76,26 @@ describe.each(PREFIXES)('REST under %s: workflows, batches, runs, prospects', (p
 
   it('E5 updates a workflow without creating a version; E8 lists versions (envelope B)', async () => {
     const created = await workflow();
-    const updated = await rest('PATCH', url(`/workflows/${created.id}`), { body: { name: 'New', is_active: false, trigger_type: 'cron', description: 'x' } });
+    const updated = await rest('PATCH', url(`/workflows/${created.id}`), {
+      body: { name: 'New', is_active: false, trigger_type: 'cron', description: 'x' },
+    });
     expect(updated.status).toBe(200);
-    expect(workflowSchema.parse(updated.body)).toMatchObject({ name: 'New', is_active: false, trigger_type: 'cron', description: 'x', version: 1 });
+    expect(workflowSchema.parse(updated.body)).toMatchObject({
+      name: 'New',
+      is_active: false,
+      trigger_type: 'cron',
+      description: 'x',
+      version: 1,
+    });
     await rest('POST', url(`/workflows/${created.id}/versions`), { body: { definition: { v: 2 } } });
     const versions = await rest('GET', url(`/workflows/${created.id}/versions?page=1&size=1`));
     expect(versions.status).toBe(200);
     expect(Object.keys(versions.body).sort()).toEqual(['data', 'meta']);
     expect(versions.body.meta).toEqual({ page: 1, size: 1, total: 2, total_pages: 2 });
     expect(versionSchema.parse(versions.body.data[0])).toMatchObject({ version: 2 });
-    expect(expectErrorBody(await rest('PATCH', url(`/workflows/${created.id}`), { body: { is_active: 'yes' } }), 400).error).toEqual([
-      expect.objectContaining({ path: 'is_active' }),
-    ]);
+    expect(
+      expectErrorBody(await rest('PATCH', url(`/workflows/${created.id}`), { body: { is_active: 'yes' } }), 400).error,
+    ).toEqual([expect.objectContaining({ path: 'is_active' })]);
     expectErrorBody(await rest('GET', url(`/workflows/${created.id}/versions?size=101`)), 400);
     expectErrorBody(await rest('PATCH', url('/workflows/wf_missing'), { body: { name: 'x' } }), 404);
   });
@@ -90,7 +114,15 @@ describe.each(PREFIXES)('REST under %s: workflows, batches, runs, prospects', (p
       status: 'PENDING',
       total_prospects: 3,
       scheduled_at: '2030-01-01T00:00:00.000Z',
-      stats: { pending_count: 3, in_progress_count: 0, paused_count: 0, finished_count: 0, cancelled_count: 0, failed_count: 0, total_count: 3 },
+      stats: {
+        pending_count: 3,
+        in_progress_count: 0,
+        paused_count: 0,
+        finished_count: 0,
+        cancelled_count: 0,
+        failed_count: 0,
+        total_count: 3,
+      },
     });
     const listed = await rest('GET', url(`/workflows/${id}/batches`));
     expect(listed.status).toBe(200);
@@ -103,7 +135,10 @@ describe.each(PREFIXES)('REST under %s: workflows, batches, runs, prospects', (p
     expect((await rest('PATCH', url(`/batches/${created.id}`), { body: { status: 'PAUSED' } })).status).toBe(200);
     const cancelled = await rest('PATCH', url(`/batches/${created.id}`), { body: { status: 'CANCELLED' } });
     expect(cancelled.body.stats).toMatchObject({ cancelled_count: 3, paused_count: 0 });
-    const refused = expectErrorBody(await rest('PATCH', url(`/batches/${created.id}`), { body: { status: 'PENDING' } }), 409);
+    const refused = expectErrorBody(
+      await rest('PATCH', url(`/batches/${created.id}`), { body: { status: 'PENDING' } }),
+      409,
+    );
     expect(refused.message).toContain('CANCELLED');
     expect(refused.error).toMatchObject({ current_status: 'CANCELLED' });
     expectErrorBody(await rest('PATCH', url(`/batches/${created.id}`), { body: { status: 'FINISHED' } }), 400);
@@ -115,10 +150,16 @@ describe.each(PREFIXES)('REST under %s: workflows, batches, runs, prospects', (p
   it('E4 refuses unknown prospects, empty sets and inactive workflows, creating nothing', async () => {
     const { id } = await workflow();
     const [known] = await prospects(1);
-    const unknown = expectErrorBody(await rest('POST', url(`/workflows/${id}/batches`), { body: { prospect_ids: [known, 'prs_nope'] } }), 400);
+    const unknown = expectErrorBody(
+      await rest('POST', url(`/workflows/${id}/batches`), { body: { prospect_ids: [known, 'prs_nope'] } }),
+      400,
+    );
     expect(unknown.error).toEqual([expect.objectContaining({ path: 'prospect_ids', rule: 'exists' })]);
     expectErrorBody(await rest('POST', url(`/workflows/${id}/batches`), { body: {} }), 400);
-    expectErrorBody(await rest('POST', url(`/workflows/${id}/batches`), { body: { prospect_ids: [known], scheduled_at: 'soon' } }), 400);
+    expectErrorBody(
+      await rest('POST', url(`/workflows/${id}/batches`), { body: { prospect_ids: [known], scheduled_at: 'soon' } }),
+      400,
+    );
     await rest('PATCH', url(`/workflows/${id}`), { body: { is_active: false } });
     expectErrorBody(await rest('POST', url(`/workflows/${id}/batches`), { body: { prospect_ids: [known] } }), 409);
     expectErrorBody(await rest('POST', url('/workflows/wf_missing/batches'), { body: { prospect_ids: [known] } }), 404);
@@ -136,7 +177,12 @@ describe.each(PREFIXES)('REST under %s: workflows, batches, runs, prospects', (p
     expect(all.status).toBe(200);
     expect(all.body.pagination).toEqual({ page: 1, limit: 20, total: 4, total_pages: 1 });
     for (const run of all.body.data) expect(runSchema.parse(run)).toEqual(run);
-    expect(all.body.data[0].prospect).toEqual({ first_name: expect.stringMatching(/^F/), last_name: 'L', email: expect.any(String), phone: '+14155550100' });
+    expect(all.body.data[0].prospect).toEqual({
+      first_name: expect.stringMatching(/^F/),
+      last_name: 'L',
+      email: expect.any(String),
+      phone: '+14155550100',
+    });
 
     const query = async (qs: string) => (await rest('GET', url(`/workflows/${id}/runs?${qs}`))).body;
     expect((await query('status=PAUSED')).data.map((run: { batch_id: string }) => run.batch_id)).toEqual([second.id]);
@@ -152,7 +198,15 @@ describe.each(PREFIXES)('REST under %s: workflows, batches, runs, prospects', (p
     expect(page2.data).toHaveLength(1);
     expect((await query('page=9&limit=3')).data).toEqual([]);
 
-    for (const bad of ['status=DONE', 'sort=name', 'limit=0', 'limit=101', 'page=0', 'page=x', 'started_after=yesterday']) {
+    for (const bad of [
+      'status=DONE',
+      'sort=name',
+      'limit=0',
+      'limit=101',
+      'page=0',
+      'page=x',
+      'started_after=yesterday',
+    ]) {
       const response = await rest('GET', url(`/workflows/${id}/runs?${bad}`));
       expect(expectErrorBody(response, 400).error[0].path).toBe(bad.split('=')[0]);
     }
@@ -166,8 +220,15 @@ describe.each(PREFIXES)('REST under %s: workflows, batches, runs, prospects', (p
     expectErrorBody(await rest('POST', url('/tags'), { body: { name: 'vip' } }), 409);
     const added = await rest('POST', url(`/prospects/${id}/tags`), { body: { tag_ids: [vip.body.id, vip.body.id] } });
     expect(added.status).toBe(200);
-    expect(added.body).toEqual({ status: true, message: 'tags added', error: null, data: { prospect_id: id, tags: [vip.body] } });
-    expect((await rest('POST', url(`/prospects/${id}/tags`), { body: { tag_ids: [vip.body.id] } })).body.data.tags).toEqual([vip.body]);
+    expect(added.body).toEqual({
+      status: true,
+      message: 'tags added',
+      error: null,
+      data: { prospect_id: id, tags: [vip.body] },
+    });
+    expect(
+      (await rest('POST', url(`/prospects/${id}/tags`), { body: { tag_ids: [vip.body.id] } })).body.data.tags,
+    ).toEqual([vip.body]);
     expectErrorBody(await rest('POST', url(`/prospects/${id}/tags`), { body: { tag_ids: ['tag_nope'] } }), 400);
     expectErrorBody(await rest('POST', url('/prospects/prs_nope/tags'), { body: { tag_ids: [vip.body.id] } }), 404);
 
@@ -176,10 +237,14 @@ describe.each(PREFIXES)('REST under %s: workflows, batches, runs, prospects', (p
     const single = await rest('POST', url('/prospects'), { body: { first_name: 'Solo' } });
     expect(single.body).toMatchObject({ count: 1, created: [{ first_name: 'Solo', tags: [] }] });
     const list = await rest('POST', url('/prospect-lists'), { body: { name: 'L', prospect_ids: [id] } });
-    expect(list).toMatchObject({ status: 201, body: { id: expect.stringMatching(/^pl_/), name: 'L', prospect_count: 1 } });
-    expect(expectErrorBody(await rest('POST', url('/prospects'), { body: { prospects: [{ first_name: 1 }] } }), 400).error[0].path).toBe(
-      'prospects.0.first_name',
-    );
+    expect(list).toMatchObject({
+      status: 201,
+      body: { id: expect.stringMatching(/^pl_/), name: 'L', prospect_count: 1 },
+    });
+    expect(
+      expectErrorBody(await rest('POST', url('/prospects'), { body: { prospects: [{ first_name: 1 }] } }), 400).error[0]
+        .path,
+    ).toBe('prospects.0.first_name');
   });
 
   it("answers 404 for another organization's path and objects, and 401 without a key", async () => {
@@ -187,7 +252,10 @@ describe.each(PREFIXES)('REST under %s: workflows, batches, runs, prospects', (p
     const foreignPath = await rest('GET', `${prefix.replace('{org}', 'org_someone_else')}/workflows/${id}`);
     expectErrorBody(foreignPath, 404);
     expectErrorBody(await otherRest('GET', url(`/workflows/${id}`).replace(organizationId, '{org}')), 404);
-    expectErrorBody(await otherRest('PATCH', url(`/workflows/${id}`).replace(organizationId, '{org}'), { body: { name: 'x' } }), 404);
+    expectErrorBody(
+      await otherRest('PATCH', url(`/workflows/${id}`).replace(organizationId, '{org}'), { body: { name: 'x' } }),
+      404,
+    );
     expectErrorBody(await rest('GET', url(`/workflows/${id}`), { apiKey: null }), 401);
     expectErrorBody(await rest('GET', url(`/workflows/${id}`), { apiKey: 'gwk_nope' }), 401);
     expect((await rest('GET', url(`/workflows/${id}`))).body.name).toBe('Outbound');
@@ -195,8 +263,17 @@ describe.each(PREFIXES)('REST under %s: workflows, batches, runs, prospects', (p
 
   it('answers malformed JSON 400, other media types 415, oversize bodies 413 and unknown routes 404 in the error body', async () => {
     expectErrorBody(await rest('POST', url('/workflows'), { raw: '{"name":' }), 400);
-    expectErrorBody(await rest('POST', url('/workflows'), { raw: 'name=x', headers: { 'content-type': 'text/plain' } }), 415);
-    expectErrorBody(await rest('POST', url('/workflows'), { raw: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415);
+    expectErrorBody(
+      await rest('POST', url('/workflows'), { raw: 'name=x', headers: { 'content-type': 'text/plain' } }),
+      415,
+    );
+    expectErrorBody(
+      await rest('POST', url('/workflows'), {
+        raw: 'name=x',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      }),
+      415,
+    );
     const big = { name: 'x', definition: { blob: 'a'.repeat(1024 * 1024) } };
     expectErrorBody(await rest('POST', url('/workflows'), { body: big }), 413);
     expectErrorBody(await rest('GET', url('/no-such-thing')), 404);

@@ -19,7 +19,10 @@ function announcedBreakingChanges(changelog: string): string {
 }
 
 const changesSinceRelease = async () =>
-  diff(buildSchema(await readFile(path.join(root, 'schema', 'released.graphql'), 'utf8')), buildSchema(printedSchema()));
+  diff(
+    buildSchema(await readFile(path.join(root, 'schema', 'released.graphql'), 'utf8')),
+    buildSchema(printedSchema()),
+  );
 
 const describeChange = (change: Change) => `${change.path ?? ''}: ${change.message}`;
 
@@ -35,8 +38,10 @@ describe('schema changes since the last release', () => {
   it('removes only what the released schema deprecated', async () => {
     const silent = (await changesSinceRelease()).filter(
       (change) =>
-        (change.type === ChangeType.FieldRemoved && !(change.meta as { isRemovedFieldDeprecated: boolean }).isRemovedFieldDeprecated) ||
-        (change.type === ChangeType.EnumValueRemoved && !(change.meta as { isEnumValueDeprecated: boolean }).isEnumValueDeprecated),
+        (change.type === ChangeType.FieldRemoved &&
+          !(change.meta as { isRemovedFieldDeprecated: boolean }).isRemovedFieldDeprecated) ||
+        (change.type === ChangeType.EnumValueRemoved &&
+          !(change.meta as { isEnumValueDeprecated: boolean }).isEnumValueDeprecated),
     );
     expect(silent.map(describeChange)).toEqual([]);
   });
@@ -46,8 +51,13 @@ describe('schema changes since the last release', () => {
     const before = buildSchema('type Query { kept: Int, dropped: Int @deprecated(reason: "use kept") }');
     const after = buildSchema('type Query { kept: Int }');
     const [removed] = await diff(before, after);
-    expect(removed).toMatchObject({ type: ChangeType.FieldRemoved, path: 'Query.dropped', criticality: { level: CriticalityLevel.Breaking } });
-    const changelog = '# Changelog\n\n## Unreleased\n\n### Breaking\n\n- `Query.dropped` removed (deprecated since 0.1.0).\n\n## 0.1.0\n\n### Breaking\n\n- `Query.other`\n';
+    expect(removed).toMatchObject({
+      type: ChangeType.FieldRemoved,
+      path: 'Query.dropped',
+      criticality: { level: CriticalityLevel.Breaking },
+    });
+    const changelog =
+      '# Changelog\n\n## Unreleased\n\n### Breaking\n\n- `Query.dropped` removed (deprecated since 0.1.0).\n\n## 0.1.0\n\n### Breaking\n\n- `Query.other`\n';
     expect(announcedBreakingChanges(changelog)).toContain('`Query.dropped`');
     expect(announcedBreakingChanges(changelog)).not.toContain('`Query.other`');
   });

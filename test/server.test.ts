@@ -47,7 +47,9 @@ describe('the HTTP server', () => {
     const { status, body } = await server.graphql(acme.apiKey, '{ organization { id name } }');
     expect(status).toBe(200);
     expect(body.data.organization).toEqual({ id: acme.organizationId, name: 'Acme' });
-    expect((await server.graphql(globex.apiKey, '{ organization { name } }')).body.data.organization.name).toBe('Globex');
+    expect((await server.graphql(globex.apiKey, '{ organization { name } }')).body.data.organization.name).toBe(
+      'Globex',
+    );
 
     await revokeApiKey(server.db.prisma, acme.apiKey);
     expect((await server.graphql(acme.apiKey, '{ organization { id } }')).status).toBe(401);
@@ -68,7 +70,7 @@ describe('the HTTP server', () => {
 
 describe('npm start', () => {
   it.skipIf(onPostgres)('creates and prints the first organization once on an empty embedded database', async () => {
-    const storage = await createTestStorage();
+    const storage = await createTestStorage({ empty: true });
     try {
       const first = await startServerProcess(storage.env, await freePort());
       expect(await first.stop()).toBe(0);
@@ -94,7 +96,7 @@ describe('npm start', () => {
   });
 
   it.runIf(onPostgres)('on PostgreSQL migrates at start and creates no organization by itself', async () => {
-    const storage = await createTestStorage();
+    const storage = await createTestStorage({ empty: true });
     try {
       const server = await startServerProcess(storage.env, await freePort());
       expect(await server.stop()).toBe(0);

@@ -2,13 +2,22 @@
 // shares of each outcome, refused with a message naming what is wrong, and
 // the outcomes drawn follow the shares.
 import { describe, expect, it } from 'vitest';
+import { parseOutcomeShares } from '../src/config/simulated-calls.ts';
 import { ConfigError, loadConfig } from '../src/config.ts';
-import { drawOutcome, parseOutcomeShares } from '../src/engine/dialer.ts';
+import { drawOutcome } from '../src/engine/dialer.ts';
 
 describe('SIMULATED_CALL_OUTCOMES', () => {
   it('defaults to a realistic mix, and takes the shares given', () => {
-    expect(loadConfig({}).engine.simulatedCalls.outcomes).toEqual({ answered: 0.6, no_answer: 0.2, busy: 0.1, voicemail: 0.05, failed: 0.05 });
-    expect(loadConfig({ SIMULATED_CALL_OUTCOMES: 'no_answer=1' }).engine.simulatedCalls.outcomes).toEqual({ no_answer: 1 });
+    expect(loadConfig({}).engine.simulatedCalls.outcomes).toEqual({
+      answered: 0.6,
+      no_answer: 0.2,
+      busy: 0.1,
+      voicemail: 0.05,
+      failed: 0.05,
+    });
+    expect(loadConfig({ SIMULATED_CALL_OUTCOMES: 'no_answer=1' }).engine.simulatedCalls.outcomes).toEqual({
+      no_answer: 1,
+    });
     expect(parseOutcomeShares(' answered = 0.5 , busy=0.5 ')).toEqual({ answered: 0.5, busy: 0.5 });
   });
 
@@ -20,7 +29,9 @@ describe('SIMULATED_CALL_OUTCOMES', () => {
       ['answered=x', 'must be a number from 0 to 1'],
     ]) {
       expect(() => loadConfig({ SIMULATED_CALL_OUTCOMES: text })).toThrow(ConfigError);
-      expect(() => loadConfig({ SIMULATED_CALL_OUTCOMES: text })).toThrow(new RegExp(`SIMULATED_CALL_OUTCOMES: .*${message}`));
+      expect(() => loadConfig({ SIMULATED_CALL_OUTCOMES: text })).toThrow(
+        new RegExp(`SIMULATED_CALL_OUTCOMES: .*${message}`),
+      );
     }
   });
 

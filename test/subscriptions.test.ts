@@ -1,6 +1,7 @@
-import { createClient, type Client } from 'graphql-ws';
+import { type Client, createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { graphqlCalls } from './support/graphql.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
 const PROGRESS = `subscription($id: ID!) { batchProgress(batchId: $id) {
@@ -24,11 +25,11 @@ function follow(client: Client, batchId: string) {
       next: (message) => {
         if (message.errors) errors.push(...message.errors);
         if (message.data) events.push(message.data.batchProgress);
-        waiters.splice(0).forEach((wake) => wake());
+        for (const wake of waiters.splice(0)) wake();
       },
       error: (error) => {
         errors.push(error);
-        waiters.splice(0).forEach((wake) => wake());
+        for (const wake of waiters.splice(0)) wake();
       },
       complete: () => {},
     },
@@ -36,7 +37,8 @@ function follow(client: Client, batchId: string) {
   const until = async (done: () => boolean, timeoutMs = 10_000) => {
     const deadline = Date.now() + timeoutMs;
     while (!done()) {
-      if (Date.now() > deadline) throw new Error(`timed out; events: ${JSON.stringify(events)} errors: ${JSON.stringify(errors)}`);
+      if (Date.now() > deadline)
+        throw new Error(`timed out; events: ${JSON.stringify(events)} errors: ${JSON.stringify(errors)}`);
       await new Promise<void>((resolve) => {
         waiters.push(resolve);
         setTimeout(resolve, 50);
@@ -47,30 +49,41 @@ function follow(client: Client, batchId: string) {
 }
 
 const wsClient = (url: string, apiKey: string, extra: Partial<Parameters<typeof createClient>[0]> = {}) =>
-  createClient({ url: url.replace('http', 'ws') + '/graphql', webSocketImpl: WebSocket, connectionParams: { 'x-api-key': apiKey }, retryAttempts: 0, ...extra });
+  createClient({
+    url: `${url.replace('http', 'ws')}/graphql`,
+    webSocketImpl: WebSocket,
+    connectionParams: { 'x-api-key': apiKey },
+    retryAttempts: 0,
+    ...extra,
+  });
 
 describe('Subscription.batchProgress', () => {
   let server: TestServer;
   let org: { organizationId: string; apiKey: string };
-  const gql = async (query: string, variables?: Record<string, unknown>, key = org.apiKey) => {
-    const { body } = await server.graphql(key, query, variables);
-    expect(body.errors).toBeUndefined();
-    return body.data;
-  };
+  const { ok: gql } = graphqlCalls(
+    () => server,
+    () => org.apiKey,
+  );
 
   async function newBatch(size = 3) {
     const workflow = await gql(`mutation { createWorkflow(input: { name: "Live" }) { id } }`);
     const prospects = await gql(`mutation($input: ProspectsCreateInput!) { createProspects(input: $input) { id } }`, {
       input: { prospects: Array.from({ length: size }, (_, index) => ({ firstName: `P${index}` })) },
     });
-    const batch = await gql(`mutation($w: ID!, $ids: [String!]) { createBatch(workflowId: $w, input: { name: "B", prospectIds: $ids }) { id } }`, {
-      w: workflow.createWorkflow.id,
-      ids: prospects.createProspects.map((prospect: { id: string }) => prospect.id),
-    });
+    const batch = await gql(
+      `mutation($w: ID!, $ids: [String!]) { createBatch(workflowId: $w, input: { name: "B", prospectIds: $ids }) { id } }`,
+      {
+        w: workflow.createWorkflow.id,
+        ids: prospects.createProspects.map((prospect: { id: string }) => prospect.id),
+      },
+    );
     return batch.createBatch.id as string;
   }
   const setStatus = (id: string, status: string) =>
-    gql(`mutation($id: ID!, $s: BatchStatus!) { updateBatchStatus(id: $id, status: $s) { status } }`, { id, s: status });
+    gql(`mutation($id: ID!, $s: BatchStatus!) { updateBatchStatus(id: $id, status: $s) { status } }`, {
+      id,
+      s: status,
+    });
 
   beforeAll(async () => {
     server = await startTestServer();
@@ -91,7 +104,12 @@ describe('Subscription.batchProgress', () => {
     });
     await setStatus(batchId, 'PAUSED');
     await progress.until(() => progress.events.at(-1)?.status === 'PAUSED');
-    expect(progress.events.at(-1)!.stats).toEqual({ pendingCount: 0, pausedCount: 3, cancelledCount: 0, totalCount: 3 });
+    expect(progress.events.at(-1)!.stats).toEqual({
+      pendingCount: 0,
+      pausedCount: 3,
+      cancelledCount: 0,
+      totalCount: 3,
+    });
     await setStatus(batchId, 'CANCELLED');
     await progress.until(() => progress.events.at(-1)?.status === 'CANCELLED');
     expect(progress.errors).toEqual([]);
@@ -107,7 +125,9 @@ describe('Subscription.batchProgress', () => {
     const started = Date.now();
     for (let flip = 0; flip < 10; flip++) await setStatus(batchId, flip % 2 === 0 ? 'PAUSED' : 'PENDING');
     await setStatus(batchId, 'PAUSED');
-    await progress.until(() => progress.events.at(-1)?.status === 'PAUSED' && progress.events.at(-1)?.stats.pausedCount === 3);
+    await progress.until(
+      () => progress.events.at(-1)?.status === 'PAUSED' && progress.events.at(-1)?.stats.pausedCount === 3,
+    );
     await new Promise((resolve) => setTimeout(resolve, 300));
     const elapsed = Date.now() - started;
     // 11 changes; at most one event per ~100 ms window (plus the first state).
@@ -128,8 +148,13 @@ describe('Subscription.batchProgress', () => {
     await client.dispose();
 
     const closed = new Promise<number>((resolve) => {
-      const anonymous = wsClient(server.url, 'gwk_invalid', { on: { closed: (event) => resolve((event as { code: number }).code) } });
-      anonymous.subscribe({ query: PROGRESS, variables: { id: batchId } }, { next: () => {}, error: () => {}, complete: () => {} });
+      const anonymous = wsClient(server.url, 'gwk_invalid', {
+        on: { closed: (event) => resolve((event as { code: number }).code) },
+      });
+      anonymous.subscribe(
+        { query: PROGRESS, variables: { id: batchId } },
+        { next: () => {}, error: () => {}, complete: () => {} },
+      );
     });
     expect(await closed).toBe(4403);
   });
@@ -196,11 +221,18 @@ describe.runIf(process.env.TEST_REDIS_URL)('batchProgress across instances (Redi
       return body.data;
     };
     const workflow = await call(first, `mutation { createWorkflow(input: { name: "X" }) { id } }`);
-    const prospects = await call(first, `mutation { createProspects(input: { prospects: [{ firstName: "A" }] }) { id } }`);
-    const batch = await call(first, `mutation($w: ID!, $p: [String!]) { createBatch(workflowId: $w, input: { prospectIds: $p }) { id } }`, {
-      w: workflow.createWorkflow.id,
-      p: [prospects.createProspects[0].id],
-    });
+    const prospects = await call(
+      first,
+      `mutation { createProspects(input: { prospects: [{ firstName: "A" }] }) { id } }`,
+    );
+    const batch = await call(
+      first,
+      `mutation($w: ID!, $p: [String!]) { createBatch(workflowId: $w, input: { prospectIds: $p }) { id } }`,
+      {
+        w: workflow.createWorkflow.id,
+        p: [prospects.createProspects[0].id],
+      },
+    );
     const batchId = batch.createBatch.id;
     const client = wsClient(first.url, apiKey);
     const progress = follow(client, batchId);

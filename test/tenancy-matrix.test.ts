@@ -15,11 +15,11 @@
 // makes the test fail until it is added here.
 import { randomBytes } from 'node:crypto';
 import {
-  getNamedType,
   type GraphQLField,
   type GraphQLInputType,
   type GraphQLObjectType,
   type GraphQLOutputType,
+  getNamedType,
   isInputObjectType,
   isInterfaceType,
   isLeafType,
@@ -33,7 +33,7 @@ import WebSocket from 'ws';
 import { REST_PREFIXES, type Route } from '../src/rest/route.ts';
 import { routes } from '../src/rest/routes/index.ts';
 import { schema } from '../src/schema/index.ts';
-import { restClient, type RestResponse } from './support/rest.ts';
+import { type RestResponse, restClient } from './support/rest.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { memberNames } from './support/zod-members.ts';
 
@@ -95,7 +95,10 @@ function referenceKind(name: string): Kind | null {
   const match = /^(.+)_ids?$/.exec(snaked);
   if (!match || NOT_REFERENCES.has(snaked)) return null;
   const kind = REFERENCE_STEMS[match[1]!];
-  if (!kind) throw new Error(`"${name}" looks like a reference to an unknown kind of object: add it to REFERENCE_STEMS or NOT_REFERENCES`);
+  if (!kind)
+    throw new Error(
+      `"${name}" looks like a reference to an unknown kind of object: add it to REFERENCE_STEMS or NOT_REFERENCES`,
+    );
   return kind;
 }
 
@@ -133,7 +136,9 @@ function paramKind(route: Route, param: string): ParamKind {
     const kind = referenceKind(param);
     if (kind) return kind;
   }
-  throw new Error(`${route.method} ${route.path}: the matrix does not know what :${param} names; extend SEGMENT_KINDS or REFERENCE_STEMS`);
+  throw new Error(
+    `${route.method} ${route.path}: the matrix does not know what :${param} names; extend SEGMENT_KINDS or REFERENCE_STEMS`,
+  );
 }
 
 /** The route a concrete path (below the organization) is a row of. */
@@ -142,13 +147,14 @@ const routeOf = (method: string, path: string) =>
 
 const paramsOf = (route: Route) => [...route.path.matchAll(/:(\w+)/g)].map((match) => match[1]!);
 
-
-const referenceMembers = (schema: unknown) => [...new Set(memberNames(schema))].filter((name) => referenceKind(name) !== null);
+const referenceMembers = (schema: unknown) =>
+  [...new Set(memberNames(schema))].filter((name) => referenceKind(name) !== null);
 
 /** Every key of a JSON value, at any depth. */
 function keysOf(value: unknown): string[] {
   if (Array.isArray(value)) return value.flatMap(keysOf);
-  if (value && typeof value === 'object') return Object.entries(value).flatMap(([key, member]) => [key, ...keysOf(member)]);
+  if (value && typeof value === 'object')
+    return Object.entries(value).flatMap(([key, member]) => [key, ...keysOf(member)]);
   return [];
 }
 
@@ -240,20 +246,38 @@ const REST_BODIES: Record<string, Template> = {
   'POST /workflows': () => ({ name: 'Attacker workflow', definition: { steps: [] } }),
   'PATCH /workflows/:workflow_id': () => ({ name: 'Hijacked', is_active: false }),
   'POST /workflows/:workflow_id/versions': () => ({ definition: { steps: [], hijacked: true } }),
-  'POST /workflows/:workflow_id/batches': (refs) => ({ name: 'Hijack', prospect_ids: refs.prospects, prospect_list_id: refs.prospectList }),
+  'POST /workflows/:workflow_id/batches': (refs) => ({
+    name: 'Hijack',
+    prospect_ids: refs.prospects,
+    prospect_list_id: refs.prospectList,
+  }),
   'PATCH /batches/:batch_id': () => ({ status: 'CANCELLED' }),
-  'PATCH /batches/:batch_id/settings': () => ({ max_concurrency: 1, calls_per_second: 0.5, retry: { max_attempts: 5 } }),
+  'PATCH /batches/:batch_id/settings': () => ({
+    max_concurrency: 1,
+    calls_per_second: 0.5,
+    retry: { max_attempts: 5 },
+  }),
   'POST /prospects': () => ({ prospects: [{ first_name: 'Attacker', phone: '+14155550100' }] }),
   'POST /prospects/:prospect_id/tags': (refs) => ({ tag_ids: [refs.tag] }),
   'POST /prospect-lists': (refs) => ({ name: 'Attacker list', prospect_ids: refs.prospects }),
   'POST /tags': () => ({ name: `Attacker tag ${fresh()}` }),
   'POST /integrations': () => ({ slug: 'hubspot', credentials: { private_app_token: 'attacker-token' } }),
-  'POST /sip-trunks': () => ({ name: 'Attacker trunk', address: 'sip.attacker.example', provider: 'telnyx', phone_numbers: [freshNumber()] }),
+  'POST /sip-trunks': () => ({
+    name: 'Attacker trunk',
+    address: 'sip.attacker.example',
+    provider: 'telnyx',
+    phone_numbers: [freshNumber()],
+  }),
   'POST /phone-numbers': (refs) => ({ number: freshNumber(), sip_trunk_id: refs.trunk, label: 'x' }),
   'POST /phone-numbers/bulk': (refs) => ({ sip_trunk_id: refs.trunk, numbers: [{ number: freshNumber() }] }),
   'POST /do-not-call': () => ({ numbers: [freshNumber()], reason: 'attacker' }),
   'POST /webhook-endpoints': () => ({ url: 'https://attacker.example/hook', events: ['*'] }),
-  'PATCH /webhook-endpoints/:id': () => ({ url: 'https://attacker.example/hijacked', events: ['agent.updated'], description: 'Hijacked', enabled: false }),
+  'PATCH /webhook-endpoints/:id': () => ({
+    url: 'https://attacker.example/hijacked',
+    events: ['agent.updated'],
+    description: 'Hijacked',
+    enabled: false,
+  }),
   'POST /runs/:run_id/attempts/:attempt/outcome': () => ({ outcome: 'voicemail' }),
 };
 
@@ -266,7 +290,11 @@ const REST_UPLOADS: Record<string, (refs: Refs) => string> = {
 const REST_QUERIES: Record<string, (refs: Refs) => Record<string, string>> = {
   'GET /agents/evals': (refs) => ({ agent_id: refs.agent }),
   'POST /prospects/import': (refs) => ({ tag_ids: refs.tag }),
-  'GET /workflows/:workflow_id/runs': (refs) => ({ batch_id: refs.batch, prospect_id: refs.prospect, workflow_version_id: refs.version }),
+  'GET /workflows/:workflow_id/runs': (refs) => ({
+    batch_id: refs.batch,
+    prospect_id: refs.prospect,
+    workflow_version_id: refs.version,
+  }),
 };
 
 /** Valid variables for every mutation (GraphQL names). */
@@ -276,25 +304,44 @@ const MUTATION_VARIABLES: Record<string, Template> = {
   connectIntegration: () => ({ input: { slug: 'hubspot', credentials: { private_app_token: 'attacker-token-2' } } }),
   createAgent: () => ({ input: { name: 'Attacker agent' } }),
   createApiKey: () => ({ name: 'attacker key' }),
-  createBatch: (refs) => ({ workflowId: refs.workflow, input: { prospectIds: refs.prospects, prospectListId: refs.prospectList } }),
+  createBatch: (refs) => ({
+    workflowId: refs.workflow,
+    input: { prospectIds: refs.prospects, prospectListId: refs.prospectList },
+  }),
   createEvaluation: (refs) => ({ input: { agentId: refs.agent, score: 3 } }),
   createPhoneNumber: (refs) => ({ input: { number: freshNumber(), sipTrunkId: refs.trunk } }),
   createPhoneNumbers: (refs) => ({ input: { sipTrunkId: refs.trunk, numbers: [{ number: freshNumber() }] } }),
   createProspectList: (refs) => ({ input: { name: 'Attacker list', prospectIds: refs.prospects } }),
   createProspects: () => ({ input: { prospects: [{ firstName: 'Attacker' }] } }),
-  createSipTrunk: () => ({ input: { name: 'Attacker trunk', address: 'sip.attacker.example', provider: 'other', phoneNumbers: [freshNumber()] } }),
+  createSipTrunk: () => ({
+    input: {
+      name: 'Attacker trunk',
+      address: 'sip.attacker.example',
+      provider: 'other',
+      phoneNumbers: [freshNumber()],
+    },
+  }),
   createTag: () => ({ input: { name: `Attacker tag ${fresh()}` } }),
   createWorkflow: () => ({ input: { name: 'Attacker workflow', definition: { steps: [] } } }),
   createWebhookEndpoint: () => ({ input: { url: 'https://attacker.example/hook', events: ['*'] } }),
-  updateWebhookEndpoint: (refs) => ({ id: refs.webhookEndpoint, input: { url: 'https://attacker.example/hijacked', enabled: false } }),
+  updateWebhookEndpoint: (refs) => ({
+    id: refs.webhookEndpoint,
+    input: { url: 'https://attacker.example/hijacked', enabled: false },
+  }),
   deleteWebhookEndpoint: (refs) => ({ id: refs.webhookEndpoint }),
   rotateWebhookEndpointSecret: (refs) => ({ id: refs.webhookEndpoint }),
   replayWebhookDelivery: (refs) => ({ id: refs.webhookDelivery }),
-  importProspects: (refs) => ({ csv: `First Name,Phone\nAttacker,${freshNumber()}\n`, options: { tagIds: [refs.tag] } }),
+  importProspects: (refs) => ({
+    csv: `First Name,Phone\nAttacker,${freshNumber()}\n`,
+    options: { tagIds: [refs.tag] },
+  }),
   deleteAgent: (refs) => ({ id: refs.agent }),
   disconnectIntegration: (refs) => ({ id: refs.connection }),
   generateInsight: () => ({ periodStart: VICTIM_PERIOD[0], periodEnd: VICTIM_PERIOD[1] }),
-  publishWorkflowVersion: (refs) => ({ workflowId: refs.workflow, input: { definition: { steps: [], hijacked: true } } }),
+  publishWorkflowVersion: (refs) => ({
+    workflowId: refs.workflow,
+    input: { definition: { steps: [], hijacked: true } },
+  }),
   removeDoNotCallNumber: (refs) => ({ number: refs.listedNumber }),
   revokeApiKey: (refs) => ({ id: refs.apiKey }),
   rotateApiKey: (refs) => ({ id: refs.apiKey }),
@@ -339,10 +386,15 @@ function selection(type: GraphQLOutputType, depth: number): string {
   return `{ ${parts.join(' ')} }`;
 }
 
-function operation(keyword: 'query' | 'mutation' | 'subscription', field: GraphQLField<unknown, unknown>, variables: Record<string, unknown>) {
+function operation(
+  keyword: 'query' | 'mutation' | 'subscription',
+  field: GraphQLField<unknown, unknown>,
+  variables: Record<string, unknown>,
+) {
   const used = field.args.filter((arg) => arg.name in variables);
   const definitions = used.map((arg) => `$${arg.name}: ${arg.type.toString()}`).join(', ');
-  const call = used.length > 0 ? `${field.name}(${used.map((arg) => `${arg.name}: $${arg.name}`).join(', ')})` : field.name;
+  const call =
+    used.length > 0 ? `${field.name}(${used.map((arg) => `${arg.name}: $${arg.name}`).join(', ')})` : field.name;
   return `${keyword}${definitions ? `(${definitions})` : ''} { ${call} ${selection(field.type, 1)} }`;
 }
 
@@ -358,12 +410,18 @@ function inputReferences(type: GraphQLInputType, seen = new Set<string>()): stri
 }
 
 /** Sets every reference member (top-level id arguments too) of `value` with `pick`. */
-function replaceReferences(value: unknown, pick: (name: string, current: unknown) => unknown, topLevelIds: string[] = []): unknown {
+function replaceReferences(
+  value: unknown,
+  pick: (name: string, current: unknown) => unknown,
+  topLevelIds: string[] = [],
+): unknown {
   if (Array.isArray(value)) return value.map((item) => replaceReferences(item, pick));
   if (!value || typeof value !== 'object') return value;
   return Object.fromEntries(
     Object.entries(value).map(([key, member]) =>
-      topLevelIds.includes(key) || referenceKind(key) ? [key, pick(key, member)] : [key, replaceReferences(member, pick)],
+      topLevelIds.includes(key) || referenceKind(key)
+        ? [key, pick(key, member)]
+        : [key, replaceReferences(member, pick)],
     ),
   );
 }
@@ -377,7 +435,9 @@ function isEmptyValue(value: unknown): boolean {
   if (Array.isArray(value)) return value.every((item) => item === null);
   if (typeof value === 'object') {
     const connection = value as { totalCount?: number; nodes?: unknown[]; edges?: unknown[] };
-    return connection.totalCount === 0 && (connection.nodes ?? []).length === 0 && (connection.edges ?? []).length === 0;
+    return (
+      connection.totalCount === 0 && (connection.nodes ?? []).length === 0 && (connection.edges ?? []).length === 0
+    );
   }
   return false;
 }
@@ -410,7 +470,8 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
   function record(label: string, requestText: string, responseText: string) {
     requests++;
     for (const token of leakTokens) {
-      if (responseText.includes(token) && !requestText.includes(token)) leaks.push(`${label}: the response carries victim data "${token}": ${responseText.slice(0, 400)}`);
+      if (responseText.includes(token) && !requestText.includes(token))
+        leaks.push(`${label}: the response carries victim data "${token}": ${responseText.slice(0, 400)}`);
     }
   }
 
@@ -426,7 +487,8 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
 
   const toGhosts = (text: string) => {
     let result = text;
-    for (const [real, ghost] of [...ghosts].sort((a, b) => b[0].length - a[0].length)) result = result.split(real).join(ghost);
+    for (const [real, ghost] of [...ghosts].sort((a, b) => b[0].length - a[0].length))
+      result = result.split(real).join(ghost);
     return result;
   };
 
@@ -444,9 +506,15 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
   }
 
   const urlOf = (request: RestRequest) =>
-    request.path + (request.query && Object.keys(request.query).length > 0 ? `?${new URLSearchParams(request.query)}` : '');
+    request.path +
+    (request.query && Object.keys(request.query).length > 0 ? `?${new URLSearchParams(request.query)}` : '');
 
-  async function send(apiKey: string, request: RestRequest, label: string, headers: Record<string, string> = {}): Promise<RestResponse> {
+  async function send(
+    apiKey: string,
+    request: RestRequest,
+    label: string,
+    headers: Record<string, string> = {},
+  ): Promise<RestResponse> {
     const rest = restClient(server, '', apiKey);
     const response = await rest(
       request.method,
@@ -473,13 +541,22 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
     const seen = normalize(JSON.stringify(response.body ?? null), false);
     const expected = normalize(JSON.stringify(ghost.body ?? null), true);
     if (response.status !== ghost.status || seen !== expected) {
-      fail(`${label}: victim ids answer ${response.status} ${seen.slice(0, 300)} but ids that never existed answer ${ghost.status} ${expected.slice(0, 300)}`);
+      fail(
+        `${label}: victim ids answer ${response.status} ${seen.slice(0, 300)} but ids that never existed answer ${ghost.status} ${expected.slice(0, 300)}`,
+      );
     }
-    if (response.status >= 400 && !isErrorBody(response)) fail(`${label}: not SPEC's error body: ${JSON.stringify(response.body)}`);
+    if (response.status >= 400 && !isErrorBody(response))
+      fail(`${label}: not SPEC's error body: ${JSON.stringify(response.body)}`);
     return response;
   }
 
-  function restRequest(route: Route, prefix: string, organizationId: string, pathRefs: Refs, memberRefs: Refs): RestRequest {
+  function restRequest(
+    route: Route,
+    prefix: string,
+    organizationId: string,
+    pathRefs: Refs,
+    memberRefs: Refs,
+  ): RestRequest {
     const key = `${route.method} ${route.path}`;
     const template = REST_BODIES[key];
     if (route.body && !template) throw new Error(`${key} takes a body: add a valid one to REST_BODIES`);
@@ -487,7 +564,9 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
     if (route.upload && !file) throw new Error(`${key} takes a file: add a valid one to REST_UPLOADS`);
     return {
       method: route.method,
-      path: prefix.replace(':org_id', organizationId) + route.path.replace(/:(\w+)/g, (_, param: string) => refOfParam(pathRefs, paramKind(route, param))),
+      path:
+        prefix.replace(':org_id', organizationId) +
+        route.path.replace(/:(\w+)/g, (_, param: string) => refOfParam(pathRefs, paramKind(route, param))),
       query: REST_QUERIES[key]?.(memberRefs),
       body: route.body ? template!(memberRefs) : undefined,
       upload: route.upload ? { contentType: route.upload.contentType, text: file!(memberRefs) } : undefined,
@@ -504,11 +583,18 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
 
   async function graphqlWithGhost(query: string, variables: Record<string, unknown>, label: string) {
     const response = await graphql(attacker.apiKey, query, variables, label);
-    const ghost = await graphql(attacker.apiKey, query, JSON.parse(toGhosts(JSON.stringify(variables))), `${label} (ghost ids)`);
+    const ghost = await graphql(
+      attacker.apiKey,
+      query,
+      JSON.parse(toGhosts(JSON.stringify(variables))),
+      `${label} (ghost ids)`,
+    );
     const seen = normalize(JSON.stringify(response.body), false);
     const expected = normalize(JSON.stringify(ghost.body), true);
     if (response.status !== ghost.status || seen !== expected) {
-      fail(`${label}: victim ids answer ${response.status} ${seen.slice(0, 300)} but ids that never existed answer ${ghost.status} ${expected.slice(0, 300)}`);
+      fail(
+        `${label}: victim ids answer ${response.status} ${seen.slice(0, 300)} but ids that never existed answer ${ghost.status} ${expected.slice(0, 300)}`,
+      );
     }
     for (const error of response.body.errors ?? []) {
       if (!error.extensions?.code) fail(`${label}: an error without extensions.code: ${JSON.stringify(error)}`);
@@ -516,7 +602,8 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
     return response;
   }
 
-  const codesOf = (body: { errors?: { extensions?: { code?: string } }[] }) => (body.errors ?? []).map((error) => error.extensions?.code);
+  const codesOf = (body: { errors?: { extensions?: { code?: string } }[] }) =>
+    (body.errors ?? []).map((error) => error.extensions?.code);
 
   // -- snapshot ------------------------------------------------------------------
 
@@ -534,14 +621,18 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
     const columns = await prisma.$queryRawUnsafe<{ table_name: string; column_name: string }[]>(
       `SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = current_schema()`,
     );
-    const foreignKeys = await prisma.$queryRawUnsafe<{ table_name: string; column_name: string; ref_table: string; ref_column: string }[]>(
+    const foreignKeys = await prisma.$queryRawUnsafe<
+      { table_name: string; column_name: string; ref_table: string; ref_column: string }[]
+    >(
       `SELECT kcu.table_name, kcu.column_name, ccu.table_name AS ref_table, ccu.column_name AS ref_column
        FROM information_schema.table_constraints tc
        JOIN information_schema.key_column_usage kcu ON kcu.constraint_name = tc.constraint_name AND kcu.table_schema = tc.table_schema
        JOIN information_schema.constraint_column_usage ccu ON ccu.constraint_name = tc.constraint_name AND ccu.table_schema = tc.table_schema
        WHERE tc.constraint_type = 'FOREIGN KEY' AND tc.table_schema = current_schema()`,
     );
-    const owned = new Set(columns.filter((column) => column.column_name === 'organizationId').map((column) => column.table_name));
+    const owned = new Set(
+      columns.filter((column) => column.column_name === 'organizationId').map((column) => column.table_name),
+    );
     const snapshot: Record<string, string[]> = {};
     for (const { table_name: table } of tables) {
       let where: string;
@@ -552,11 +643,17 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
         where =
           parents.length > 0
             ? parents
-                .map((fk) => `EXISTS (SELECT 1 FROM "${fk.ref_table}" p WHERE p."${fk.ref_column}" = t."${fk.column_name}" AND p."organizationId" = $1)`)
+                .map(
+                  (fk) =>
+                    `EXISTS (SELECT 1 FROM "${fk.ref_table}" p WHERE p."${fk.ref_column}" = t."${fk.column_name}" AND p."organizationId" = $1)`,
+                )
                 .join(' OR ')
             : `$1::text IS NOT NULL`;
       }
-      const rows = await prisma.$queryRawUnsafe<{ row: string }[]>(`SELECT row_to_json(t)::text AS row FROM "${table}" t WHERE ${where}`, victim.organizationId);
+      const rows = await prisma.$queryRawUnsafe<{ row: string }[]>(
+        `SELECT row_to_json(t)::text AS row FROM "${table}" t WHERE ${where}`,
+        victim.organizationId,
+      );
       snapshot[table] = rows.map((row) => row.row).sort();
     }
     return snapshot;
@@ -565,7 +662,11 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
   // -- setup -----------------------------------------------------------------------
 
   /** Builds one of every object for an organization, through the API itself. */
-  async function populate(name: string, mark: string, options: { slug: string; area: string; period: readonly [string, string] }) {
+  async function populate(
+    name: string,
+    mark: string,
+    options: { slug: string; area: string; period: readonly [string, string] },
+  ) {
     const { organizationId, apiKey } = await server.createOrganization(name);
     const rest = restClient(server, organizationId, apiKey);
     /** Every create is made with an Idempotency-Key, by route. */
@@ -578,7 +679,8 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
         idempotencyKeys.set(`${route.method} ${route.path}`, headers['idempotency-key']);
       }
       const response = await rest(method, `/org/{org}${path}`, { headers, ...(body === undefined ? {} : { body }) });
-      if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(response.body)}`);
+      if (response.status >= 300)
+        throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(response.body)}`);
       return response.body;
     };
     const gql = async (query: string, variables?: Record<string, unknown>) => {
@@ -588,24 +690,50 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
     };
     const ownSecrets: string[] = [apiKey];
     // First: the changes below (the agent's tools, the integration) are events delivered there.
-    const webhookEndpoint = await ok('POST', '/webhook-endpoints', { url: `https://${mark}.example/hook`, events: ['*'], description: `${mark} hook` });
+    const webhookEndpoint = await ok('POST', '/webhook-endpoints', {
+      url: `https://${mark}.example/hook`,
+      events: ['*'],
+      description: `${mark} hook`,
+    });
     ownSecrets.push(webhookEndpoint.secret);
     const agent = await ok('POST', '/agents', {
       name: `${mark} agent`,
       prompt_template: `${mark} prompt`,
       llm_config: { provider: 'openai', model: 'gpt-4o', system_prompt: `${mark} system` },
-      precall_webhook: { method: 'POST', url: `https://${mark}.example/precall`, headers: { Authorization: `Bearer ${mark}-webhook-token` } },
+      precall_webhook: {
+        method: 'POST',
+        url: `https://${mark}.example/precall`,
+        headers: { Authorization: `Bearer ${mark}-webhook-token` },
+      },
     });
-    const tools = await gql(`mutation($a: ID!, $t: [AgentToolInput!]!) { setAgentTools(agentId: $a, tools: $t) { tools { id } } }`, {
-      a: agent.id,
-      t: [{ name: `${mark}_tool`, description: mark, url: `https://${mark}.example/tool` }],
+    const tools = await gql(
+      `mutation($a: ID!, $t: [AgentToolInput!]!) { setAgentTools(agentId: $a, tools: $t) { tools { id } } }`,
+      {
+        a: agent.id,
+        t: [{ name: `${mark}_tool`, description: mark, url: `https://${mark}.example/tool` }],
+      },
+    );
+    const evaluation = await ok('POST', '/agents/evals', {
+      agent_id: agent.id,
+      category: mark,
+      title: `${mark} eval`,
+      prompt: mark,
+      score: 42,
     });
-    const evaluation = await ok('POST', '/agents/evals', { agent_id: agent.id, category: mark, title: `${mark} eval`, prompt: mark, score: 42 });
-    const workflow = await ok('POST', '/workflows', { name: `${mark} workflow`, description: mark, definition: { steps: [], note: mark } });
+    const workflow = await ok('POST', '/workflows', {
+      name: `${mark} workflow`,
+      description: mark,
+      definition: { steps: [], note: mark },
+    });
     await ok('POST', `/workflows/${workflow.id}/versions`, { definition: { steps: [], note: `${mark} v2` } });
     const versions = await ok('GET', `/workflows/${workflow.id}/versions`);
     const prospects = await ok('POST', '/prospects', {
-      prospects: [0, 1, 2].map((index) => ({ first_name: `${mark} P${index}`, last_name: mark, email: `${mark}${index}@example.com`, phone: '+14155550100' })),
+      prospects: [0, 1, 2].map((index) => ({
+        first_name: `${mark} P${index}`,
+        last_name: mark,
+        email: `${mark}${index}@example.com`,
+        phone: '+14155550100',
+      })),
     });
     const prospectIds: string[] = prospects.created.map((prospect: { id: string }) => prospect.id);
     const list = await ok('POST', '/prospect-lists', { name: `${mark} list`, prospect_ids: prospectIds.slice(0, 2) });
@@ -618,7 +746,8 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
       raw: `First Name,Phone,Plan\n${mark} imported,${freshNumber(options.area)},${mark} plan\n`,
       headers: { 'content-type': 'text/csv', 'idempotency-key': importKey },
     });
-    if (imported.status !== 201) throw new Error(`POST /prospects/import: ${imported.status} ${JSON.stringify(imported.body)}`);
+    if (imported.status !== 201)
+      throw new Error(`POST /prospects/import: ${imported.status} ${JSON.stringify(imported.body)}`);
     const batch = await ok('POST', `/workflows/${workflow.id}/batches`, {
       name: `${mark} batch`,
       prospect_ids: [prospectIds[2]],
@@ -626,7 +755,10 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
       scheduled_at: '2099-01-01T00:00:00Z',
     });
     const runs = await ok('GET', `/workflows/${workflow.id}/runs`);
-    const credentials = options.slug === 'slack' ? { bot_token: `xoxb-${mark}-bot-token` } : { private_app_token: `${mark}-private-token` };
+    const credentials =
+      options.slug === 'slack'
+        ? { bot_token: `xoxb-${mark}-bot-token` }
+        : { private_app_token: `${mark}-private-token` };
     ownSecrets.push(...Object.values(credentials));
     const connection = await ok('POST', '/integrations', {
       slug: options.slug,
@@ -643,15 +775,27 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
       auth_password: sipPassword,
       phone_numbers: [freshNumber(options.area)],
     });
-    const single = await ok('POST', '/phone-numbers', { number: freshNumber(options.area), sip_trunk_id: trunks.inbound_trunk.id, label: mark });
-    const bulk = await ok('POST', '/phone-numbers/bulk', { sip_trunk_id: trunks.outbound_trunk.id, numbers: [{ number: freshNumber(options.area), label: mark }] });
-    const insight = await gql(`mutation($s: Date!, $e: Date!) { generateInsight(periodStart: $s, periodEnd: $e) { id } }`, {
-      s: options.period[0],
-      e: options.period[1],
+    const single = await ok('POST', '/phone-numbers', {
+      number: freshNumber(options.area),
+      sip_trunk_id: trunks.inbound_trunk.id,
+      label: mark,
     });
+    const bulk = await ok('POST', '/phone-numbers/bulk', {
+      sip_trunk_id: trunks.outbound_trunk.id,
+      numbers: [{ number: freshNumber(options.area), label: mark }],
+    });
+    const insight = await gql(
+      `mutation($s: Date!, $e: Date!) { generateInsight(periodStart: $s, periodEnd: $e) { id } }`,
+      {
+        s: options.period[0],
+        e: options.period[1],
+      },
+    );
     const listedNumber = freshNumber(options.area);
     await ok('POST', '/do-not-call', { numbers: [listedNumber], reason: `${mark} opted out` });
-    const secondKey = await gql(`mutation($n: String) { createApiKey(name: $n) { apiKeyId apiKey } }`, { n: `${mark} key` });
+    const secondKey = await gql(`mutation($n: String) { createApiKey(name: $n) { apiKeyId apiKey } }`, {
+      n: `${mark} key`,
+    });
     ownSecrets.push(secondKey.createApiKey.apiKey);
     const keys = await server.db.prisma.apiKey.findMany({ where: { organizationId }, orderBy: { createdAt: 'asc' } });
     const numbers = [...trunks.phone_numbers, single, ...bulk.created] as { id: string; number: string }[];
@@ -678,10 +822,18 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
         number: numbers.map((number) => number.id),
         insight: [insight.generateInsight.id],
         webhookEndpoint: [webhookEndpoint.id],
-        webhookDelivery: (await ok('GET', `/webhook-endpoints/${webhookEndpoint.id}/deliveries`)).data.map((delivery: { id: string }) => delivery.id),
+        webhookDelivery: (await ok('GET', `/webhook-endpoints/${webhookEndpoint.id}/deliveries`)).data.map(
+          (delivery: { id: string }) => delivery.id,
+        ),
       },
     };
-    return { tenant, secrets: ownSecrets, numbers: [...numbers.map((number) => number.number), listedNumber], tagName: tag.name as string, idempotencyKeys };
+    return {
+      tenant,
+      secrets: ownSecrets,
+      numbers: [...numbers.map((number) => number.number), listedNumber],
+      tagName: tag.name as string,
+      idempotencyKeys,
+    };
   }
 
   let victimNumbers: string[] = [];
@@ -697,7 +849,9 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
     victimIdempotencyKeys = built.idempotencyKeys;
     secrets.push(...built.secrets);
     // The attacker owns objects of every kind too: the matrix mixes its ids with the victim's.
-    attacker = (await populate('Attacker', 'attacker', { slug: 'hubspot', area: '646', period: ['2025-06-01', '2025-06-30'] })).tenant;
+    attacker = (
+      await populate('Attacker', 'attacker', { slug: 'hubspot', area: '646', period: ['2025-06-01', '2025-06-30'] })
+    ).tenant;
     V = refsOf(victim);
     A = refsOf(attacker);
     expect(victim.ids.version).toHaveLength(2);
@@ -707,12 +861,21 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
       for (const id of ids) {
         const match = /^([a-z]+)_([0-9a-z]+)$/.exec(id);
         if (!match) throw new Error(`unexpected id shape ${id}`);
-        ghosts.set(id, match[1] === 'evl' ? `evl_${2_000_000_000 + ghosts.size}` : `${match[1]}_${randomBytes(match[2]!.length).toString('hex').slice(0, match[2]!.length)}`);
+        ghosts.set(
+          id,
+          match[1] === 'evl'
+            ? `evl_${2_000_000_000 + ghosts.size}`
+            : `${match[1]}_${randomBytes(match[2]!.length).toString('hex').slice(0, match[2]!.length)}`,
+        );
       }
     }
     // A catalog slug nobody connected stands in for the victim's.
     ghosts.set(victim.slug, 'telnyx');
-    leakTokens = [...new Set([...ghosts.keys()].filter((token) => token !== victim.slug).concat(MARK, ...secrets, ...victimNumbers))];
+    leakTokens = [
+      ...new Set(
+        [...ghosts.keys()].filter((token) => token !== victim.slug).concat(MARK, ...secrets, ...victimNumbers),
+      ),
+    ];
     before = await victimRows();
     expect(Object.values(before).flat().length).toBeGreaterThan(30);
   });
@@ -746,12 +909,13 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
     for (const route of routes) {
       const key = `${route.method} ${route.path}`;
       const params = paramsOf(route);
-      params.forEach((param) => paramKind(route, param));
+      for (const param of params) paramKind(route, param);
       const references = [...referenceMembers(route.body), ...referenceMembers(route.query)];
       // Every reference member the route declares is filled by the templates.
       const filled = keysOf({ ...(REST_QUERIES[key]?.(V) ?? {}), ...(route.body ? REST_BODIES[key]?.(V) : {}) });
       for (const reference of references) {
-        if (!filled.includes(reference)) throw new Error(`${key}: the template does not fill the reference member ${reference}`);
+        if (!filled.includes(reference))
+          throw new Error(`${key}: the template does not fill the reference member ${reference}`);
       }
       for (const prefix of REST_PREFIXES) {
         const label = (scenario: string) => `${key} under ${prefix} (${scenario})`;
@@ -760,9 +924,12 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
         {
           const request = restRequest(route, prefix, attacker.organizationId, V, V);
           const involved = mentionsVictim(JSON.stringify(request));
-          const response = involved ? await sendWithGhost(request, label('victim ids')) : await send(attacker.apiKey, request, label('no ids'));
+          const response = involved
+            ? await sendWithGhost(request, label('victim ids'))
+            : await send(attacker.apiKey, request, label('no ids'));
           if (params.length > 0) {
-            if (response.status !== 404) fail(`${label('victim ids')}: expected 404, got ${response.status} ${JSON.stringify(response.body)}`);
+            if (response.status !== 404)
+              fail(`${label('victim ids')}: expected 404, got ${response.status} ${JSON.stringify(response.body)}`);
           } else if (involved) {
             checkReferenceRefusal(route, references, response, label('victim ids'));
           } else if (response.status >= 300) {
@@ -771,7 +938,10 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
         }
         // 2. The attacker's own objects in the path, the victim's in reference members.
         if (params.length > 0 && references.length > 0) {
-          const response = await sendWithGhost(restRequest(route, prefix, attacker.organizationId, A, V), label('own path, victim references'));
+          const response = await sendWithGhost(
+            restRequest(route, prefix, attacker.organizationId, A, V),
+            label('own path, victim references'),
+          );
           checkReferenceRefusal(route, references, response, label('own path, victim references'));
         }
         // 2b. One reference member at a time holds the victim's ids; everything else is the attacker's own.
@@ -784,13 +954,24 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
         }
         // 3. The victim's objects in the path, the attacker's in reference members.
         if (params.length > 0 && references.length > 0) {
-          const response = await sendWithGhost(restRequest(route, prefix, attacker.organizationId, V, A), label('victim path, own references'));
-          if (response.status !== 404) fail(`${label('victim path, own references')}: expected 404, got ${response.status}`);
+          const response = await sendWithGhost(
+            restRequest(route, prefix, attacker.organizationId, V, A),
+            label('victim path, own references'),
+          );
+          if (response.status !== 404)
+            fail(`${label('victim path, own references')}: expected 404, got ${response.status}`);
         }
         // 4-5. The victim's organization in the path: 404 whatever the ids.
-        for (const [scenario, refs] of [['victim org, victim ids', V], ['victim org, own ids', A]] as const) {
-          const response = await sendWithGhost(restRequest(route, prefix, victim.organizationId, refs, refs), label(scenario));
-          if (response.status !== 404) fail(`${label(scenario)}: expected 404, got ${response.status} ${JSON.stringify(response.body)}`);
+        for (const [scenario, refs] of [
+          ['victim org, victim ids', V],
+          ['victim org, own ids', A],
+        ] as const) {
+          const response = await sendWithGhost(
+            restRequest(route, prefix, victim.organizationId, refs, refs),
+            label(scenario),
+          );
+          if (response.status !== 404)
+            fail(`${label(scenario)}: expected 404, got ${response.status} ${JSON.stringify(response.body)}`);
         }
       }
       covered.add(key);
@@ -803,12 +984,17 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
   function checkReferenceRefusal(route: Route, references: string[], response: RestResponse, label: string) {
     if (response.status === 404) return;
     if (response.status === 400) {
-      const paths: string[] = (Array.isArray(response.body?.error) ? response.body.error : []).map((problem: { path?: string }) => String(problem.path ?? ''));
-      if (!paths.some((path) => references.includes(path.split('.')[0]!))) fail(`${label}: a 400 that names no reference member: ${JSON.stringify(response.body)}`);
+      const paths: string[] = (Array.isArray(response.body?.error) ? response.body.error : []).map(
+        (problem: { path?: string }) => String(problem.path ?? ''),
+      );
+      if (!paths.some((path) => references.includes(path.split('.')[0]!)))
+        fail(`${label}: a 400 that names no reference member: ${JSON.stringify(response.body)}`);
       return;
     }
     if (response.status < 300 && route.method === 'GET') return; // a filter that matches nothing (compared with the ghost answer)
-    fail(`${label}: expected 404 or a 400 naming the reference, got ${response.status} ${JSON.stringify(response.body)}`);
+    fail(
+      `${label}: expected 404 or a 400 naming the reference, got ${response.status} ${JSON.stringify(response.body)}`,
+    );
   }
 
   it('every REST route with path parameters, both prefixes: each victim id of any kind in every parameter is a 404', async () => {
@@ -816,10 +1002,18 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
       for (const prefix of REST_PREFIXES) {
         for (const id of allVictimIds()) {
           const request = restRequest(route, prefix, attacker.organizationId, A, A);
-          request.path = prefix.replace(':org_id', attacker.organizationId) + route.path.replace(/:(\w+)/g, () => encodeURIComponent(id));
-          const response = await send(attacker.apiKey, request, `${route.method} ${route.path} under ${prefix} with ${id}`);
+          request.path =
+            prefix.replace(':org_id', attacker.organizationId) +
+            route.path.replace(/:(\w+)/g, () => encodeURIComponent(id));
+          const response = await send(
+            attacker.apiKey,
+            request,
+            `${route.method} ${route.path} under ${prefix} with ${id}`,
+          );
           if (response.status !== 404 || !isErrorBody(response)) {
-            fail(`${route.method} ${request.path}: expected a 404 error body, got ${response.status} ${JSON.stringify(response.body)}`);
+            fail(
+              `${route.method} ${request.path}: expected a 404 error body, got ${response.status} ${JSON.stringify(response.body)}`,
+            );
           }
         }
       }
@@ -844,11 +1038,18 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
     expectClean();
   });
 
-  it('REST reads with the attacker\'s own ids work (the matrix is not vacuous)', async () => {
+  it("REST reads with the attacker's own ids work (the matrix is not vacuous)", async () => {
     for (const route of routes.filter((candidate) => candidate.method === 'GET')) {
       for (const prefix of REST_PREFIXES) {
-        const response = await send(attacker.apiKey, restRequest(route, prefix, attacker.organizationId, A, A), `${route.path} own`);
-        if (response.status !== 200) fail(`GET ${route.path} under ${prefix} with the attacker's own ids: ${response.status} ${JSON.stringify(response.body)}`);
+        const response = await send(
+          attacker.apiKey,
+          restRequest(route, prefix, attacker.organizationId, A, A),
+          `${route.path} own`,
+        );
+        if (response.status !== 200)
+          fail(
+            `GET ${route.path} under ${prefix} with the attacker's own ids: ${response.status} ${JSON.stringify(response.body)}`,
+          );
       }
     }
     expectClean();
@@ -862,8 +1063,11 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
     const fields = schema.getQueryType()!.getFields();
     for (const field of Object.values(fields)) {
       const idArgs = field.args.filter((arg) => isIdArgument(arg.name, arg.type));
-      const required = field.args.filter((arg) => isNonNullType(arg.type) && arg.defaultValue === undefined && !idArgs.includes(arg));
-      if (required.length > 0) throw new Error(`Query.${field.name} requires ${required.map((arg) => arg.name)}: teach the matrix a value`);
+      const required = field.args.filter(
+        (arg) => isNonNullType(arg.type) && arg.defaultValue === undefined && !idArgs.includes(arg),
+      );
+      if (required.length > 0)
+        throw new Error(`Query.${field.name} requires ${required.map((arg) => arg.name)}: teach the matrix a value`);
       const filters = field.args.filter((arg) => !idArgs.includes(arg) && inputReferences(arg.type).length > 0);
       const label = (what: string) => `Query.${field.name} ${what}`;
 
@@ -876,22 +1080,36 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
         for (const id of allVictimIds().concat(victim.slug)) {
           const variables = Object.fromEntries(idArgs.map((arg) => [arg.name, isListArgument(arg.type) ? [id] : id]));
           const { body } = await graphqlWithGhost(operation('query', field, variables), variables, label(`with ${id}`));
-          if (!isEmptyValue(body.data?.[field.name] ?? null)) fail(`${label(`with ${id}`)}: shows ${JSON.stringify(body.data[field.name])}`);
-          for (const code of codesOf(body)) if (code !== 'BAD_INPUT' && code !== 'NOT_FOUND') fail(`${label(`with ${id}`)}: error code ${code}`);
+          if (!isEmptyValue(body.data?.[field.name] ?? null))
+            fail(`${label(`with ${id}`)}: shows ${JSON.stringify(body.data[field.name])}`);
+          for (const code of codesOf(body))
+            if (code !== 'BAD_INPUT' && code !== 'NOT_FOUND') fail(`${label(`with ${id}`)}: error code ${code}`);
         }
         // Every victim id at once (nodes(ids)).
         const lists = idArgs.filter((arg) => isListArgument(arg.type));
         if (lists.length > 0) {
-          const variables = Object.fromEntries(idArgs.map((arg) => [arg.name, lists.includes(arg) ? allVictimIds() : V.agent]));
-          const { body } = await graphqlWithGhost(operation('query', field, variables), variables, label('with every victim id'));
-          if (!isEmptyValue(body.data?.[field.name] ?? null)) fail(`${label('with every victim id')}: shows ${JSON.stringify(body.data[field.name])}`);
+          const variables = Object.fromEntries(
+            idArgs.map((arg) => [arg.name, lists.includes(arg) ? allVictimIds() : V.agent]),
+          );
+          const { body } = await graphqlWithGhost(
+            operation('query', field, variables),
+            variables,
+            label('with every victim id'),
+          );
+          if (!isEmptyValue(body.data?.[field.name] ?? null))
+            fail(`${label('with every victim id')}: shows ${JSON.stringify(body.data[field.name])}`);
         }
         // Positive control: some id of the attacker's own shows something.
         const ownIds = Object.values(attacker.ids).flat().concat(attacker.slug);
         let shown = false;
         for (const id of ownIds) {
           const variables = Object.fromEntries(idArgs.map((arg) => [arg.name, lists.includes(arg) ? [id] : id]));
-          const { body } = await graphql(attacker.apiKey, operation('query', field, variables), variables, label(`own ${id}`));
+          const { body } = await graphql(
+            attacker.apiKey,
+            operation('query', field, variables),
+            variables,
+            label(`own ${id}`),
+          );
           if (!isEmptyValue(body.data?.[field.name] ?? null)) {
             shown = true;
             break;
@@ -909,7 +1127,8 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
           const variables = { ...base, [filter.name]: value };
           const what = `filtered by the victim's ${chosen.join(', ')}`;
           const { body } = await graphqlWithGhost(operation('query', field, variables), variables, label(what));
-          if (body.errors || !isEmptyValue(body.data?.[field.name] ?? null)) fail(`${label(what)}: ${JSON.stringify(body)}`);
+          if (body.errors || !isEmptyValue(body.data?.[field.name] ?? null))
+            fail(`${label(what)}: ${JSON.stringify(body)}`);
         }
       }
       covered.query.add(field.name);
@@ -929,7 +1148,10 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
     const fields = schema.getMutationType()!.getFields();
     for (const field of Object.values(fields)) {
       const template = MUTATION_VARIABLES[field.name];
-      if (!template) throw new Error(`Mutation.${field.name} is not in the tenancy matrix: add valid variables to MUTATION_VARIABLES`);
+      if (!template)
+        throw new Error(
+          `Mutation.${field.name} is not in the tenancy matrix: add valid variables to MUTATION_VARIABLES`,
+        );
       const idArgs = field.args.filter((arg) => isIdArgument(arg.name, arg.type)).map((arg) => arg.name);
       const references = field.args.flatMap((arg) => inputReferences(arg.type));
       // The template fills every reference the schema declares.
@@ -938,51 +1160,88 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
         if (!filled.includes(name)) throw new Error(`Mutation.${field.name}: MUTATION_VARIABLES does not fill ${name}`);
       }
       const label = (what: string) => `Mutation.${field.name} ${what}`;
-      type Answer = { data?: Record<string, unknown> | null; errors?: { extensions?: { code?: string; detail?: unknown } }[] };
+      type Answer = {
+        data?: Record<string, unknown> | null;
+        errors?: { extensions?: { code?: string; detail?: unknown } }[];
+      };
       const expectRefused = (body: Answer, codes: string[], what: string) => {
         const [code] = codesOf(body);
-        if (!code || !codes.includes(code)) fail(`${label(what)}: expected ${codes.join(' or ')}, got ${JSON.stringify(body)}`);
+        if (!code || !codes.includes(code))
+          fail(`${label(what)}: expected ${codes.join(' or ')}, got ${JSON.stringify(body)}`);
         if (code === 'BAD_INPUT') {
           const detail = body.errors?.[0]?.extensions?.detail;
-          const paths = (Array.isArray(detail) ? detail : []).map((problem: { path?: string }) => snake(String(problem.path ?? '').split('.').at(-1) ?? ''));
-          if (!paths.some((path) => references.map(snake).includes(path))) fail(`${label(what)}: a BAD_INPUT that names no reference: ${JSON.stringify(body)}`);
+          const paths = (Array.isArray(detail) ? detail : []).map((problem: { path?: string }) =>
+            snake(
+              String(problem.path ?? '')
+                .split('.')
+                .at(-1) ?? '',
+            ),
+          );
+          if (!paths.some((path) => references.map(snake).includes(path)))
+            fail(`${label(what)}: a BAD_INPUT that names no reference: ${JSON.stringify(body)}`);
         }
-        if (body.data && body.data[field.name] !== null && body.data[field.name] !== undefined) fail(`${label(what)}: returned ${JSON.stringify(body.data)}`);
+        if (body.data && body.data[field.name] !== null && body.data[field.name] !== undefined)
+          fail(`${label(what)}: returned ${JSON.stringify(body.data)}`);
       };
 
       if (idArgs.length === 0 && references.length === 0) {
         const variables = template(A);
-        const { body } = await graphql(attacker.apiKey, operation('mutation', field, variables), variables, label('(no ids)'));
+        const { body } = await graphql(
+          attacker.apiKey,
+          operation('mutation', field, variables),
+          variables,
+          label('(no ids)'),
+        );
         if (body.errors) fail(`${label('(no ids)')}: ${JSON.stringify(body.errors)}`);
       } else {
         // Each victim id of any kind in every id argument and reference member, on top of valid variables.
         const base = template(A);
         for (const id of allVictimIds()) {
           const variables = replaceReferences(base, sameShape(id), idArgs) as Record<string, unknown>;
-          const { body } = await graphqlWithGhost(operation('mutation', field, variables), variables, label(`with ${id}`));
+          const { body } = await graphqlWithGhost(
+            operation('mutation', field, variables),
+            variables,
+            label(`with ${id}`),
+          );
           expectRefused(body, idArgs.length > 0 ? ['NOT_FOUND'] : ['NOT_FOUND', 'BAD_INPUT'], `with ${id}`);
         }
         // The victim's ids where they belong.
         {
           const variables = template(V);
-          const { body } = await graphqlWithGhost(operation('mutation', field, variables), variables, label('with the victim ids'));
+          const { body } = await graphqlWithGhost(
+            operation('mutation', field, variables),
+            variables,
+            label('with the victim ids'),
+          );
           expectRefused(body, idArgs.length > 0 ? ['NOT_FOUND'] : ['NOT_FOUND', 'BAD_INPUT'], 'with the victim ids');
         }
         // One reference member at a time holds the victim's ids; everything else is the attacker's own.
         for (const reference of references) {
           const variables = withVictimReference(template(A), reference);
-          const { body } = await graphqlWithGhost(operation('mutation', field, variables), variables, label(`victim ${reference} only`));
+          const { body } = await graphqlWithGhost(
+            operation('mutation', field, variables),
+            variables,
+            label(`victim ${reference} only`),
+          );
           expectRefused(body, ['NOT_FOUND', 'BAD_INPUT'], `victim ${reference} only`);
         }
         if (idArgs.length > 0 && references.length > 0) {
           // The attacker's own object, the victim's in the input's references.
           const own = template(A);
           const variables = { ...template(V), ...Object.fromEntries(idArgs.map((name) => [name, own[name]])) };
-          const { body } = await graphqlWithGhost(operation('mutation', field, variables), variables, label('own object, victim references'));
+          const { body } = await graphqlWithGhost(
+            operation('mutation', field, variables),
+            variables,
+            label('own object, victim references'),
+          );
           expectRefused(body, ['NOT_FOUND', 'BAD_INPUT'], 'own object, victim references');
           // The victim's object, the attacker's own references.
           const mixed = { ...own, ...Object.fromEntries(idArgs.map((name) => [name, template(V)[name]])) };
-          const second = await graphqlWithGhost(operation('mutation', field, mixed), mixed, label('victim object, own references'));
+          const second = await graphqlWithGhost(
+            operation('mutation', field, mixed),
+            mixed,
+            label('victim object, own references'),
+          );
           expectRefused(second.body, ['NOT_FOUND'], 'victim object, own references');
         }
       }
@@ -995,7 +1254,7 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
   it('every subscription: victim ids are NOT_FOUND, no event is delivered', async () => {
     const fields = schema.getSubscriptionType()?.getFields() ?? {};
     const client = createClient({
-      url: server.url.replace('http', 'ws') + '/graphql',
+      url: `${server.url.replace('http', 'ws')}/graphql`,
       webSocketImpl: WebSocket,
       connectionParams: { 'x-api-key': attacker.apiKey },
       retryAttempts: 0,
@@ -1004,17 +1263,19 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
     try {
       for (const field of Object.values(fields)) {
         const idArgs = field.args.filter((arg) => isIdArgument(arg.name, arg.type));
-        if (idArgs.length === 0) throw new Error(`Subscription.${field.name} takes no id: teach the matrix what to try`);
+        if (idArgs.length === 0)
+          throw new Error(`Subscription.${field.name} takes no id: teach the matrix what to try`);
         for (const id of allVictimIds()) {
           const variables = Object.fromEntries(idArgs.map((arg) => [arg.name, id]));
           const query = operation('subscription', field, variables);
           const outcome = await new Promise<{ data: unknown[]; errors: unknown[] }>((resolve) => {
             const data: unknown[] = [];
             const errors: unknown[] = [];
+            // The refusal ends the subscription; the timer only bounds a server that never refuses.
             const timer = setTimeout(() => {
               stop();
               resolve({ data, errors });
-            }, 2_000);
+            }, 20_000);
             const stop = client.subscribe(
               { query, variables },
               {
@@ -1039,8 +1300,11 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
           if (outcome.data.some((data) => !isEmptyValue((data as Record<string, unknown>)[field.name] ?? null))) {
             fail(`Subscription.${field.name} with ${id}: delivered ${text}`);
           }
-          const codes = (outcome.errors as { extensions?: { code?: string } }[]).map((error) => error?.extensions?.code);
-          if (!codes.includes('NOT_FOUND')) fail(`Subscription.${field.name} with ${id}: expected NOT_FOUND, got ${text}`);
+          const codes = (outcome.errors as { extensions?: { code?: string } }[]).map(
+            (error) => error?.extensions?.code,
+          );
+          if (!codes.includes('NOT_FOUND'))
+            fail(`Subscription.${field.name} with ${id}: expected NOT_FOUND, got ${text}`);
         }
         covered.subscription.add(field.name);
       }
@@ -1058,11 +1322,21 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
     expect(creates.length).toBeGreaterThan(5);
     for (const route of creates) {
       const key = victimIdempotencyKeys.get(`${route.method} ${route.path}`);
-      if (!key) throw new Error(`${route.method} ${route.path}: the victim's set-up creates nothing through it; add it to populate()`);
+      if (!key)
+        throw new Error(
+          `${route.method} ${route.path}: the victim's set-up creates nothing through it; add it to populate()`,
+        );
       const label = `${route.method} ${route.path} with the victim's Idempotency-Key`;
-      const response = await send(attacker.apiKey, restRequest(route, REST_PREFIXES[0]!, attacker.organizationId, A, A), label, { 'idempotency-key': key });
+      const response = await send(
+        attacker.apiKey,
+        restRequest(route, REST_PREFIXES[0]!, attacker.organizationId, A, A),
+        label,
+        { 'idempotency-key': key },
+      );
       if (response.status !== 201 || response.headers.get('idempotent-replayed') !== null) {
-        fail(`${label}: expected a fresh 201, got ${response.status} (replayed: ${response.headers.get('idempotent-replayed')}) ${JSON.stringify(response.body)}`);
+        fail(
+          `${label}: expected a fresh 201, got ${response.status} (replayed: ${response.headers.get('idempotent-replayed')}) ${JSON.stringify(response.body)}`,
+        );
       }
     }
     expectClean();
@@ -1078,15 +1352,27 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
     const tag = await call('POST', '/tags', { name: victimTagName });
     expect(tag.status, JSON.stringify(tag.body)).toBe(201);
     expect(tag.body.id).not.toBe(V.tag);
-    const trunk = await call('POST', '/sip-trunks', { name: 'Same numbers', address: 'sip.attacker.example', provider: 'other', phone_numbers: [victimNumbers[0]] });
+    const trunk = await call('POST', '/sip-trunks', {
+      name: 'Same numbers',
+      address: 'sip.attacker.example',
+      provider: 'other',
+      phone_numbers: [victimNumbers[0]],
+    });
     expect(trunk.status, JSON.stringify(trunk.body)).toBe(201);
     const number = await call('POST', '/phone-numbers', { number: victimNumbers[1], sip_trunk_id: A.trunk });
     expect(number.status, JSON.stringify(number.body)).toBe(201);
-    const bulk = await call('POST', '/phone-numbers/bulk', { sip_trunk_id: A.trunk, numbers: [{ number: victimNumbers[2] }] });
+    const bulk = await call('POST', '/phone-numbers/bulk', {
+      sip_trunk_id: A.trunk,
+      numbers: [{ number: victimNumbers[2] }],
+    });
     expect(bulk.status, JSON.stringify(bulk.body)).toBe(201);
     const listed = await call('POST', '/do-not-call', { numbers: [V.listedNumber], reason: 'attacker' });
     expect(listed.body).toEqual({ count: 1 });
-    const connected = await call('POST', '/integrations', { slug: victim.slug, credentials: { bot_token: 'attacker-bot' }, settings: { channel: '#a' } });
+    const connected = await call('POST', '/integrations', {
+      slug: victim.slug,
+      credentials: { bot_token: 'attacker-bot' },
+      settings: { channel: '#a' },
+    });
     expect(connected.status, JSON.stringify(connected.body)).toBe(201);
     expect(connected.body.id).not.toBe(V.connection);
     const bySlug = await rest('GET', `/org/{org}/integrations/slug/${victim.slug}`);
@@ -1112,7 +1398,14 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
     expect(leaks).toEqual([]);
     expect(requests).toBeGreaterThan(1000);
     // The victim's key still works and sees all of it.
-    const { body } = await server.graphql(victim.apiKey, `{ agent(id: "${V.agent}") { name evaluations { totalCount } tools { id } } }`);
-    expect(body.data.agent).toMatchObject({ name: `${MARK} agent`, evaluations: { totalCount: 1 }, tools: [{ id: V.tool }] });
+    const { body } = await server.graphql(
+      victim.apiKey,
+      `{ agent(id: "${V.agent}") { name evaluations { totalCount } tools { id } } }`,
+    );
+    expect(body.data.agent).toMatchObject({
+      name: `${MARK} agent`,
+      evaluations: { totalCount: 1 },
+      tools: [{ id: V.tool }],
+    });
   });
 });

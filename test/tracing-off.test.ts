@@ -35,12 +35,20 @@ describe('without OTEL_* variables', () => {
     try {
       const { apiKey } = await server.createOrganization();
       const api = flows(server, apiKey);
-      await api.ok(`mutation($input: WebhookEndpointCreateInput!) { createWebhookEndpoint(input: $input) { secret } }`, {
-        input: { url: receiver.url, events: ['batch.finished'] },
-      });
-      const batchId = await api.batch(await api.workflow([{ id: 'pause', type: 'wait', seconds: 0.01 }]), await api.prospects(1));
+      await api.ok(
+        `mutation($input: WebhookEndpointCreateInput!) { createWebhookEndpoint(input: $input) { secret } }`,
+        {
+          input: { url: receiver.url, events: ['batch.finished'] },
+        },
+      );
+      const batchId = await api.batch(
+        await api.workflow([{ id: 'pause', type: 'wait', seconds: 0.01 }]),
+        await api.prospects(1),
+      );
       expect((await batchIn(server.db, batchId, ['FINISHED', 'FAILED'])).status).toBe('FINISHED');
-      const delivered = await eventually(async () => receiver.received.find((request) => request.body.includes(batchId)));
+      const delivered = await eventually(async () =>
+        receiver.received.find((request) => request.body.includes(batchId)),
+      );
       expect(delivered.headers.traceparent).toBeUndefined();
     } finally {
       await receiver.close();

@@ -5,9 +5,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
+import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
+import { parse, validate } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Dialer } from '../src/engine/dialer.ts';
 import { startTracing, type Tracing, tracingConfigured } from '../src/observability/tracing.ts';
+import { schema } from '../src/schema/index.ts';
 import { batchIn } from './support/batch-checks.ts';
 import { eventually, flows } from './support/flows.ts';
 import { restClient } from './support/rest.ts';
@@ -24,8 +27,10 @@ interface ExportedSpan {
 }
 
 type OtlpValue = { stringValue?: string; intValue?: string | number; boolValue?: boolean; doubleValue?: number };
-const valueOf = (value: OtlpValue) => value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : (value.boolValue ?? value.doubleValue));
-const attributesOf = (list: { key: string; value: OtlpValue }[] = []) => Object.fromEntries(list.map(({ key, value }) => [key, valueOf(value)]));
+const otlpValue = (value: OtlpValue) =>
+  value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : (value.boolValue ?? value.doubleValue));
+const attributesOf = (list: { key: string; value: OtlpValue }[] = []) =>
+  Object.fromEntries(list.map(({ key, value }) => [key, otlpValue(value)]));
 
 /** An OTLP/HTTP receiver: keeps every span of every JSON export request. */
 async function startCollector() {
@@ -46,7 +51,10 @@ async function startCollector() {
               parentSpanId: span.parentSpanId || undefined,
               name: span.name,
               attributes: { ...attributesOf(resource.resource?.attributes), ...attributesOf(span.attributes) },
-              links: (span.links ?? []).map((link: { traceId: string; spanId: string }) => ({ traceId: link.traceId, spanId: link.spanId })),
+              links: (span.links ?? []).map((link: { traceId: string; spanId: string }) => ({
+                traceId: link.traceId,
+                spanId: link.spanId,
+              })),
             });
           }
         }
@@ -66,10 +74,26 @@ async function startCollector() {
 
 /** Whether `ancestor` is `span`'s parent, or its parent's, and so on. */
 function descends(spans: ExportedSpan[], span: ExportedSpan, ancestor: ExportedSpan): boolean {
-  for (let parent = span.parentSpanId; parent; parent = spans.find((candidate) => candidate.spanId === parent)?.parentSpanId) {
+  for (
+    let parent = span.parentSpanId;
+    parent;
+    parent = spans.find((candidate) => candidate.spanId === parent)?.parentSpanId
+  ) {
     if (parent === ancestor.spanId) return true;
   }
   return false;
+}
+
+/** The cost graphql-armor's limit finds for a document (GRAPHQL_MAX_COST bounds the same number). */
+function staticCostOf(document: string) {
+  let cost = -1;
+  const rule = costLimitRule({
+    maxCost: Number.POSITIVE_INFINITY,
+    depthCostFactor: 1,
+    onAccept: [(_context, { n }) => (cost = n)],
+  });
+  expect(validate(schema, parse(document), [rule])).toEqual([]);
+  return cost;
 }
 
 const isStatement = (span: ExportedSpan) => span.name === 'prisma:client:db_query' || span.name === 'db_query';
@@ -97,8 +121,12 @@ describe('tracing configuration', () => {
     expect(tracingConfigured({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' })).toBe(true);
     expect(tracingConfigured({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces' })).toBe(true);
     expect(tracingConfigured({ OTEL_TRACES_EXPORTER: 'otlp' })).toBe(true);
-    expect(tracingConfigured({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' })).toBe(false);
-    expect(tracingConfigured({ OTEL_SDK_DISABLED: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' })).toBe(false);
+    expect(
+      tracingConfigured({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }),
+    ).toBe(false);
+    expect(tracingConfigured({ OTEL_SDK_DISABLED: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' })).toBe(
+      false,
+    );
   });
 });
 
@@ -132,13 +160,20 @@ describe('a GraphQL request', () => {
     expect(operation.attributes).toMatchObject({
       'graphql.execute.operationName': 'Dashboard',
       'graphql.execute.operationType': 'query',
+      'graphql.operation.complexity': staticCostOf(dashboard),
       'service.name': 'gateway-under-test',
     });
     // The request ends after the operation: its span is exported last.
     const request = await eventually(async () =>
-      collector.spans.find((span) => span.traceId === operation.traceId && span.name === 'POST /graphql' && !span.parentSpanId),
+      collector.spans.find(
+        (span) => span.traceId === operation.traceId && span.name === 'POST /graphql' && !span.parentSpanId,
+      ),
     );
-    expect(request.attributes).toMatchObject({ 'http.request.method': 'POST', 'http.route': '/graphql', 'http.response.status_code': 200 });
+    expect(request.attributes).toMatchObject({
+      'http.request.method': 'POST',
+      'http.route': '/graphql',
+      'http.response.status_code': 200,
+    });
     expect(descends(collector.spans, operation, request)).toBe(true);
 
     const trace = collector.spans.filter((span) => span.traceId === operation.traceId);
@@ -156,7 +191,9 @@ describe('a GraphQL request', () => {
     for (const span of statements) expect(String(span.attributes['db.query.text'])).not.toContain(workflowId);
 
     // The request's log line names its trace and span.
-    const line = await eventually(async () => logLines.find((entry) => entry.msg === 'request' && entry.traceId === operation.traceId));
+    const line = await eventually(async () =>
+      logLines.find((entry) => entry.msg === 'request' && entry.traceId === operation.traceId),
+    );
     expect(line).toMatchObject({ route: '/graphql', operation: 'Dashboard', spanId: request.spanId });
   });
 
@@ -164,12 +201,16 @@ describe('a GraphQL request', () => {
     const { organizationId, apiKey } = await server.createOrganization();
     const response = await restClient(server, organizationId, apiKey)('GET', '/org/{org}/agents');
     expect(response.status).toBe(200);
-    const request = await eventually(async () => collector.spans.find((span) => span.name === 'GET /org/:org_id/agents'));
+    const request = await eventually(async () =>
+      collector.spans.find((span) => span.name === 'GET /org/:org_id/agents'),
+    );
     expect(request.attributes).toMatchObject({ 'http.route': '/org/:org_id/agents', 'http.response.status_code': 200 });
     const trace = collector.spans.filter((span) => span.traceId === request.traceId);
     const handler = trace.find((span) => span.name.startsWith('handler') && span.parentSpanId === request.spanId)!;
     expect(handler.attributes['http.route']).toBe('/org/:org_id/agents');
-    const operation = trace.find((span) => span.name.startsWith('query.'))!;
+    expect(handler.name).toBe('handler - jsonRoutes');
+    // REST's operations are unnamed: the span is named as logs and metrics name them, by the first root field.
+    const operation = trace.find((span) => span.name === 'query.agents')!;
     expect(descends(trace, operation, handler)).toBe(true);
     expect(trace.filter(isStatement).some((span) => descends(trace, span, operation))).toBe(true);
   });
@@ -179,7 +220,11 @@ describe('a GraphQL request', () => {
     const callerTrace = '4bf92f3577b34da6a3ce929d0e0e4736';
     const response = await fetch(`${server.url}/graphql`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': apiKey, traceparent: `00-${callerTrace}-00f067aa0ba902b7-01` },
+      headers: {
+        'content-type': 'application/json',
+        'x-api-key': apiKey,
+        traceparent: `00-${callerTrace}-00f067aa0ba902b7-01`,
+      },
       body: JSON.stringify({ query: 'query Caller { workflows(first: 1) { totalCount } }' }),
     });
     expect(response.status).toBe(200);
@@ -209,20 +254,35 @@ describe('the engine and the webhook worker', () => {
     try {
       const { apiKey } = await server.createOrganization();
       const api = flows(server, apiKey);
-      await api.ok(`mutation($input: WebhookEndpointCreateInput!) { createWebhookEndpoint(input: $input) { secret } }`, {
-        input: { url: receiver.url, events: ['batch.finished'] },
+      await api.ok(
+        `mutation($input: WebhookEndpointCreateInput!) { createWebhookEndpoint(input: $input) { secret } }`,
+        {
+          input: { url: receiver.url, events: ['batch.finished'] },
+        },
+      );
+      const agentId = await api.agent({
+        precallWebhook: { method: 'POST', url: precallUrl, bodyTemplate: { run: '{{run.id}}' }, timeoutSeconds: 5 },
       });
-      const agentId = await api.agent({ precallWebhook: { method: 'POST', url: precallUrl, bodyTemplate: { run: '{{run.id}}' }, timeoutSeconds: 5 } });
       const workflowId = await api.workflow([{ id: 'dial', type: 'call', agent_id: agentId }]);
-      const created = await api.ok(`mutation CreateBatch($w: ID!, $input: BatchCreateInput!) { createBatch(workflowId: $w, input: $input) { id } }`, {
-        w: workflowId,
-        input: { prospectIds: await api.prospects(1) },
-      });
+      const created = await api.ok(
+        `mutation CreateBatch($w: ID!, $input: BatchCreateInput!) { createBatch(workflowId: $w, input: $input) { id } }`,
+        {
+          w: workflowId,
+          input: { prospectIds: await api.prospects(1) },
+        },
+      );
       const batchId: string = created.createBatch.id;
       expect((await batchIn(server.db, batchId, ['FINISHED', 'FAILED'])).status).toBe('FINISHED');
-      const creationTrace = (await eventually(async () => collector.spans.find((span) => span.name === 'mutation.CreateBatch'))).traceId;
+      const creationTrace = (
+        await eventually(async () => collector.spans.find((span) => span.name === 'mutation.CreateBatch'))
+      ).traceId;
+      // The link is stored with the batch: an instance that did not create it (or a restarted one) links to it too.
+      const { traceparent } = await server.db.prisma.batch.findUniqueOrThrow({ where: { id: batchId } });
+      expect(traceparent).toMatch(new RegExp(`^00-${creationTrace}-[0-9a-f]{16}-01$`));
 
-      const attempt = await eventually(async () => collector.spans.find((span) => span.name === 'run.attempt' && span.attributes['batch.id'] === batchId));
+      const attempt = await eventually(async () =>
+        collector.spans.find((span) => span.name === 'run.attempt' && span.attributes['batch.id'] === batchId),
+      );
       expect(attempt.parentSpanId).toBeUndefined();
       expect(attempt.traceId).not.toBe(creationTrace);
       expect(attempt.links.map((link) => link.traceId)).toEqual([creationTrace]);
@@ -230,7 +290,9 @@ describe('the engine and the webhook worker', () => {
         const spans = collector.spans.filter((span) => span.traceId === attempt.traceId);
         return spans.some((span) => span.name === 'run.finish') ? spans : undefined;
       });
-      expect(inAttempt.map((span) => span.name)).toEqual(expect.arrayContaining(['run.claim', 'run.precall_webhook', 'run.dial', 'run.finish']));
+      expect(inAttempt.map((span) => span.name)).toEqual(
+        expect.arrayContaining(['run.claim', 'run.precall_webhook', 'run.dial', 'run.finish']),
+      );
       expect(inAttempt.filter(isStatement).length).toBeGreaterThan(0);
 
       // The pre-call request carries the attempt's trace, its precall span as the parent.
@@ -238,8 +300,14 @@ describe('the engine and the webhook worker', () => {
       expect(precallHeaders.at(-1)!.traceparent).toBe(`00-${attempt.traceId}-${precallSpan.spanId}-01`);
 
       // The delivery of batch.finished: a trace of its own, linked to the batch's creation, its traceparent sent.
-      const delivered = await eventually(async () => receiver.received.find((request) => request.body.includes(batchId)));
-      const delivery = await eventually(async () => collector.spans.find((span) => span.name === 'webhook.deliver' && span.attributes['webhook.event_type'] === 'batch.finished'));
+      const delivered = await eventually(async () =>
+        receiver.received.find((request) => request.body.includes(batchId)),
+      );
+      const delivery = await eventually(async () =>
+        collector.spans.find(
+          (span) => span.name === 'webhook.deliver' && span.attributes['webhook.event_type'] === 'batch.finished',
+        ),
+      );
       expect(delivery.parentSpanId).toBeUndefined();
       expect(delivery.links.map((link) => link.traceId)).toEqual([creationTrace]);
       expect(delivered.headers.traceparent).toBe(`00-${delivery.traceId}-${delivery.spanId}-01`);

@@ -1,8 +1,9 @@
 // Which database errors are transient, judged on errors a real database
 // produces, as they reach our code: through Prisma over its driver adapter,
 // and through the driver directly. Then retryTransient's backoff.
-import pg from 'pg';
+
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/database.ts';
 import { isTransientDatabaseError, retryTransient } from '../src/db/transient.ts';
@@ -60,11 +61,14 @@ async function modelQueryFailure(code: string) {
 }
 
 describe('isTransientDatabaseError, on errors the database raises', () => {
-  it.each(TRANSIENT)('recognises SQLSTATE %s through Prisma (raw and model queries) and through the driver', async (code) => {
-    expect(isTransientDatabaseError(await failure(db.prisma.$executeRawUnsafe(raise(code))))).toBe(true);
-    expect(isTransientDatabaseError(await modelQueryFailure(code))).toBe(true);
-    expect(isTransientDatabaseError(await failure(db.sql.exec(raise(code))))).toBe(true);
-  });
+  it.each(TRANSIENT)(
+    'recognises SQLSTATE %s through Prisma (raw and model queries) and through the driver',
+    async (code) => {
+      expect(isTransientDatabaseError(await failure(db.prisma.$executeRawUnsafe(raise(code))))).toBe(true);
+      expect(isTransientDatabaseError(await modelQueryFailure(code))).toBe(true);
+      expect(isTransientDatabaseError(await failure(db.sql.exec(raise(code))))).toBe(true);
+    },
+  );
 
   it.each(NOT_TRANSIENT)('does not take SQLSTATE %s for transient', async (code) => {
     expect(isTransientDatabaseError(await failure(db.prisma.$executeRawUnsafe(raise(code))))).toBe(false);
@@ -77,7 +81,14 @@ describe('isTransientDatabaseError, on errors the database raises', () => {
     const duplicate = await failure(db.prisma.organization.create({ data: { id: organization.id, name: 'Twice' } }));
     expect((duplicate as { code?: string }).code).toBe('P2002');
     expect(isTransientDatabaseError(duplicate)).toBe(false);
-    for (const error of [notFound('batch'), new Error('boom'), null, undefined, 'ECONNRESET', { message: 'Connection terminated' }]) {
+    for (const error of [
+      notFound('batch'),
+      new Error('boom'),
+      null,
+      undefined,
+      'ECONNRESET',
+      { message: 'Connection terminated' },
+    ]) {
       expect(isTransientDatabaseError(error)).toBe(false);
     }
   });
@@ -86,7 +97,9 @@ describe('isTransientDatabaseError, on errors the database raises', () => {
     const port = await freePort();
     const client = new pg.Client({ host: '127.0.0.1', port, user: 'nobody', database: 'nothing' });
     expect(isTransientDatabaseError(await failure(client.connect()))).toBe(true);
-    const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: `postgresql://nobody@127.0.0.1:${port}/nothing` }) });
+    const prisma = new PrismaClient({
+      adapter: new PrismaPg({ connectionString: `postgresql://nobody@127.0.0.1:${port}/nothing` }),
+    });
     try {
       expect(isTransientDatabaseError(await failure(prisma.organization.count()))).toBe(true);
     } finally {
@@ -118,13 +131,19 @@ describe.runIf(onPostgres)('isTransientDatabaseError, on PostgreSQL connections 
   }
 
   it('recognises a connection terminated mid-statement (57P01), through Prisma and through the driver', async () => {
-    const [viaPrisma] = await Promise.all([failure(db.prisma.$queryRawUnsafe('SELECT pg_sleep(30)')), terminateWhen('active', '%pg_sleep(30)%')]);
+    const [viaPrisma] = await Promise.all([
+      failure(db.prisma.$queryRawUnsafe('SELECT pg_sleep(30)')),
+      terminateWhen('active', '%pg_sleep(30)%'),
+    ]);
     expect(isTransientDatabaseError(viaPrisma)).toBe(true);
 
     const client = new pg.Client({ connectionString: (storage.storage as { url: string }).url });
     client.on('error', () => {});
     await client.connect();
-    const [viaDriver] = await Promise.all([failure(client.query('SELECT pg_sleep(31)')), terminateWhen('active', '%pg_sleep(31)%')]);
+    const [viaDriver] = await Promise.all([
+      failure(client.query('SELECT pg_sleep(31)')),
+      terminateWhen('active', '%pg_sleep(31)%'),
+    ]);
     expect((viaDriver as { code?: string }).code).toBe('57P01');
     expect(isTransientDatabaseError(viaDriver)).toBe(true);
     // The same client afterwards: pg's uncoded error for a broken connection.
@@ -208,14 +227,18 @@ describe('retryTransient', () => {
   it('runs the work again after transient failures until it succeeds', async () => {
     const { attempts, work } = flaky(2);
     const retried: number[] = [];
-    await expect(retryTransient(work, { baseDelayMs: 1, onRetry: (_error, attempt) => retried.push(attempt) })).resolves.toBe('done');
+    await expect(
+      retryTransient(work, { baseDelayMs: 1, onRetry: (_error, attempt) => retried.push(attempt) }),
+    ).resolves.toBe('done');
     expect(attempts).toHaveLength(3);
     expect(retried).toEqual([1, 2]);
   });
 
   it('throws any other error at once', async () => {
     const { attempts, work } = flaky(1, '23505');
-    await expect(retryTransient(work, { baseDelayMs: 1 })).rejects.toMatchObject({ message: expect.stringContaining('raised by a test') });
+    await expect(retryTransient(work, { baseDelayMs: 1 })).rejects.toMatchObject({
+      message: expect.stringContaining('raised by a test'),
+    });
     expect(attempts).toHaveLength(1);
   });
 
@@ -241,7 +264,13 @@ describe('retryTransient', () => {
     const { attempts, work } = flaky(Number.POSITIVE_INFINITY);
     const controller = new AbortController();
     const started = Date.now();
-    const outcome = failure(retryTransient(work, { baseDelayMs: 60_000, signal: controller.signal, onRetry: () => controller.abort(new Error('stopping')) }));
+    const outcome = failure(
+      retryTransient(work, {
+        baseDelayMs: 60_000,
+        signal: controller.signal,
+        onRetry: () => controller.abort(new Error('stopping')),
+      }),
+    );
     expect(await outcome).toMatchObject({ message: 'stopping' });
     expect(attempts).toHaveLength(1);
     expect(Date.now() - started).toBeLessThan(5_000);

@@ -27,14 +27,21 @@ const NOT_UTF8 = {
 async function post(path: string, body: Buffer) {
   const response = await fetch(`${server.url}${path}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', 'x-api-key': org.apiKey },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/graphql-response+json',
+      'x-api-key': org.apiKey,
+    },
     body: Uint8Array.from(body),
   });
   return { status: response.status, headers: response.headers, body: await response.json() };
 }
 
 async function workflowsNamed(prefix: string) {
-  const { rows } = await server.db.sql.query<{ count: number }>(`SELECT count(*)::int AS count FROM "Workflow" WHERE name LIKE $1`, [`${prefix}%`]);
+  const { rows } = await server.db.sql.query<{ count: number }>(
+    `SELECT count(*)::int AS count FROM "Workflow" WHERE name LIKE $1`,
+    [`${prefix}%`],
+  );
   return rows[0]!.count;
 }
 
@@ -47,9 +54,17 @@ describe('a body that is not UTF-8', () => {
 
   it.each(Object.entries(NOT_UTF8))('is a 400 on /graphql (%s), and creates nothing', async (_what, raw) => {
     const query = 'mutation($name: String!) { createWorkflow(input: { name: $name }) { id } }';
-    const response = await post('/graphql', bytes(`{"query":${JSON.stringify(query)},"variables":{"name":"Caf`, raw, '"}}'));
+    const response = await post(
+      '/graphql',
+      bytes(`{"query":${JSON.stringify(query)},"variables":{"name":"Caf`, raw, '"}}'),
+    );
     expect(response.status).toBe(400);
-    expect(response.body.errors).toEqual([expect.objectContaining({ message: 'invalid UTF-8 in the body', extensions: expect.objectContaining({ code: 'BAD_INPUT' }) })]);
+    expect(response.body.errors).toEqual([
+      expect.objectContaining({
+        message: 'invalid UTF-8 in the body',
+        extensions: expect.objectContaining({ code: 'BAD_INPUT' }),
+      }),
+    ]);
     expect(await workflowsNamed('Caf')).toBe(0);
   });
 
@@ -59,7 +74,10 @@ describe('a body that is not UTF-8', () => {
     expect(created.status).toBe(201);
     expect(created.body.name).toBe(name);
     const query = 'mutation($name: String!) { createWorkflow(input: { name: $name }) { name } }';
-    const viaGraphQL = await post('/graphql', Buffer.from(JSON.stringify({ query, variables: { name: `${name} 2` } }), 'utf8'));
+    const viaGraphQL = await post(
+      '/graphql',
+      Buffer.from(JSON.stringify({ query, variables: { name: `${name} 2` } }), 'utf8'),
+    );
     expect(viaGraphQL.body).toEqual({ data: { createWorkflow: { name: `${name} 2` } } });
   });
 });

@@ -4,7 +4,7 @@
 // the same webhook-id, whether the first had sent it (unanswered) or not.
 import { describe, expect, it } from 'vitest';
 import { eventually } from './support/flows.ts';
-import { freePort, runCli, startServerProcess } from './support/processes.ts';
+import { freePort, orgRest, runCli, startServerProcess } from './support/processes.ts';
 import { createTestStorage } from './support/storage.ts';
 import { startReceiver } from './support/webhook-receiver.ts';
 
@@ -16,14 +16,8 @@ describe('a server killed right after committing a batch status change', () => {
     const receiver = await startReceiver();
     try {
       const org = JSON.parse((await runCli(['orgs', 'create', '--name', 'Crash'], storage.env)).stdout);
-      const call = async (port: number, method: string, path: string, body?: unknown) => {
-        const response = await fetch(`http://127.0.0.1:${port}/org/${org.organization_id}${path}`, {
-          method,
-          headers: { 'x-api-key': org.api_key, ...(body ? { 'content-type': 'application/json' } : {}) },
-          body: body ? JSON.stringify(body) : undefined,
-        });
-        return { status: response.status, body: await response.json() };
-      };
+      const call = (port: number, method: string, path: string, body?: unknown) =>
+        orgRest(port, org)(method, path, body);
 
       // While the first instance lives, the receiver never answers: nothing it sends is delivered.
       let firstAlive = true;
@@ -31,10 +25,23 @@ describe('a server killed right after committing a batch status change', () => {
       const firstPort = await freePort();
       const first = await startServerProcess({ ...storage.env, ...webhookEnv }, firstPort);
       const agent = (await call(firstPort, 'POST', '/agents', { name: 'Caller' })).body;
-      const workflow = (await call(firstPort, 'POST', '/workflows', { name: 'Crash', definition: { steps: [{ id: 'dial', type: 'call', agent_id: agent.id }] } })).body;
-      const prospects = (await call(firstPort, 'POST', '/prospects', { first_name: 'Ada', phone: '+14155550100' })).body;
-      const batch = (await call(firstPort, 'POST', `/workflows/${workflow.id}/batches`, { prospect_ids: [prospects.created[0].id], scheduled_at: '2099-01-01T00:00:00Z' })).body;
-      const endpoint = (await call(firstPort, 'POST', '/webhook-endpoints', { url: receiver.url, events: ['batch.status_changed'] })).body;
+      const workflow = (
+        await call(firstPort, 'POST', '/workflows', {
+          name: 'Crash',
+          definition: { steps: [{ id: 'dial', type: 'call', agent_id: agent.id }] },
+        })
+      ).body;
+      const prospects = (await call(firstPort, 'POST', '/prospects', { first_name: 'Ada', phone: '+14155550100' }))
+        .body;
+      const batch = (
+        await call(firstPort, 'POST', `/workflows/${workflow.id}/batches`, {
+          prospect_ids: [prospects.created[0].id],
+          scheduled_at: '2099-01-01T00:00:00Z',
+        })
+      ).body;
+      const endpoint = (
+        await call(firstPort, 'POST', '/webhook-endpoints', { url: receiver.url, events: ['batch.status_changed'] })
+      ).body;
 
       const paused = await call(firstPort, 'PATCH', `/batches/${batch.id}`, { status: 'PAUSED' });
       expect(paused.body.status).toBe('PAUSED');
@@ -53,9 +60,14 @@ describe('a server killed right after committing a batch status change', () => {
           30_000,
           'the event to be delivered by the second instance',
         );
-        expect(delivered!.payload).toMatchObject({ type: 'batch.status_changed', data: { id: batch.id, status: 'PAUSED' } });
+        expect(delivered!.payload).toMatchObject({
+          type: 'batch.status_changed',
+          data: { id: batch.id, status: 'PAUSED' },
+        });
         // At least once, never as another event: every request carried the event's id.
-        expect(new Set(receiver.received.map((request) => request.headers['webhook-id']))).toEqual(new Set([delivered!.id]));
+        expect(new Set(receiver.received.map((request) => request.headers['webhook-id']))).toEqual(
+          new Set([delivered!.id]),
+        );
         const deliveries = await eventually(async () => {
           const page = (await call(secondPort, 'GET', `/webhook-endpoints/${endpoint.id}/deliveries`)).body;
           return page.data[0]?.status === 'delivered' ? page.data : undefined;

@@ -3,7 +3,7 @@
 // key itself is shown once, when it is issued.
 import { createHash, randomBytes } from 'node:crypto';
 
-export const API_KEY_PREFIX = 'gwk_';
+const API_KEY_PREFIX = 'gwk_';
 const DISPLAY_LENGTH = API_KEY_PREFIX.length + 8;
 
 export interface NewApiKey {

@@ -3,9 +3,9 @@
 // `json`, REST's snake_case names) to what E1's mutation takes (GraphQL's
 // camelCase input) and back. E1 replaces a configuration object whole, so a
 // section changed is sent whole, the members the form does not show included.
-import type { ConfigMember, WireConfig } from './operations.ts';
+import type { ConfigMember, WireConfig } from '../operations/console.ts';
 
-export type FieldKind = 'text' | 'textarea' | 'number' | 'checkbox' | 'select';
+type FieldKind = 'text' | 'textarea' | 'number' | 'checkbox' | 'select';
 
 export interface FieldSpec {
   /** The member's wire name inside its object (`temperature`). */
@@ -43,7 +43,12 @@ export const sections: SectionSpec[] = [
     title: 'Language model',
     blurb: 'The model that writes what the agent says; fallbacks are tried in order when its provider fails.',
     fields: [
-      { key: 'provider', label: 'Provider', kind: 'select', options: ['openai', 'anthropic', 'google', 'groq', 'azure'] },
+      {
+        key: 'provider',
+        label: 'Provider',
+        kind: 'select',
+        options: ['openai', 'anthropic', 'google', 'groq', 'azure'],
+      },
       { key: 'model', label: 'Model', kind: 'text' },
       { key: 'temperature', label: 'Temperature', kind: 'number', step: 0.1, min: 0, max: 2, hint: '0 to 2' },
       { key: 'max_tokens', label: 'Max tokens', kind: 'number', step: 1, min: 1 },
@@ -69,7 +74,12 @@ export const sections: SectionSpec[] = [
     title: 'Transcriber',
     blurb: 'Speech to text; fallbacks are tried in order when its provider fails.',
     fields: [
-      { key: 'provider', label: 'Provider', kind: 'select', options: ['deepgram', 'assemblyai', 'elevenlabs', 'google', 'azure'] },
+      {
+        key: 'provider',
+        label: 'Provider',
+        kind: 'select',
+        options: ['deepgram', 'assemblyai', 'elevenlabs', 'google', 'azure'],
+      },
       { key: 'model', label: 'Model', kind: 'text' },
       { key: 'language', label: 'Language', kind: 'text' },
       { key: 'endpointing_ms', label: 'Endpointing (ms)', kind: 'number', step: 10, min: 0 },
@@ -138,7 +148,8 @@ export interface Problem {
 export const fieldId = (path: string) => `field-${path.replace(/[^a-z0-9]+/gi, '-')}`;
 
 /** The path an error names for a field: `llm_config.temperature`, or `name` for the agent's own. */
-export const pathOf = (section: SectionSpec, field: FieldSpec) => (section.member ? `${wireName(section.member)}.${field.key}` : field.key);
+export const pathOf = (section: SectionSpec, field: FieldSpec) =>
+  section.member ? `${wireName(section.member)}.${field.key}` : field.key;
 
 export type Draft = { general: WireConfig } & Partial<Record<ConfigMember, WireConfig | null>>;
 

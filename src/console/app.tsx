@@ -2,9 +2,9 @@
 // the organization it opens, the navigation, and the page of the URL's hash.
 import { Provider, useQuery } from '@urql/preact';
 import { useMemo, useState } from 'preact/hooks';
+import { ConsoleOrganization } from '../operations/console.ts';
 import { forgetApiKey, storeApiKey, storedApiKey } from './api-key.ts';
 import { createConsoleClient, documentOf } from './client.ts';
-import { ConsoleOrganization } from './operations.ts';
 import { AgentPage } from './pages/agent.tsx';
 import { AgentsPage } from './pages/agents.tsx';
 import { BatchPage } from './pages/batch.tsx';
@@ -60,7 +60,15 @@ function KeyForm({ onKey, refused }: { onKey: (key: string) => void; refused?: s
         <h1>Agent gateway console</h1>
         <p>Batches, agents and insights of your organization, live.</p>
         <label for="api-key">API key</label>
-        <input id="api-key" name="api-key" type="password" autocomplete="off" placeholder="gwk_…" value={key} onInput={(event) => setKey(event.currentTarget.value)} />
+        <input
+          id="api-key"
+          name="api-key"
+          type="password"
+          autocomplete="off"
+          placeholder="gwk_…"
+          value={key}
+          onInput={(event) => setKey(event.currentTarget.value)}
+        />
         {refused && (
           <p class="field-error" role="alert">
             {refused}
@@ -95,18 +103,29 @@ function Console({ onForget }: { onForget: () => void }) {
     <div class="shell">
       <header class="topbar">
         <a class="brand" href={hrefOf({ page: 'batches' })}>
-          <span class="logo" aria-hidden="true">◆</span> Agent gateway
+          <span class="logo" aria-hidden="true">
+            ◆
+          </span>{' '}
+          Agent gateway
         </a>
         <nav aria-label="Console">
           {SECTIONS.map((section) => (
-            <a key={section.page} href={hrefOf({ page: section.page })} aria-current={active === section.page ? 'page' : undefined}>
+            <a
+              key={section.page}
+              href={hrefOf({ page: section.page })}
+              aria-current={active === section.page ? 'page' : undefined}
+            >
               {section.label}
             </a>
           ))}
         </nav>
         <div class="account">
           <span id="status" class="organization" role="status">
-            {organization.data ? `Connected to ${organization.data.organization.name}` : organization.error ? 'Not connected' : 'Connecting…'}
+            {organization.data
+              ? `Connected to ${organization.data.organization.name}`
+              : organization.error
+                ? 'Not connected'
+                : 'Connecting…'}
           </span>
           <button type="button" id="forget" class="link" onClick={onForget}>
             Forget key

@@ -15,7 +15,17 @@ import {
 } from 'chart.js';
 import { useEffect, useRef } from 'preact/hooks';
 
-Chart.register(BarController, BarElement, LineController, LineElement, PointElement, CategoryScale, LinearScale, Tooltip, Legend);
+Chart.register(
+  BarController,
+  BarElement,
+  LineController,
+  LineElement,
+  PointElement,
+  CategoryScale,
+  LinearScale,
+  Tooltip,
+  Legend,
+);
 Chart.defaults.font.family = getComputedStyle(document.documentElement).fontFamily || 'system-ui, sans-serif';
 Chart.defaults.color = '#5c6370';
 
@@ -62,7 +72,12 @@ export function BarChart({ labels, datasets, label, height, stacked = false, com
           x: {
             stacked,
             grid: { display: false },
-            ticks: { maxRotation: 0, autoSkip: true, maxTicksLimit: compact ? 4 : 8, font: { size: compact ? 10 : 11 } },
+            ticks: {
+              maxRotation: 0,
+              autoSkip: true,
+              maxTicksLimit: compact ? 4 : 8,
+              font: { size: compact ? 10 : 11 },
+            },
           },
           y: {
             stacked,

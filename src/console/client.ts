@@ -4,18 +4,21 @@
 // No cache exchange: every page reads fresh data, which a console wants.
 import { Client, fetchExchange, getOperationName, gql, type TypedDocumentNode } from '@urql/core';
 import { persistedExchange } from '@urql/exchange-persisted';
-import type { Operation } from './operations.ts';
+import type { Operation } from '../operations/console.ts';
 
-const documents = new Map<string, TypedDocumentNode<any, any>>();
+// Documents of all operations, keyed by name: each is typed again by its operation when read.
+const documents = new Map<string, TypedDocumentNode>();
 
 /** The parsed document of an operation, typed by it (parsed once). */
-export function documentOf<Data, Variables>(operation: Operation<Data, Variables>): TypedDocumentNode<Data, Variables & Record<string, unknown>> {
+export function documentOf<Data, Variables>(
+  operation: Operation<Data, Variables>,
+): TypedDocumentNode<Data, Variables & Record<string, unknown>> {
   let document = documents.get(operation.name);
   if (!document) {
     document = gql(operation.text);
     documents.set(operation.name, document);
   }
-  return document;
+  return document as TypedDocumentNode<Data, Variables & Record<string, unknown>>;
 }
 
 function hashOf(name: string | undefined): string {

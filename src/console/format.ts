@@ -1,5 +1,5 @@
 // How numbers, times and names read on the console's pages.
-import type { CallOutcome } from './operations.ts';
+import type { CallOutcome } from '../operations/console.ts';
 import type { Eta } from './pace.ts';
 
 const integer = new Intl.NumberFormat('en');
@@ -11,14 +11,18 @@ export const percent = (share: number | null) => (share === null ? '—' : `${Ma
 
 export const plural = (value: number, one: string, many = `${one}s`) => `${count(value)} ${value === 1 ? one : many}`;
 
-export const time = (iso: string | null) => (iso ? new Date(iso).toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit', second: '2-digit' }) : '');
+export const time = (iso: string | null) =>
+  iso ? new Date(iso).toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit', second: '2-digit' }) : '';
 
 export const clock = (date: Date) => date.toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit' });
 
 export const dateTime = (iso: string | null) =>
-  iso ? new Date(iso).toLocaleString('en-GB', { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' }) : '';
+  iso
+    ? new Date(iso).toLocaleString('en-GB', { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' })
+    : '';
 
-export const day = (isoDate: string) => new Date(`${isoDate}T00:00:00Z`).toLocaleDateString('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
+export const day = (isoDate: string) =>
+  new Date(`${isoDate}T00:00:00Z`).toLocaleDateString('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
 
 /** "45 s", "12 min", "2 h 5 min", "3 d 4 h". */
 export function duration(ms: number): string {

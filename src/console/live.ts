@@ -2,10 +2,12 @@
 // batchProgress subscription (SSE) while it is followed.
 import { useSubscription } from '@urql/preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
+import { type BatchCard, ConsoleBatchProgress, type Outcomes, type Stats } from '../operations/console.ts';
 import { documentOf } from './client.ts';
-import { type BatchCard, ConsoleBatchProgress, type Outcomes, type Stats } from './operations.ts';
 
-export type LiveState = Pick<BatchCard, 'status' | 'stats' | 'outcomes' | 'windowState' | 'pausedReason'> & { live: boolean };
+export type LiveState = Pick<BatchCard, 'status' | 'stats' | 'outcomes' | 'windowState' | 'pausedReason'> & {
+  live: boolean;
+};
 
 /** The batch as last read, overridden by each progress event that arrives after that read. */
 export function useLiveBatch(batch: BatchCard, follow: boolean, onEvent?: () => void): LiveState {
@@ -15,7 +17,16 @@ export function useLiveBatch(batch: BatchCard, follow: boolean, onEvent?: () => 
     { query: documentOf(ConsoleBatchProgress), variables: { batchId: batch.id }, pause: !follow },
     (_previous, data) => {
       const { status, stats, batch: fresh } = data.batchProgress;
-      setEvent({ at: performance.now(), state: { status, stats: stats as Stats, outcomes: fresh.outcomes as Outcomes, windowState: fresh.windowState, pausedReason: fresh.pausedReason } });
+      setEvent({
+        at: performance.now(),
+        state: {
+          status,
+          stats: stats as Stats,
+          outcomes: fresh.outcomes as Outcomes,
+          windowState: fresh.windowState,
+          pausedReason: fresh.pausedReason,
+        },
+      });
       return data;
     },
   );
@@ -24,7 +35,14 @@ export function useLiveBatch(batch: BatchCard, follow: boolean, onEvent?: () => 
   }, [event]);
   const live = follow && !subscription.error && event !== null;
   if (event && event.at > readAt) return { ...event.state, live };
-  return { status: batch.status, stats: batch.stats, outcomes: batch.outcomes, windowState: batch.windowState, pausedReason: batch.pausedReason, live };
+  return {
+    status: batch.status,
+    stats: batch.stats,
+    outcomes: batch.outcomes,
+    windowState: batch.windowState,
+    pausedReason: batch.pausedReason,
+    live,
+  };
 }
 
 /** Calls `tick` every `ms` while the page is shown. */

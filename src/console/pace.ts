@@ -1,6 +1,6 @@
 // What the console works out from a batch's numbers: its answer rate, how
 // fast it is calling and when it will be done at that pace.
-import type { AttemptsInterval, BatchStatus, Outcomes, Stats } from './operations.ts';
+import type { AttemptsInterval, BatchStatus, Outcomes, Stats } from '../operations/console.ts';
 
 /** The outcome fields and their labels, in the order they are shown and stacked. */
 export const OUTCOME_FIELDS = [
@@ -11,7 +11,7 @@ export const OUTCOME_FIELDS = [
   ['failed', 'failed'],
 ] as const satisfies readonly (readonly [keyof Outcomes, string])[];
 
-export const ended = (outcomes: Outcomes) => OUTCOME_FIELDS.reduce((sum, [field]) => sum + outcomes[field], 0);
+const ended = (outcomes: Outcomes) => OUTCOME_FIELDS.reduce((sum, [field]) => sum + outcomes[field], 0);
 
 /** Attempts still in flight (started, no outcome yet). */
 export const inFlight = (outcomes: Outcomes) => Math.max(0, outcomes.attempts - ended(outcomes));
@@ -23,7 +23,7 @@ export function answerRate(outcomes: Outcomes): number | null {
 }
 
 /** Runs that have not ended (waiting, calling or paused). */
-export const remainingRuns = (stats: Stats) => stats.pendingCount + stats.inProgressCount + stats.pausedCount;
+const remainingRuns = (stats: Stats) => stats.pendingCount + stats.inProgressCount + stats.pausedCount;
 
 export const doneRuns = (stats: Stats) => stats.finishedCount + stats.failedCount + stats.cancelledCount;
 
@@ -63,7 +63,13 @@ export type Eta =
  * taking as many attempts as its ended runs took on average (retries count),
  * at the attempts per minute of the last minutes.
  */
-export function eta(status: BatchStatus, stats: Stats, outcomes: Outcomes, perMinute: number | null, windowState: string | null): Eta {
+export function eta(
+  status: BatchStatus,
+  stats: Stats,
+  outcomes: Outcomes,
+  perMinute: number | null,
+  windowState: string | null,
+): Eta {
   const remaining = remainingRuns(stats);
   if (isFinal(status) || remaining === 0) return { kind: 'done' };
   if (status === 'PAUSED') return { kind: 'stopped', why: 'paused' };

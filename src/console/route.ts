@@ -10,7 +10,7 @@ export type Route =
   | { page: 'insights' }
   | { page: 'webhooks' };
 
-export function parseRoute(hash: string): Route {
+function parseRoute(hash: string): Route {
   const [page, id] = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
   if (page === 'batches' && id) return { page: 'batch', id };
   if (page === 'agents' && id) return { page: 'agent', id };
@@ -19,7 +19,11 @@ export function parseRoute(hash: string): Route {
 }
 
 export const hrefOf = (route: Route): string =>
-  route.page === 'batch' ? `#/batches/${encodeURIComponent(route.id)}` : route.page === 'agent' ? `#/agents/${encodeURIComponent(route.id)}` : `#/${route.page}`;
+  route.page === 'batch'
+    ? `#/batches/${encodeURIComponent(route.id)}`
+    : route.page === 'agent'
+      ? `#/agents/${encodeURIComponent(route.id)}`
+      : `#/${route.page}`;
 
 export function useRoute(): Route {
   const [route, setRoute] = useState(() => parseRoute(location.hash));

@@ -4,9 +4,6 @@ import type { CombinedError } from '@urql/core';
 import { useMutation } from '@urql/preact';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { BarChart, OUTCOME_COLORS } from './chart.tsx';
-import { documentOf } from './client.ts';
-import { clock, count, plural } from './format.ts';
 import {
   type AttemptsInterval,
   type BatchStatus,
@@ -14,7 +11,10 @@ import {
   ConsoleSetBatchStatus,
   type Outcomes,
   type Stats,
-} from './operations.ts';
+} from '../operations/console.ts';
+import { BarChart, OUTCOME_COLORS } from './chart.tsx';
+import { documentOf } from './client.ts';
+import { clock, count, plural } from './format.ts';
 import { doneRuns, inFlight, isFinal, OUTCOME_FIELDS } from './pace.ts';
 
 export function Loading({ what }: { what: string }) {
@@ -31,7 +31,9 @@ export function Empty({ children }: { children: ComponentChildren }) {
 
 /** What a failed request says: the GraphQL errors' messages, else the network's. */
 export const errorMessage = (error: CombinedError) =>
-  error.graphQLErrors.length > 0 ? error.graphQLErrors.map((e) => e.message).join('; ') : (error.networkError?.message ?? error.message);
+  error.graphQLErrors.length > 0
+    ? error.graphQLErrors.map((e) => e.message).join('; ')
+    : (error.networkError?.message ?? error.message);
 
 export function ErrorNote({ error, what, retry }: { error: CombinedError; what: string; retry?: () => void }) {
   return (
@@ -67,7 +69,11 @@ export function Progress({ stats, label }: { stats: Stats; label: string }) {
   const done = doneRuns(stats);
   return (
     <div class="progress">
-      <progress max={Math.max(stats.totalCount, 1)} value={done} aria-label={`${label}: ${done} of ${stats.totalCount} runs done`} />
+      <progress
+        max={Math.max(stats.totalCount, 1)}
+        value={done}
+        aria-label={`${label}: ${done} of ${stats.totalCount} runs done`}
+      />
       <p class="counts">
         <strong>
           {count(done)} / {count(stats.totalCount)}
@@ -83,7 +89,10 @@ export function Progress({ stats, label }: { stats: Stats; label: string }) {
 /** The attempts by outcome: a stacked bar and its legend with the counts. */
 export function OutcomeBreakdown({ outcomes }: { outcomes: Outcomes }) {
   const flying = inFlight(outcomes);
-  const parts = [...OUTCOME_FIELDS.map(([field, label]) => ({ field, label, value: outcomes[field] })), { field: 'inFlight' as const, label: 'in flight', value: flying }];
+  const parts = [
+    ...OUTCOME_FIELDS.map(([field, label]) => ({ field, label, value: outcomes[field] })),
+    { field: 'inFlight' as const, label: 'in flight', value: flying },
+  ];
   return (
     <div class="outcomes">
       <div class="stack" aria-hidden="true">
@@ -123,7 +132,9 @@ interface TimelineChartProps {
 /** Attempts per interval, stacked by outcome (those in flight on top). */
 export function TimelineChart({ timeline: whole, since, height, compact, title }: TimelineChartProps) {
   const existed = whole.findIndex((interval) => interval.end > since);
-  const timeline = whole.slice(Math.max(0, Math.min(whole.length - INTERVALS_AT_LEAST, existed < 0 ? whole.length : existed)));
+  const timeline = whole.slice(
+    Math.max(0, Math.min(whole.length - INTERVALS_AT_LEAST, existed < 0 ? whole.length : existed)),
+  );
   const labels = timeline.map((interval) => clock(new Date(interval.start)));
   const total = timeline.reduce((sum, interval) => sum + interval.attempts, 0);
   const peak = timeline.reduce((max, interval) => Math.max(max, interval.attempts), 0);
@@ -161,7 +172,19 @@ export function Metric({ label, value, note, name }: { label: string; value: str
 }
 
 /** Pause, resume, cancel (asked twice) and retry the failed runs; the change comes back through the live view. */
-export function BatchActions({ id, name, status, stats, onDone }: { id: string; name: string; status: BatchStatus; stats: Stats; onDone?: () => void }) {
+export function BatchActions({
+  id,
+  name,
+  status,
+  stats,
+  onDone,
+}: {
+  id: string;
+  name: string;
+  status: BatchStatus;
+  stats: Stats;
+  onDone?: () => void;
+}) {
   const [setStatus, runSetStatus] = useMutation(documentOf(ConsoleSetBatchStatus));
   const [retry, runRetry] = useMutation(documentOf(ConsoleRetryFailedRuns));
   const [confirmingCancel, setConfirmingCancel] = useState(false);
@@ -180,7 +203,13 @@ export function BatchActions({ id, name, status, stats, onDone }: { id: string; 
     <div class="actions">
       <div class="buttons">
         {status === 'PAUSED' ? (
-          <button type="button" class="resume" disabled={busy} aria-label={`Resume ${name}`} onClick={() => act(() => runSetStatus({ id, status: 'PENDING' }))}>
+          <button
+            type="button"
+            class="resume"
+            disabled={busy}
+            aria-label={`Resume ${name}`}
+            onClick={() => act(() => runSetStatus({ id, status: 'PENDING' }))}
+          >
             Resume
           </button>
         ) : (

@@ -4,9 +4,9 @@
 // Prisma cannot express (migrations, bulk inserts, SKIP LOCKED claims).
 import path from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
+import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import pg from 'pg';
 import type { Storage } from '../config.ts';
-import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import { tracing } from '../observability/tracing.ts';
 import { lockDataDir } from './data-dir-lock.ts';
@@ -32,7 +32,7 @@ export interface Database {
 }
 
 /** Told of each statement sent; `params` reads its parameters (only a listener that needs them pays for it). */
-export type StatementListener = (sql: string, params: () => unknown[]) => void;
+type StatementListener = (sql: string, params: () => unknown[]) => void;
 
 /** A Prisma client that reports each statement it sends to the database's listeners. */
 function observedClient(adapter: SqlDriverAdapterFactory, listeners: Set<StatementListener>) {
@@ -80,7 +80,10 @@ async function openEmbedded(dataDir: string): Promise<Database> {
   try {
     // Loaded only for an embedded database: on PostgreSQL these modules would
     // only take the server's memory (BENCHMARKS.md (f)).
-    const [{ PGlite }, { PrismaPGlite }] = await Promise.all([import('@electric-sql/pglite'), import('pglite-prisma-adapter')]);
+    const [{ PGlite }, { PrismaPGlite }] = await Promise.all([
+      import('@electric-sql/pglite'),
+      import('pglite-prisma-adapter'),
+    ]);
     const pglite = await PGlite.create({ dataDir: path.join(dataDir, 'pgdata') });
     const { listeners, onStatement } = statementListeners();
     const prisma = observedClient(new PrismaPGlite(pglite), listeners);

@@ -3,7 +3,7 @@
 // can take over from the other. Each migration and its bookkeeping row commit
 // in one transaction: a crash leaves a migration wholly applied or not at all.
 import { createHash, randomUUID } from 'node:crypto';
-import { readFile, readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { SqlRunner } from './database.ts';
 

@@ -4,7 +4,7 @@
 // creates get it set on every row. Another organization's row therefore reads
 // as missing and cannot be changed. Resolvers never pass organizationId
 // themselves, so a forgotten check cannot leak data.
-import { Prisma, type PrismaClient } from '../generated/prisma/client.ts';
+import type { PrismaClient } from '../generated/prisma/client.ts';
 
 // Models reached only through an organization-owned parent, or shared by all
 // organizations (the integration catalog).
@@ -27,7 +27,8 @@ const FILTERED = new Set([
   'upsert',
 ]);
 
-type Args = Record<string, any>;
+// An operation's arguments, as far as scoping reads them: the model's own types vary per model.
+type Args = Record<string, unknown>;
 
 function withOrganization(model: string, organizationId: string) {
   // The organization itself is scoped by its own id.
@@ -54,12 +55,12 @@ export function tenantClient(prisma: PrismaClient, organizationId: string) {
           if (UNSCOPED_MODELS.has(model)) return query(args);
           const scope = withOrganization(model, organizationId);
           const scoped: Args = { ...(args as Args) };
-          if (FILTERED.has(operation)) scoped.where = conjoin(scoped.where, scope);
-          if (operation === 'create') scoped.data = { ...scoped.data, ...scope };
-          if (operation === 'upsert') scoped.create = { ...scoped.create, ...scope };
+          if (FILTERED.has(operation)) scoped.where = conjoin(scoped.where as Args | undefined, scope);
+          if (operation === 'create') scoped.data = { ...(scoped.data as Args), ...scope };
+          if (operation === 'upsert') scoped.create = { ...(scoped.create as Args), ...scope };
           if (operation === 'createMany' || operation === 'createManyAndReturn') {
-            const rows = Array.isArray(scoped.data) ? scoped.data : [scoped.data];
-            scoped.data = rows.map((row: Args) => ({ ...row, ...scope }));
+            const rows = (Array.isArray(scoped.data) ? scoped.data : [scoped.data]) as Args[];
+            scoped.data = rows.map((row) => ({ ...row, ...scope }));
           }
           return query(scoped as typeof args);
         },
@@ -69,4 +70,3 @@ export function tenantClient(prisma: PrismaClient, organizationId: string) {
 }
 
 export type TenantClient = ReturnType<typeof tenantClient>;
-export { Prisma };

@@ -25,7 +25,10 @@ const BROKEN_CONNECTION = /^(Connection terminated|Client has encountered a conn
 
 const isTransientCode = (code: unknown) =>
   typeof code === 'string' &&
-  (TRANSIENT_SQLSTATES.has(code) || CONNECTION_EXCEPTION.test(code) || TRANSIENT_PRISMA_CODES.has(code) || TRANSIENT_SOCKET_CODES.has(code));
+  (TRANSIENT_SQLSTATES.has(code) ||
+    CONNECTION_EXCEPTION.test(code) ||
+    TRANSIENT_PRISMA_CODES.has(code) ||
+    TRANSIENT_SOCKET_CODES.has(code));
 
 /** The error and every error it wraps (causes, the driver adapter's error, an AggregateError's members). */
 function* wrapped(error: unknown): Generator<Record<string, unknown>> {
@@ -84,7 +87,9 @@ export async function retryTransient<T>(work: () => Promise<T>, options: RetryOp
       onRetry?.(error, attempt);
       const ceiling = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
       // Aborted while waiting: throw the signal's reason, as before an attempt.
-      await sleep(ceiling / 2 + (Math.random() * ceiling) / 2, undefined, { signal }).catch(() => signal?.throwIfAborted());
+      await sleep(ceiling / 2 + (Math.random() * ceiling) / 2, undefined, { signal }).catch(() =>
+        signal?.throwIfAborted(),
+      );
     }
   }
 }

@@ -3,13 +3,15 @@
 // versions, prospects with tags and a list, a SIP trunk pair with numbers,
 // evaluations, a connected integration, and a batch the simulated dialer runs
 // as soon as a server (with its engine) is up.
+
+import type { Viewer } from '../auth/authenticate.ts';
 import type { Database } from '../db/database.ts';
 import { tenantClient } from '../db/tenant.ts';
 import { createAgent, setAgentTools } from '../domain/agents.ts';
 import { createBatch } from '../domain/batches.ts';
 import { createEvaluation } from '../domain/evaluations.ts';
 import { connectIntegration } from '../domain/integrations.ts';
-import { createOrganization, type Viewer } from '../domain/organizations.ts';
+import { createOrganization } from '../domain/organizations.ts';
 import { addTagsToProspect, createProspectList, createProspects, createTag } from '../domain/prospects.ts';
 import type { Scope } from '../domain/scope.ts';
 import type { SecretBox } from '../domain/secrets.ts';
@@ -22,8 +24,34 @@ export interface Progress {
   stop(): void;
 }
 
-const FIRST_NAMES = ['Ada', 'Alan', 'Grace', 'Edsger', 'Barbara', 'Donald', 'Frances', 'Ken', 'Radia', 'Tim', 'Katherine', 'Linus'];
-const LAST_NAMES = ['Lovelace', 'Turing', 'Hopper', 'Dijkstra', 'Liskov', 'Knuth', 'Allen', 'Thompson', 'Perlman', 'Berners-Lee', 'Johnson', 'Torvalds'];
+const FIRST_NAMES = [
+  'Ada',
+  'Alan',
+  'Grace',
+  'Edsger',
+  'Barbara',
+  'Donald',
+  'Frances',
+  'Ken',
+  'Radia',
+  'Tim',
+  'Katherine',
+  'Linus',
+];
+const LAST_NAMES = [
+  'Lovelace',
+  'Turing',
+  'Hopper',
+  'Dijkstra',
+  'Liskov',
+  'Knuth',
+  'Allen',
+  'Thompson',
+  'Perlman',
+  'Berners-Lee',
+  'Johnson',
+  'Torvalds',
+];
 
 const voiceAgent = {
   name: 'Renewal reminder (voice)',
@@ -35,23 +63,57 @@ const voiceAgent = {
     model: 'gpt-4o-mini',
     temperature: 0.4,
     max_tokens: 400,
-    fallbacks: [{ provider: 'anthropic', model: 'claude-3-5-haiku', temperature: 0.4, fallbacks: [{ provider: 'groq', model: 'llama-3.1-70b' }] }],
+    fallbacks: [
+      {
+        provider: 'anthropic',
+        model: 'claude-3-5-haiku',
+        temperature: 0.4,
+        fallbacks: [{ provider: 'groq', model: 'llama-3.1-70b' }],
+      },
+    ],
   },
-  transcriber_config: { provider: 'deepgram', model: 'nova-2', language: 'en-US', endpointing_ms: 300, fallbacks: [{ provider: 'assemblyai', language: 'en' }] },
-  voice_config: { provider: 'elevenlabs', model: 'eleven_turbo_v2', voice_id: 'rachel', speed: 1.05, stability: 0.5, fallbacks: [{ provider: 'cartesia', model: 'sonic' }] },
+  transcriber_config: {
+    provider: 'deepgram',
+    model: 'nova-2',
+    language: 'en-US',
+    endpointing_ms: 300,
+    fallbacks: [{ provider: 'assemblyai', language: 'en' }],
+  },
+  voice_config: {
+    provider: 'elevenlabs',
+    model: 'eleven_turbo_v2',
+    voice_id: 'rachel',
+    speed: 1.05,
+    stability: 0.5,
+    fallbacks: [{ provider: 'cartesia', model: 'sonic' }],
+  },
   vad_config: { activation_threshold: 0.5, min_silence_duration: 0.4, sample_rate: 16000 },
-  greeting_config: { agent_speaks_first: true, greeting: 'Hi {{first_name}}, this is Ava from Acme.', pause_before_first_message: 300 },
+  greeting_config: {
+    agent_speaks_first: true,
+    greeting: 'Hi {{first_name}}, this is Ava from Acme.',
+    pause_before_first_message: 300,
+  },
   goodbye_config: { enabled: true, message: 'Thanks for your time. Goodbye!' },
   room_duration_config: { max_duration_min: 10, max_silence_sec: 20, silence_message: 'Are you still there?' },
-  background_sound: { enabled: true, file: 'office.mp3', volume: 0.2, thinking_sound: [{ sound: 'keyboard.mp3', probability: 0.5 }] },
+  background_sound: {
+    enabled: true,
+    file: 'office.mp3',
+    volume: 0.2,
+    thinking_sound: [{ sound: 'keyboard.mp3', probability: 0.5 }],
+  },
   extra_config: { allow_interruptions: true, interruption_sensitivity: 0.6, use_gender_plugin: 'none' },
-  precall_webhook: { method: 'POST', url: 'https://crm.example.com/precall', headers: { 'X-Source': 'gateway' }, timeout_seconds: 5 },
+  precall_webhook: {
+    method: 'POST',
+    url: 'https://crm.example.com/precall',
+    headers: { 'X-Source': 'gateway' },
+    timeout_seconds: 5,
+  },
 };
 
 const chatAgent = {
   name: 'Support triage (chat)',
   type: 'chat',
-  prompt_template: 'Triage the customer\'s question and collect their account number.',
+  prompt_template: "Triage the customer's question and collect their account number.",
   llm_config: { provider: 'anthropic', model: 'claude-3-5-sonnet', temperature: 0.2 },
 };
 
@@ -63,7 +125,8 @@ export async function seedDemo(
 ) {
   const created = options.organizationId ? null : await createOrganization(db.prisma, 'Demo organization');
   const organizationId = options.organizationId ?? created!.organization.id;
-  if (!(await db.prisma.organization.findUnique({ where: { id: organizationId } }))) throw new Error('organization not found');
+  if (!(await db.prisma.organization.findUnique({ where: { id: organizationId } })))
+    throw new Error('organization not found');
   const viewer: Viewer = { organizationId, apiKeyId: 'seed-demo' };
   const scope: Scope = { prisma: tenantClient(db.prisma, organizationId), viewer };
 
@@ -100,7 +163,11 @@ export async function seedDemo(
     auth_password: 'demo-password',
     max_concurrency: 5,
   });
-  await connectIntegration(scope, secrets, { slug: 'hubspot', credentials: { private_app_token: 'demo-token' }, settings: { pipeline_id: 'renewals' } });
+  await connectIntegration(scope, secrets, {
+    slug: 'hubspot',
+    credentials: { private_app_token: 'demo-token' },
+    settings: { pipeline_id: 'renewals' },
+  });
 
   const call = (id: string) => ({ id, type: 'call', agent_id: voice.id, trunk_id: trunks.outboundTrunk.id });
   const workflow = await createWorkflow(scope, {
@@ -121,7 +188,12 @@ export async function seedDemo(
       const n = start + offset;
       const first = FIRST_NAMES[n % FIRST_NAMES.length]!;
       const last = LAST_NAMES[Math.floor(n / FIRST_NAMES.length) % LAST_NAMES.length]!;
-      return { first_name: first, last_name: last, email: `${first}.${last}.${n}@example.com`.toLowerCase(), phone: `+1415${String(5_000_000 + n).padStart(7, '0')}` };
+      return {
+        first_name: first,
+        last_name: last,
+        email: `${first}.${last}.${n}@example.com`.toLowerCase(),
+        phone: `+1415${String(5_000_000 + n).padStart(7, '0')}`,
+      };
     });
     ids.push(...(await createProspects(scope, { prospects })).map((prospect) => prospect.id));
     progress.advance(count);
@@ -131,8 +203,15 @@ export async function seedDemo(
   const vip = await createTag(scope, { name: 'vip' });
   const renewal = await createTag(scope, { name: 'renewal-due' });
   for (const id of ids.slice(0, 10)) await addTagsToProspect(scope, id, { tag_ids: [vip.id, renewal.id] });
-  const list = await createProspectList(scope, { name: 'Renewals this month', prospect_ids: ids.slice(0, Math.min(ids.length, 50)) });
-  const batch = await createBatch(scope, workflow.id, { name: 'November renewals', prospect_ids: ids, prospect_list_id: list.id });
+  const list = await createProspectList(scope, {
+    name: 'Renewals this month',
+    prospect_ids: ids.slice(0, Math.min(ids.length, 50)),
+  });
+  const batch = await createBatch(scope, workflow.id, {
+    name: 'November renewals',
+    prospect_ids: ids,
+    prospect_list_id: list.id,
+  });
 
   return {
     organization_id: organizationId,

@@ -2,17 +2,17 @@
 // configuration objects are validated by the schemas of agent-config.ts and
 // stored as their JSON value, under the wire (snake_case) names.
 import { z } from 'zod';
-import { camelCase } from './names.ts';
 import { Prisma } from '../generated/prisma/client.ts';
-import { agentConfigMembers, agentCreate, agentUpdate, type AgentUpdate } from './agent-config.ts';
+import { type AgentUpdate, agentConfigMembers, agentCreate, agentUpdate } from './agent-config.ts';
 import { notFound } from './errors.ts';
+import { camelCase } from './names.ts';
 import type { Scope } from './scope.ts';
 import { parseOrThrow } from './validation.ts';
 import { Outbox } from './webhook-events.ts';
 
 export const MAX_TOOLS = 100;
 
-export const toolParameter = z
+const toolParameter = z
   .strictObject({
     name: z.string().min(1).meta({ description: 'Its name' }),
     description: z.string().default('').meta({ description: 'What it is, for the model' }),
@@ -29,15 +29,20 @@ export const agentTool = z
     url: z.string().default('').meta({ description: 'The URL it requests' }),
     method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).default('POST').meta({ description: 'The HTTP method' }),
     is_enabled: z.boolean().default(true).meta({ description: 'Whether the agent may call it' }),
-    config_override: z.record(z.string(), z.unknown()).default({}).meta({ description: "Settings overriding the agent's for this tool, a JSON object" }),
-    parameters: z.array(toolParameter).max(MAX_TOOLS).default([]).meta({ description: 'What a call gives it, in order' }),
+    config_override: z
+      .record(z.string(), z.unknown())
+      .default({})
+      .meta({ description: "Settings overriding the agent's for this tool, a JSON object" }),
+    parameters: z
+      .array(toolParameter)
+      .max(MAX_TOOLS)
+      .default([])
+      .meta({ description: 'What a call gives it, in order' }),
   })
   .meta({ id: 'AgentTool', description: 'A tool the agent may call.' });
 
 /** Replaces an agent's tools: the list given, in its order. */
-export const agentToolsSet = z
-  .strictObject({ tools: z.array(agentTool).max(MAX_TOOLS) })
-  .meta({ id: 'AgentToolsSet' });
+const agentToolsSet = z.strictObject({ tools: z.array(agentTool).max(MAX_TOOLS) }).meta({ id: 'AgentToolsSet' });
 
 /** The columns an update request sets: members absent stay, a config given replaces it, null clears it. */
 function columnsOf(data: AgentUpdate) {
@@ -67,7 +72,8 @@ export async function createAgent(scope: Scope, input: unknown) {
 }
 
 /** The webhook event of a changed agent, in the transaction that changed it. */
-const agentUpdated = (scope: Scope, agentId: string) => new Outbox().add('agent.updated', scope.viewer.organizationId, { kind: 'agent', id: agentId });
+const agentUpdated = (scope: Scope, agentId: string) =>
+  new Outbox().add('agent.updated', scope.viewer.organizationId, { kind: 'agent', id: agentId });
 
 /**
  * E1: a partial update, in one statement (a concurrent update of other

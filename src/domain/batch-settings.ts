@@ -27,18 +27,17 @@ export const retryPolicy = z
   .meta({ id: 'RetryPolicy', description: 'What the batch does after an attempt that reached nobody.' });
 export type RetryPolicy = z.output<typeof retryPolicy>;
 
-export const DEFAULT_RETRY: RetryPolicy = retryPolicy.parse({});
-
 export const autoPause = z
   .strictObject({
     failure_rate: fraction().meta({ description: 'Share of `failed` attempts (0 to 1) that pauses the batch.' }),
-    window: int(10, 10_000).meta({ description: 'How many of the batch’s latest attempts the share is taken over (>= 10).' }),
+    window: int(10, 10_000).meta({
+      description: 'How many of the batch’s latest attempts the share is taken over (>= 10).',
+    }),
   })
   .meta({
     id: 'AutoPause',
     description: 'The circuit breaker: the batch pauses itself when its latest attempts fail this often.',
   });
-export type AutoPause = z.output<typeof autoPause>;
 
 /** The members E4 accepts besides the prospects, and the settings PATCH changes. */
 export const batchSettingsShape = {

@@ -4,12 +4,10 @@ import { conflict } from './errors.ts';
 import type { RunStatusName } from './runs.ts';
 
 export const batchStatuses = ['PENDING', 'IN_PROGRESS', 'PAUSED', 'FINISHED', 'CANCELLED', 'FAILED'] as const;
-export type BatchStatusName = (typeof batchStatuses)[number];
+type BatchStatusName = (typeof batchStatuses)[number];
 
 export const clientBatchStatuses = ['PENDING', 'PAUSED', 'CANCELLED'] as const;
-export type ClientBatchStatus = (typeof clientBatchStatuses)[number];
-
-export const finalBatchStatuses: ReadonlySet<BatchStatusName> = new Set(['FINISHED', 'CANCELLED', 'FAILED']);
+type ClientBatchStatus = (typeof clientBatchStatuses)[number];
 
 /** What a client's move does to the batch's runs: runs in `from` statuses move to `to`. */
 export interface RunMove {
@@ -45,13 +43,3 @@ export function clientMove(current: BatchStatusName, requested: ClientBatchStatu
   }
   return runMoves[requested];
 }
-
-/** The batch counter column for each run status. */
-export const counterColumn = {
-  PENDING: 'pendingCount',
-  IN_PROGRESS: 'inProgressCount',
-  PAUSED: 'pausedCount',
-  FINISHED: 'finishedCount',
-  CANCELLED: 'cancelledCount',
-  FAILED: 'failedCount',
-} as const satisfies Record<RunStatusName, string>;

@@ -1,10 +1,20 @@
 // Batches: one run per prospect, created all at once or not at all, and the
 // client's status moves (pause, resume, cancel) with their effect on runs.
 import { z } from 'zod';
-import { Prisma, type PrismaClient } from '../generated/prisma/client.ts';
+import { counterColumn } from '../db/sql/counter-columns.ts';
+import { insertBatchRuns } from '../db/sql/insert-batch-runs.ts';
+import { lockOrganizationBatch } from '../db/sql/lock-organization-batch.ts';
+import { moveBatchRuns } from '../db/sql/move-batch-runs.ts';
+import { reopenBatch } from '../db/sql/reopen-batch.ts';
+import { requeueFailedRuns } from '../db/sql/requeue-failed-runs.ts';
+import { rescheduleWaitingRuns } from '../db/sql/reschedule-waiting-runs.ts';
+import { setBatchStatus } from '../db/sql/set-batch-status.ts';
+import { unknownProspects } from '../db/sql/unknown-prospects.ts';
+import type { SqlClient } from '../db/tx.ts';
+import type { Prisma } from '../generated/prisma/client.ts';
 import { tracing } from '../observability/tracing.ts';
 import { batchSettingsShape, batchSettingsUpdate, settingsColumns } from './batch-settings.ts';
-import { type BatchStatusName, clientBatchStatuses, clientMove, counterColumn, type RunMove } from './batch-state.ts';
+import { clientBatchStatuses, clientMove, type RunMove } from './batch-state.ts';
 import { badInput, conflict, notFound } from './errors.ts';
 import { limits } from './limits.ts';
 import { actorOf, type Scope } from './scope.ts';
@@ -24,14 +34,10 @@ export const batchCreate = z
       .max(limits.batchProspects)
       .optional()
       .meta({ description: 'prospects to call (`prs_…`), one run each; this or `prospect_list_id` is required;' }),
-    prospect_list_id: z
-      .string()
-      .optional()
-      .meta({ description: 'a prospect list (`pl_…`) whose members are called, with `prospect_ids` if both are given' }),
-    scheduled_at: z.iso
-      .datetime({ offset: true })
-      .optional()
-      .meta({ description: 'RFC 3339; runs wait until then' }),
+    prospect_list_id: z.string().optional().meta({
+      description: 'a prospect list (`pl_…`) whose members are called, with `prospect_ids` if both are given',
+    }),
+    scheduled_at: z.iso.datetime({ offset: true }).optional().meta({ description: 'RFC 3339; runs wait until then' }),
     ...batchSettingsShape,
   })
   .meta({
@@ -47,14 +53,6 @@ export const batchStatusUpdate = z
 function sourceTypeOf(hasIds: boolean, hasList: boolean) {
   if (hasIds && hasList) return 'mixed';
   return hasList ? 'prospect_list' : 'prospect_ids';
-}
-
-/** Up to 20 of `ids` that are not prospects of the organization. */
-function unknownProspects(scope: Scope, ids: string[]) {
-  return scope.prisma.$queryRaw<{ id: string }[]>(Prisma.sql`
-    SELECT given.id FROM unnest(${ids}::text[]) AS given(id)
-    WHERE NOT EXISTS (SELECT 1 FROM "Prospect" p WHERE p.id = given.id AND p."organizationId" = ${scope.viewer.organizationId})
-    LIMIT 20`);
 }
 
 /**
@@ -88,7 +86,9 @@ export async function createBatch(scope: Scope, workflowId: string, input: unkno
         if (!workflow.isActive) throw conflict('the workflow is inactive: activate it before creating a batch');
         const version = await tx.workflowVersion.findFirstOrThrow({ where: { workflowId, version: workflow.version } });
         if (listId && !(await tx.prospectList.findUnique({ where: { id: listId }, select: { id: true } }))) {
-          throw badInput([{ path: 'prospect_list_id', rule: 'exists', message: `prospect list ${listId} does not exist` }]);
+          throw badInput([
+            { path: 'prospect_list_id', rule: 'exists', message: `prospect list ${listId} does not exist` },
+          ]);
         }
 
         const batch = await tx.batch.create({
@@ -100,26 +100,30 @@ export async function createBatch(scope: Scope, workflowId: string, input: unkno
             sourceType: sourceTypeOf(prospectIds.length > 0, Boolean(listId)),
             createdBy: actorOf(scope),
             scheduledAt: data.scheduled_at ? new Date(data.scheduled_at) : null,
+            // Its runs' attempts and its events' deliveries, traced later, link to this request's trace.
+            traceparent: tracing().traceparent(),
             ...settingsColumns(data),
           } as Prisma.BatchUncheckedCreateInput,
         });
-        // Its runs' attempts, traced later, link back to this request's trace (when traces are on).
-        tracing().batchCreated(batch.id);
-        const members = listId
-          ? Prisma.sql`UNION SELECT m."prospectId" FROM "ProspectListMember" m WHERE m."listId" = ${listId}`
-          : Prisma.empty;
         let total: number;
         try {
-          total = await tx.$executeRaw(Prisma.sql`
-            INSERT INTO "Run" ("organizationId", "workflowId", "workflowVersionId", "batchId", "prospectId", "updatedAt", "nextAttemptAt")
-            SELECT ${organizationId}, ${workflowId}, ${version.id}, ${batch.id}, source.id, now(), ${batch.scheduledAt ?? new Date()}::timestamptz
-            FROM (SELECT unnest(${prospectIds}::text[]) AS id ${members}) AS source`);
+          total = await insertBatchRuns(tx, {
+            organizationId,
+            workflowId,
+            workflowVersionId: version.id,
+            batchId: batch.id,
+            dueAt: batch.scheduledAt ?? new Date(),
+            prospectIds,
+            listId: listId ?? null,
+          });
         } catch (error) {
           insertFailed = true;
           throw error;
         }
         if (total === 0) {
-          throw badInput([{ path: 'prospect_list_id', rule: 'non-empty', message: 'the prospect list has no prospects' }]);
+          throw badInput([
+            { path: 'prospect_list_id', rule: 'non-empty', message: 'the prospect list has no prospects' },
+          ]);
         }
         return tx.batch.update({ where: { id: batch.id }, data: { totalProspects: total, pendingCount: total } });
       },
@@ -127,7 +131,8 @@ export async function createBatch(scope: Scope, workflowId: string, input: unkno
     );
   } catch (error) {
     // Rolled back by now: name the ids the key refused, if that is what failed.
-    const unknown = insertFailed && prospectIds.length > 0 ? await unknownProspects(scope, prospectIds) : [];
+    const unknown =
+      insertFailed && prospectIds.length > 0 ? await unknownProspects(scope.prisma, organizationId, prospectIds) : [];
     if (unknown.length > 0) {
       throw badInput(
         unknown.map(({ id }) => ({ path: 'prospect_ids', rule: 'exists', message: `prospect ${id} does not exist` })),
@@ -137,9 +142,6 @@ export async function createBatch(scope: Scope, workflowId: string, input: unkno
   }
 }
 
-/** What moving a batch's runs needs: raw statements, on a tenant client's transaction or the engine's. */
-type SqlClient = Pick<PrismaClient, '$executeRaw' | '$queryRaw'>;
-
 /**
  * Moves the batch's runs in `move.from` statuses to `move.to` and their
  * counters by exactly the rows changed, and sets the batch's status. The
@@ -147,21 +149,11 @@ type SqlClient = Pick<PrismaClient, '$executeRaw' | '$queryRaw'>;
  */
 async function moveBatch(tx: SqlClient, batchId: string, move: RunMove, status: string, pausedReason: string | null) {
   const now = new Date();
-  const counters: Prisma.Sql[] = [];
-  let moved = 0;
+  const movedFrom: { column: string; count: number }[] = [];
   for (const from of move.from) {
-    const count = await tx.$executeRaw`
-      UPDATE "Run" SET status = ${move.to}::"RunStatus", "updatedAt" = ${now},
-        "endedAt" = CASE WHEN ${move.to === 'CANCELLED'} THEN ${now}::timestamptz ELSE "endedAt" END
-      WHERE "batchId" = ${batchId} AND status = ${from}::"RunStatus"`;
-    counters.push(Prisma.sql`${Prisma.raw(`"${counterColumn[from]}"`)} = ${Prisma.raw(`"${counterColumn[from]}"`)} - ${count}`);
-    moved += count;
+    movedFrom.push({ column: counterColumn[from], count: await moveBatchRuns(tx, batchId, from, move.to, now) });
   }
-  const to = Prisma.raw(`"${counterColumn[move.to]}"`);
-  await tx.$executeRaw`
-    UPDATE "Batch" SET ${Prisma.join(counters)}, ${to} = ${to} + ${moved}, status = ${status}::"BatchStatus",
-      "pausedReason" = ${pausedReason}, "updatedAt" = ${now}
-    WHERE id = ${batchId}`;
+  await setBatchStatus(tx, batchId, { status, pausedReason, movedFrom, movedTo: counterColumn[move.to] }, now);
 }
 
 /** The circuit breaker's move (the engine holds the batch row): a client's pause, with the reason shown. */
@@ -170,8 +162,7 @@ export const autoPauseBatch = (tx: SqlClient, batchId: string, reason: string) =
 
 /** Locks the organization's batch for a change (the lock order: the batch first); 404 when it is not theirs. */
 async function lockBatch(tx: SqlClient, scope: Scope, batchId: string) {
-  const [locked] = await tx.$queryRaw<{ status: BatchStatusName }[]>`
-    SELECT status FROM "Batch" WHERE id = ${batchId} AND "organizationId" = ${scope.viewer.organizationId} FOR UPDATE`;
+  const [locked] = await lockOrganizationBatch(tx, scope.viewer.organizationId, batchId);
   if (!locked) throw notFound('batch');
   return locked;
 }
@@ -209,10 +200,7 @@ export async function updateBatchSettings(scope: Scope, batchId: string, input: 
     const batch = await tx.batch.update({ where: { id: batchId }, data: settingsColumns(data) });
     if (data.calling_window !== undefined || data.retry !== undefined) {
       const delay = (batch.retry as { delay_seconds: number }).delay_seconds;
-      await tx.$executeRaw`
-        UPDATE "Run" r SET "nextAttemptAt" = GREATEST(now(),
-          coalesce((SELECT max(a."endedAt") FROM "RunAttempt" a WHERE a."runId" = r.id) + ${delay} * interval '1 second', now()))
-        WHERE r."batchId" = ${batchId} AND r.status IN ('PENDING', 'PAUSED') AND r."nextAttemptAt" > now()`;
+      await rescheduleWaitingRuns(tx, batchId, delay);
     }
     return batch;
   });
@@ -228,14 +216,8 @@ export async function retryFailedRuns(scope: Scope, batchId: string) {
     const { status } = await lockBatch(tx, scope, batchId);
     if (status === 'CANCELLED') throw conflict('a CANCELLED batch cannot be retried', { current_status: status });
     const to = status === 'PAUSED' ? 'PAUSED' : 'PENDING';
-    const count = await tx.$executeRaw`
-      UPDATE "Run" SET status = ${to}::"RunStatus", "endedAt" = NULL, error = NULL, reason = NULL, "nextAttemptAt" = now(), "updatedAt" = now()
-      WHERE "batchId" = ${batchId} AND status = 'FAILED'`;
-    const pending = Prisma.raw(`"${counterColumn[to]}"`);
-    await tx.$executeRaw`
-      UPDATE "Batch" SET "failedCount" = "failedCount" - ${count}, ${pending} = ${pending} + ${count}, "updatedAt" = now(),
-        status = (CASE WHEN status IN ('FINISHED', 'FAILED') AND ${count} > 0 THEN 'PENDING' ELSE status::text END)::"BatchStatus"
-      WHERE id = ${batchId}`;
+    const count = await requeueFailedRuns(tx, batchId, to);
+    await reopenBatch(tx, batchId, counterColumn[to], count);
     if ((status === 'FINISHED' || status === 'FAILED') && count > 0) {
       await new Outbox().batchMoved(scope.viewer.organizationId, batchId, 'PENDING').write(tx, new Date());
     }

@@ -12,7 +12,8 @@ import { parseOrThrow } from './validation.ts';
 export const callOutcomeReport = z
   .strictObject({
     outcome: z.enum(callOutcomes).meta({
-      description: 'how the call ends: `voicemail` when a voice mail answered (a later report replaces an earlier one);',
+      description:
+        'how the call ends: `voicemail` when a voice mail answered (a later report replaces an earlier one);',
     }),
   })
   .meta({ id: 'CallOutcomeReport', description: 'The outcome an agent worker reports for the call it is on.' });
@@ -27,7 +28,13 @@ export async function reportCallOutcome(scope: Scope, runId: string, attemptNumb
   const attempt = await scope.prisma.runAttempt.findFirst({ where: { runId, number: attemptNumber } });
   if (!attempt) throw notFound('call attempt');
   // Only while open: the dialer reads the report when the call ends, and an ended attempt keeps its outcome.
-  const { count } = await scope.prisma.runAttempt.updateMany({ where: { id: attempt.id, endedAt: null }, data: { reportedOutcome: outcome } });
-  if (count === 0) throw conflict(`attempt ${attemptNumber} of run ${runId} has ended: an outcome is reported while its call is in flight`);
+  const { count } = await scope.prisma.runAttempt.updateMany({
+    where: { id: attempt.id, endedAt: null },
+    data: { reportedOutcome: outcome },
+  });
+  if (count === 0)
+    throw conflict(
+      `attempt ${attemptNumber} of run ${runId} has ended: an outcome is reported while its call is in flight`,
+    );
   return { ...attempt, reportedOutcome: outcome };
 }

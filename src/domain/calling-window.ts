@@ -19,7 +19,10 @@ const DAY = 24 * HOUR;
 // (Asia/Kolkata reads back as Asia/Calcutta), so a name is checked against the
 // spellings of ICU (Intl.supportedValuesOf) and of the tz database, aliases
 // included (the library's table, as PostgreSQL's pg_timezone_names has them).
-const zoneNames = new Set([...Intl.supportedValuesOf('timeZone'), ...Object.keys(ct.getAllTimezones({ deprecated: true }))]);
+const zoneNames = new Set([
+  ...Intl.supportedValuesOf('timeZone'),
+  ...Object.keys(ct.getAllTimezones({ deprecated: true })),
+]);
 const zoneNamesByLowerCase = new Map([...zoneNames].map((name) => [name.toLowerCase(), name]));
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
@@ -87,10 +90,13 @@ export const callingWindow = z
       .meta({ description: 'HH:MM, 24-hour: the window opens at start (included)' }),
     end: z
       .string()
-      .regex(/^(([01][0-9]|2[0-3]):[0-5][0-9]|24:00)$/, { message: 'must be a 24-hour time, HH:MM (24:00 for midnight)' })
+      .regex(/^(([01][0-9]|2[0-3]):[0-5][0-9]|24:00)$/, {
+        message: 'must be a 24-hour time, HH:MM (24:00 for midnight)',
+      })
       .meta({ description: 'HH:MM, 24-hour, after start: the window closes at end (excluded); 24:00 is midnight' }),
     timezone: ianaTimezone.meta({
-      description: "IANA zone of prospects that have no timezone of their own and whose number's country spans several zones",
+      description:
+        "IANA zone of prospects that have no timezone of their own and whose number's country spans several zones",
     }),
   })
   .refine((window) => minutesOf(window.start) < minutesOf(window.end), {
@@ -116,7 +122,8 @@ export type CallingWindow = z.output<typeof callingWindow>;
 function zoneOfCountry(country: string): string | null {
   const zones = ct.getTimezonesForCountry(country) ?? [];
   const [first] = zones;
-  if (!first || zones.some((zone) => zone.utcOffset !== first.utcOffset || zone.dstOffset !== first.dstOffset)) return null;
+  if (!first || zones.some((zone) => zone.utcOffset !== first.utcOffset || zone.dstOffset !== first.dstOffset))
+    return null;
   const own = zones.find((zone) => zone.countries[0] === country) ?? first;
   return isKnownZone(own.name) ? own.name : null;
 }

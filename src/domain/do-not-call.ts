@@ -8,8 +8,16 @@ import { parseOrThrow } from './validation.ts';
 
 export const doNotCallAdd = z
   .strictObject({
-    numbers: z.array(e164).min(1).max(limits.bulkItems).meta({ description: 'E.164 numbers; ones already listed stay once;' }),
-    reason: z.string().max(500).optional().meta({ description: 'why they are listed; given, it replaces the reason of numbers already listed;' }),
+    numbers: z
+      .array(e164)
+      .min(1)
+      .max(limits.bulkItems)
+      .meta({ description: 'E.164 numbers; ones already listed stay once;' }),
+    reason: z
+      .string()
+      .max(500)
+      .optional()
+      .meta({ description: 'why they are listed; given, it replaces the reason of numbers already listed;' }),
   })
   .meta({ id: 'DoNotCallAdd', description: "Numbers to put on the organization's do-not-call list." });
 
@@ -27,7 +35,9 @@ export async function addDoNotCallNumbers(scope: Scope, input: unknown) {
       data: unique.map((number) => ({ organizationId: scope.viewer.organizationId, number, reason })),
       skipDuplicates: true,
     }),
-    ...(reason === undefined ? [] : [prisma.doNotCallNumber.updateMany({ where: { number: { in: unique } }, data: { reason } })]),
+    ...(reason === undefined
+      ? []
+      : [prisma.doNotCallNumber.updateMany({ where: { number: { in: unique } }, data: { reason } })]),
   ]);
   return { count: unique.length };
 }

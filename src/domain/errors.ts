@@ -1,28 +1,30 @@
 // Failures the domain reports, whichever interface (GraphQL or REST) called it.
 // Each kind maps to one HTTP status; both interfaces render them from here.
 
-export type ErrorKind =
+type ErrorKind =
   | 'BAD_INPUT'
-  | 'UNAUTHENTICATED'
   | 'NOT_FOUND'
   | 'CONFLICT'
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
-  | 'RATE_LIMITED'
   | 'BAD_GATEWAY'
   | 'SERVICE_UNAVAILABLE';
 
 export const httpStatusOf: Record<ErrorKind, number> = {
   BAD_INPUT: 400,
-  UNAUTHENTICATED: 401,
   NOT_FOUND: 404,
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
-  RATE_LIMITED: 429,
   BAD_GATEWAY: 502,
   SERVICE_UNAVAILABLE: 503,
 };
+
+/**
+ * The code of every refusal of bad input: a DomainError's kind, and GraphQL's
+ * `extensions.code` for the input it refuses itself.
+ */
+export const BAD_INPUT = 'BAD_INPUT' satisfies ErrorKind;
 
 /** How long a client is told to wait (`Retry-After`, seconds) before trying a request the database could not serve. */
 export const RETRY_AFTER_SECONDS = 1;
@@ -49,7 +51,7 @@ export const notFound = (what: string) => new DomainError('NOT_FOUND', `${what} 
 
 export const badInput = (problems: FieldProblem[]) =>
   new DomainError(
-    'BAD_INPUT',
+    BAD_INPUT,
     `invalid input: ${problems.map((problem) => `${problem.path || '(body)'} ${problem.message}`).join('; ')}`,
     problems,
   );

@@ -1,6 +1,7 @@
 // Evaluations of an agent (E18, E19): they belong to an agent of the caller's
 // organization and go when it is deleted.
 import { z } from 'zod';
+import { isForeignKeyViolation } from '../db/prisma-errors.ts';
 import { notFound } from './errors.ts';
 import type { Scope } from './scope.ts';
 import { int, parseOrThrow } from './validation.ts';
@@ -32,7 +33,7 @@ export async function createEvaluation(scope: Scope, input: unknown) {
     });
   } catch (error) {
     // The agent was deleted between the check and the insert.
-    if ((error as { code?: string }).code === 'P2003') throw notFound('agent');
+    if (isForeignKeyViolation(error)) throw notFound('agent');
     throw error;
   }
 }

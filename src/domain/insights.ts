@@ -1,6 +1,7 @@
 // Insights (E20): figures about a period computed from run outcomes.
 // A period is a pair of calendar dates (UTC), both days included.
 import { z } from 'zod';
+import { retryOnUniqueViolation } from '../db/prisma-errors.ts';
 import type { TenantClient } from '../db/tenant.ts';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
 import { parseOrThrow } from './validation.ts';
@@ -11,7 +12,7 @@ const endNotBeforeStart = (period: { period_start?: string; period_end?: string 
   !period.period_start || !period.period_end || period.period_end >= period.period_start;
 const endOrder = { path: ['period_end'], message: 'must not be before period_start' };
 
-export const insightPeriod = z
+const insightPeriod = z
   .strictObject({ period_start: isoDate(), period_end: isoDate() })
   .refine(endNotBeforeStart, endOrder)
   .meta({ id: 'InsightPeriod' });
@@ -86,12 +87,7 @@ export async function generateInsight(client: PrismaClient | TenantClient, organ
       create: { ...period, ...figures },
       update: figures,
     });
-  try {
-    return await store();
-  } catch (error) {
-    // Two generations of one period at once: the loser's insert hits the
-    // unique index after the winner committed, so updating now succeeds.
-    if ((error as { code?: string }).code !== 'P2002') throw error;
-    return store();
-  }
+  // Two generations of one period at once: the loser's insert hits the
+  // unique index after the winner committed, so updating now succeeds.
+  return retryOnUniqueViolation(store);
 }

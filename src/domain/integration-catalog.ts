@@ -43,7 +43,9 @@ export const integrationCatalog: CatalogEntry[] = [
     name: 'HubSpot',
     category: 'crm',
     description: 'Import contacts and write call outcomes to HubSpot.',
-    credentials: [{ name: 'private_app_token', type: 'string', label: 'Private app token', required: true, secret: true }],
+    credentials: [
+      { name: 'private_app_token', type: 'string', label: 'Private app token', required: true, secret: true },
+    ],
     settings: [{ name: 'pipeline_id', type: 'string', label: 'Deal pipeline', required: false }],
   },
   {
@@ -81,7 +83,10 @@ export const integrationCatalog: CatalogEntry[] = [
     name: 'Microsoft Outlook Calendar',
     category: 'calendar',
     description: 'Let agents book meetings on Microsoft 365 calendars.',
-    credentials: [{ name: 'tenant_id', type: 'string', label: 'Tenant ID', required: true }, ...oauthClient('Azure app')],
+    credentials: [
+      { name: 'tenant_id', type: 'string', label: 'Tenant ID', required: true },
+      ...oauthClient('Azure app'),
+    ],
     settings: [{ name: 'mailbox', type: 'string', label: 'Mailbox', required: false }],
   },
   {
@@ -89,7 +94,9 @@ export const integrationCatalog: CatalogEntry[] = [
     name: 'Calendly',
     category: 'calendar',
     description: 'Offer Calendly booking links during calls.',
-    credentials: [{ name: 'personal_access_token', type: 'string', label: 'Personal access token', required: true, secret: true }],
+    credentials: [
+      { name: 'personal_access_token', type: 'string', label: 'Personal access token', required: true, secret: true },
+    ],
     settings: [{ name: 'event_type_uri', type: 'url', label: 'Event type', required: false }],
   },
   {

@@ -2,9 +2,10 @@
 // Credentials are checked against the catalog entry's `schemaConfig`, sealed
 // with the SecretBox and stored only as ciphertext; no read ever returns them.
 import { z } from 'zod';
-import type { SecretBox } from './secrets.ts';
+import { retryOnUniqueViolation } from '../db/prisma-errors.ts';
 import { badInput, notFound } from './errors.ts';
 import type { Scope } from './scope.ts';
+import type { SecretBox } from './secrets.ts';
 import { int, parseOrThrow } from './validation.ts';
 import { Outbox } from './webhook-events.ts';
 
@@ -13,7 +14,9 @@ const jsonObject = z.record(z.string(), z.unknown());
 export const integrationConnect = z
   .strictObject({
     slug: z.string().min(1).meta({ description: "The catalog entry's slug, e.g. `hubspot`" }),
-    credentials: jsonObject.meta({ description: "The credentials the integration's schemaConfig lists; never readable" }),
+    credentials: jsonObject.meta({
+      description: "The credentials the integration's schemaConfig lists; never readable",
+    }),
     settings: jsonObject.optional().meta({ description: 'The settings; replaced whole on every connect' }),
   })
   .meta({ id: 'ConnectIntegration', description: 'A connection to a catalog integration (E10).' });
@@ -42,10 +45,12 @@ function memberSchema(spec: z.infer<typeof fieldSpec>): z.ZodType {
 }
 
 /** The credentials object a catalog entry accepts: its listed members only, required ones present. */
-export function credentialsSchema(schemaConfig: unknown) {
+function credentialsSchema(schemaConfig: unknown) {
   const { credentials } = schemaConfigShape.parse(schemaConfig);
   return z.strictObject(
-    Object.fromEntries(credentials.map((spec) => [spec.name, spec.required ? memberSchema(spec) : memberSchema(spec).optional()])),
+    Object.fromEntries(
+      credentials.map((spec) => [spec.name, spec.required ? memberSchema(spec) : memberSchema(spec).optional()]),
+    ),
   );
 }
 
@@ -81,13 +86,8 @@ export async function connectIntegration(scope: Scope, secrets: SecretBox, input
         .write(tx, connection.updatedAt);
       return connection;
     });
-  try {
-    return await upsert();
-  } catch (error) {
-    // Two first connects at once: the loser's insert hits the unique key; it now updates.
-    if ((error as { code?: string }).code !== 'P2002') throw error;
-    return upsert();
-  }
+  // Two first connects at once: the loser's insert hits the unique key; it now updates.
+  return retryOnUniqueViolation(upsert);
 }
 
 /** Removes a connection and its credentials; another organization's id is not found. */

@@ -16,8 +16,3 @@ export const snakeCase = (name: string) => {
   }
   return snake;
 };
-
-export const pascalCase = (name: string) => {
-  const camel = camelCase(name);
-  return camel.charAt(0).toUpperCase() + camel.slice(1);
-};

@@ -1,13 +1,9 @@
-// Organizations and their API keys: the tenancy root.
-import { hashApiKey, looksLikeApiKey, newApiKey } from '../auth/api-keys.ts';
-import type { Database } from '../db/database.ts';
+// Organizations and their API keys: the tenancy root. Keys are made and
+// checked by src/auth/ (a key's format, authentication); issuing, revoking
+// and rotating them is done here.
+import { hashApiKey, newApiKey } from '../auth/api-keys.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import { badInput, notFound } from './errors.ts';
-
-export interface Viewer {
-  organizationId: string;
-  apiKeyId: string;
-}
 
 export interface IssuedKey {
   apiKeyId: string;
@@ -43,32 +39,6 @@ export async function revokeApiKey(prisma: PrismaClient, key: string): Promise<n
   return result.count;
 }
 
-// last_used_at is advisory: writing it on every request would turn each read
-// into a write, so it is refreshed at most once a minute per key.
-const LAST_USED_RESOLUTION_MS = 60_000;
-
-/**
- * The viewer an API key authenticates, or null when the key is unknown or
- * revoked. Every request asks this, so
- * the key is read with one plain statement rather than through Prisma's query
- * pipeline; the rare write (last use) goes through Prisma.
- */
-export async function authenticate(db: Database, key: string | undefined | null): Promise<Viewer | null> {
-  if (!key || !looksLikeApiKey(key)) return null;
-  const {
-    rows: [row],
-  } = await db.sql.query<{ id: string; organizationId: string; revokedAt: Date | null; lastUsedAt: Date | null }>(
-    'SELECT id, "organizationId", "revokedAt", "lastUsedAt" FROM "ApiKey" WHERE hash = $1',
-    [hashApiKey(key)],
-  );
-  if (!row || row.revokedAt) return null;
-  const now = Date.now();
-  if (!row.lastUsedAt || now - row.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
-    await db.prisma.apiKey.update({ where: { id: row.id }, data: { lastUsedAt: new Date(now) } });
-  }
-  return { organizationId: row.organizationId, apiKeyId: row.id };
-}
-
 /** Revokes one of the organization's own keys by id; another organization's key reads as not found. */
 export async function revokeApiKeyById(prisma: PrismaClient, organizationId: string, apiKeyId: string) {
   const result = await prisma.apiKey.updateMany({
@@ -88,11 +58,15 @@ export async function rotateApiKey(
   prisma: PrismaClient,
   select: { key: string } | { organizationId: string; apiKeyId: string },
 ): Promise<IssuedKey | null> {
-  const where = 'key' in select ? { hash: hashApiKey(select.key) } : { id: select.apiKeyId, organizationId: select.organizationId };
+  const where =
+    'key' in select ? { hash: hashApiKey(select.key) } : { id: select.apiKeyId, organizationId: select.organizationId };
   return prisma.$transaction(async (tx) => {
     const old = await tx.apiKey.findFirst({ where: { ...where, revokedAt: null } });
     if (!old) return null;
-    const revoked = await tx.apiKey.updateMany({ where: { id: old.id, revokedAt: null }, data: { revokedAt: new Date() } });
+    const revoked = await tx.apiKey.updateMany({
+      where: { id: old.id, revokedAt: null },
+      data: { revokedAt: new Date() },
+    });
     if (revoked.count === 0) return null;
     const key = newApiKey();
     const row = await tx.apiKey.create({

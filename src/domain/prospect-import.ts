@@ -9,7 +9,12 @@ import { pipeline } from 'node:stream/promises';
 import { CsvError, parse } from 'csv-parse';
 import { type CountryCode, isSupportedCountry, parsePhoneNumberFromString } from 'libphonenumber-js/min';
 import { z } from 'zod';
-import { Prisma } from '../generated/prisma/client.ts';
+import { advisoryLock } from '../db/sql/advisory-lock.ts';
+import { insertProspects } from '../db/sql/insert-prospects.ts';
+import type { ProspectColumns } from '../db/sql/prospect-rows.ts';
+import { prospectsByPhone } from '../db/sql/prospects-by-phone.ts';
+import { updateProspects } from '../db/sql/update-prospects.ts';
+import type { SqlClient } from '../db/tx.ts';
 import { ianaTimezone } from './calling-window.ts';
 import { DomainError } from './errors.ts';
 import { limits } from './limits.ts';
@@ -18,7 +23,7 @@ import type { Scope } from './scope.ts';
 import { e164 } from './telephony.ts';
 import { parseOrThrow } from './validation.ts';
 
-export const duplicateModes = ['skip', 'update', 'error'] as const;
+const duplicateModes = ['skip', 'update', 'error'] as const;
 
 export const prospectImportOptions = z
   .strictObject({
@@ -28,11 +33,10 @@ export const prospectImportOptions = z
       .max(200)
       .optional()
       .meta({ description: 'also creates a prospect list of this name holding the imported prospects;' }),
-    tag_ids: z
-      .array(z.string())
-      .max(limits.bulkItems)
-      .optional()
-      .meta({ description: 'tags of the organization (`tag_…`) put on the imported prospects; an unknown one is BAD_INPUT (400);' }),
+    tag_ids: z.array(z.string()).max(limits.bulkItems).optional().meta({
+      description:
+        'tags of the organization (`tag_…`) put on the imported prospects; an unknown one is BAD_INPUT (400);',
+    }),
     default_country: z
       .string()
       .regex(/^[A-Za-z]{2}$/, { message: 'must be an ISO 3166 alpha-2 country code, e.g. US' })
@@ -40,13 +44,10 @@ export const prospectImportOptions = z
       .refine(isSupportedCountry, { message: 'is not a country with telephone numbering' })
       .optional()
       .meta({ description: 'ISO 3166 alpha-2 country (US, FR…) that phone numbers without a + are read in;' }),
-    on_duplicate: z
-      .enum(duplicateModes)
-      .default('skip')
-      .meta({
-        description:
-          'what a row whose phone already belongs to a prospect of the organization does: `skip` it, `update` that prospect, or refuse the file (`error`);',
-      }),
+    on_duplicate: z.enum(duplicateModes).default('skip').meta({
+      description:
+        'what a row whose phone already belongs to a prospect of the organization does: `skip` it, `update` that prospect, or refuse the file (`error`);',
+    }),
   })
   .meta({ id: 'ProspectImportOptions', description: 'How a CSV file of prospects is imported.' });
 
@@ -60,18 +61,39 @@ export const FIELD_ALIASES: Record<Field, string[]> = {
   first_name: ['first_name', 'first', 'given_name', 'forename', 'fname'],
   last_name: ['last_name', 'last', 'surname', 'family_name', 'lname'],
   email: ['email', 'email_address', 'mail'],
-  phone: ['phone', 'phone_number', 'phone_no', 'mobile', 'mobile_phone', 'mobile_number', 'cell', 'cell_phone', 'telephone', 'tel'],
+  phone: [
+    'phone',
+    'phone_number',
+    'phone_no',
+    'mobile',
+    'mobile_phone',
+    'mobile_number',
+    'cell',
+    'cell_phone',
+    'telephone',
+    'tel',
+  ],
   timezone: ['timezone', 'tz'],
 };
 
-const compact = (name: string) => name.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
+const compact = (name: string) =>
+  name
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]/gu, '');
 const fieldOfHeader = new Map(
-  Object.entries(FIELD_ALIASES).flatMap(([field, aliases]) => aliases.map((alias) => [compact(alias), field as Field] as const)),
+  Object.entries(FIELD_ALIASES).flatMap(([field, aliases]) =>
+    aliases.map((alias) => [compact(alias), field as Field] as const),
+  ),
 );
 
 /** The key an attribute column is stored under, usable in templates: "Account Number" -> account_number. */
-export const attributeKey = (name: string) =>
-  name.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '_').replace(/^_+|_+$/g, '');
+const attributeKey = (name: string) =>
+  name
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, '_')
+    .replace(/^_+|_+$/g, '');
 
 const MAX_LENGTH: Record<Field | 'attribute' | 'header', number> = {
   first_name: 200,
@@ -93,7 +115,7 @@ const WRITE_CHUNK = 10_000;
 export type FileBytes = AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
 
 /** One reason a file is refused: its line (1 is the first), column (as the header names it) and rule. */
-export interface ImportProblem {
+interface ImportProblem {
   line: number | null;
   column: string | null;
   rule: string;
@@ -153,7 +175,8 @@ async function* utf8Text(source: FileBytes, maxBytes: number): AsyncGenerator<st
 
 const CSV_MESSAGES: Partial<Record<CsvError['code'], string>> = {
   CSV_QUOTE_NOT_CLOSED: 'a quoted field opened on this row is not closed before the end of the file',
-  CSV_INVALID_CLOSING_QUOTE: 'a closing quote is followed by other characters (a quote inside a quoted field is written "")',
+  CSV_INVALID_CLOSING_QUOTE:
+    'a closing quote is followed by other characters (a quote inside a quoted field is written "")',
   CSV_MAX_RECORD_SIZE: `the row is longer than ${MAX_ROW_CHARS} characters`,
 };
 
@@ -167,21 +190,31 @@ function readHeader(record: string[], line: number, problems: Problems): Header 
   const before = problems.total;
   const fail = (column: string | null, rule: string, message: string) => problems.add({ line, column, rule, message });
   const names = record.map((name) => name.trim());
-  if (names.length > MAX_COLUMNS) fail(null, 'max columns', `the header has ${names.length} columns; at most ${MAX_COLUMNS}`);
+  if (names.length > MAX_COLUMNS)
+    fail(null, 'max columns', `the header has ${names.length} columns; at most ${MAX_COLUMNS}`);
   const fields = new Map<Field, number>();
   const attributes: [string, number][] = [];
   const keys = new Map<string, string>();
-  names.forEach((name, index) => {
+  for (const [index, name] of names.entries()) {
     const field = fieldOfHeader.get(compact(name));
     const key = field ?? attributeKey(name);
-    if (name.length > MAX_LENGTH.header) return fail(name.slice(0, 40), 'max length', `a column name has at most ${MAX_LENGTH.header} characters`);
-    if (!key) return fail(name || null, 'header', `column ${index + 1} has no name made of letters or digits`);
+    if (name.length > MAX_LENGTH.header) {
+      fail(name.slice(0, 40), 'max length', `a column name has at most ${MAX_LENGTH.header} characters`);
+      continue;
+    }
+    if (!key) {
+      fail(name || null, 'header', `column ${index + 1} has no name made of letters or digits`);
+      continue;
+    }
     const same = keys.get(key);
-    if (same !== undefined) return fail(name, 'duplicate column', `names the same ${field ? 'field' : 'attribute'} (${key}) as column "${same}"`);
+    if (same !== undefined) {
+      fail(name, 'duplicate column', `names the same ${field ? 'field' : 'attribute'} (${key}) as column "${same}"`);
+      continue;
+    }
     keys.set(key, name);
     if (field) fields.set(field, index);
     else attributes.push([key, index]);
-  });
+  }
   if (!fields.has('phone')) {
     fail(null, 'required column', `the header names no phone column (${FIELD_ALIASES.phone.join(', ')}, in any case)`);
   }
@@ -221,7 +254,15 @@ export interface ParsedImport {
 }
 
 class RowReader {
-  readonly rows: Rows = { lines: [], firstNames: [], lastNames: [], emails: [], phones: [], timezones: [], attributes: [] };
+  readonly rows: Rows = {
+    lines: [],
+    firstNames: [],
+    lastNames: [],
+    emails: [],
+    phones: [],
+    timezones: [],
+    attributes: [],
+  };
   repeatsSkipped = 0;
   /** The row index of each phone seen. */
   private readonly phones = new Map<string, number>();
@@ -250,11 +291,17 @@ class RowReader {
   read(record: string[], line: number) {
     const { header, problems } = this;
     if (record.length !== header.names.length) {
-      problems.add({ line, column: null, rule: 'columns', message: `the row has ${record.length} fields; the header has ${header.names.length}` });
+      problems.add({
+        line,
+        column: null,
+        rule: 'columns',
+        message: `the row has ${record.length} fields; the header has ${header.names.length}`,
+      });
       return;
     }
     const before = problems.total;
-    const fail = (index: number, rule: string, message: string) => problems.add({ line, column: header.names[index]!, rule, message });
+    const fail = (index: number, rule: string, message: string) =>
+      problems.add({ line, column: header.names[index]!, rule, message });
     const cells = record.map((cell) => cell.trim());
     cells.forEach((cell, index) => {
       if (cell.includes('\u0000')) fail(index, 'no NUL', 'must not contain the NUL character (U+0000)');
@@ -273,18 +320,22 @@ class RowReader {
     const phone = given ? normalisedPhone(given, this.options.default_country) : null;
     if (!given) fail(phoneIndex, 'required', 'is empty: every row needs a phone number');
     else if (!phone) {
-      const hint = this.options.default_country ? ` in ${this.options.default_country}` : ' (give it with +country code, or set default_country)';
+      const hint = this.options.default_country
+        ? ` in ${this.options.default_country}`
+        : ' (give it with +country code, or set default_country)';
       fail(phoneIndex, 'phone', `"${given}" is not a possible phone number${hint}`);
     }
     const email = cell('email');
-    if (email && !emailAddress.safeParse(email).success) fail(header.fields.get('email')!, 'email', `"${email}" is not an e-mail address`);
+    if (email && !emailAddress.safeParse(email).success)
+      fail(header.fields.get('email')!, 'email', `"${email}" is not an e-mail address`);
     const timezone = cell('timezone');
     const zoneProblem = timezone ? this.zoneProblem(timezone) : null;
     if (zoneProblem) fail(header.fields.get('timezone')!, 'timezone', `"${timezone}" ${zoneProblem}`);
     const attributes: Record<string, string> = {};
     for (const [key, index] of header.attributes) {
       const value = cells[index]!;
-      if (value.length > MAX_LENGTH.attribute) fail(index, 'max length', `has more than ${MAX_LENGTH.attribute} characters`);
+      if (value.length > MAX_LENGTH.attribute)
+        fail(index, 'max length', `has more than ${MAX_LENGTH.attribute} characters`);
       attributes[key] = value;
     }
     if (problems.total !== before || !phone) return;
@@ -309,7 +360,17 @@ class RowReader {
     }
   }
 
-  private append(line: number, phone: string, values: { firstName: string; lastName: string; email: string; timezone: string | null; attributes: Record<string, string> }) {
+  private append(
+    line: number,
+    phone: string,
+    values: {
+      firstName: string;
+      lastName: string;
+      email: string;
+      timezone: string | null;
+      attributes: Record<string, string>;
+    },
+  ) {
     const { rows } = this;
     rows.lines.push(line);
     rows.firstNames.push(values.firstName);
@@ -359,7 +420,12 @@ export async function readProspectCsv(
         }
         reader = new RowReader(header, options, problems);
       } else if (++rowsRead > maxRows) {
-        problems.add({ line: start, column: null, rule: 'max rows', message: `the file has more than ${maxRows} rows (PROSPECT_IMPORT_MAX_ROWS)` });
+        problems.add({
+          line: start,
+          column: null,
+          rule: 'max rows',
+          message: `the file has more than ${maxRows} rows (PROSPECT_IMPORT_MAX_ROWS)`,
+        });
         break;
       } else {
         reader.read(record, start);
@@ -367,17 +433,28 @@ export async function readProspectCsv(
     }
   } catch (error) {
     if (error instanceof Unreadable) problems.add(error.problem);
-    else if (error instanceof CsvError) problems.add({ line, column: null, rule: 'csv', message: CSV_MESSAGES[error.code] ?? error.message });
+    else if (error instanceof CsvError)
+      problems.add({ line, column: null, rule: 'csv', message: CSV_MESSAGES[error.code] ?? error.message });
     else throw error;
   }
   if (!reader && !headerRefused && problems.total === 0) {
-    problems.add({ line: null, column: null, rule: 'header', message: 'the file is empty: its first row names the columns' });
+    problems.add({
+      line: null,
+      column: null,
+      rule: 'header',
+      message: 'the file is empty: its first row names the columns',
+    });
   } else if (reader && rowsRead === 0 && problems.total === 0) {
     problems.add({ line: null, column: null, rule: 'rows', message: 'the file has no rows below its header' });
   }
   if (problems.total > 0) throw problems.refusal();
   const { header, rows, repeatsSkipped } = reader!;
-  return { fields: new Set(header.fields.keys()), phoneColumn: header.names[header.fields.get('phone')!]!, rows, repeatsSkipped };
+  return {
+    fields: new Set(header.fields.keys()),
+    phoneColumn: header.names[header.fields.get('phone')!]!,
+    rows,
+    repeatsSkipped,
+  };
 }
 
 /** The options, checked: the tags named must be the organization's. */
@@ -401,57 +478,23 @@ export interface ImportResult {
   duplicatesSkipped: number;
 }
 
-/** The client a tenant transaction's callback receives. */
-type Tx = Parameters<Parameters<Scope['prisma']['$transaction']>[0]>[0];
-
 /** The phones of `phones` that prospects of the organization have, each with one such prospect. */
-async function existingPhones(tx: Tx, organizationId: string, phones: string[]) {
-  const found = await tx.$queryRaw<{ phone: string; id: string }[]>`
-    SELECT p.phone, min(p.id) AS id FROM "Prospect" p JOIN unnest(${phones}::text[]) AS given(phone) ON p.phone = given.phone
-    WHERE p."organizationId" = ${organizationId} GROUP BY p.phone`;
+async function existingPhones(tx: SqlClient, organizationId: string, phones: string[]) {
+  const found = await prospectsByPhone(tx, organizationId, phones);
   return new Map(found.map((row) => [row.phone, row.id]));
 }
 
-/** The rows at `indexes` as a relation `r`, one array per column. */
-function unnested(rows: Rows, indexes: number[]) {
+/** The rows at `indexes`, one array per column. */
+function columnsOf(rows: Rows, indexes: number[]): ProspectColumns {
   const column = <T>(values: T[]) => indexes.map((index) => values[index]!);
-  return Prisma.sql`unnest(
-      ${column(rows.firstNames)}::text[], ${column(rows.lastNames)}::text[], ${column(rows.emails)}::text[],
-      ${column(rows.phones)}::text[], ${column(rows.timezones)}::text[], ${indexes.map((index) => JSON.stringify(rows.attributes[index]))}::text[]
-    ) AS r(first_name, last_name, email, phone, timezone, attributes)`;
-}
-
-/**
- * One statement: `written` (a data-modifying query returning the prospects'
- * ids), their list membership and tags, and how many it wrote.
- */
-async function writeChunk(tx: Tx, written: Prisma.Sql, listId: string | null, tagIds: string[]) {
-  const listed = listId
-    ? Prisma.sql`, listed AS (INSERT INTO "ProspectListMember" ("listId", "prospectId") SELECT ${listId}, id FROM written ON CONFLICT DO NOTHING)`
-    : Prisma.empty;
-  const tagged =
-    tagIds.length > 0
-      ? Prisma.sql`, tagged AS (INSERT INTO "ProspectTag" ("prospectId", "tagId")
-          SELECT written.id, tag.id FROM written CROSS JOIN unnest(${tagIds}::text[]) AS tag(id) ON CONFLICT DO NOTHING)`
-      : Prisma.empty;
-  const [result] = await tx.$queryRaw<{ count: number }[]>`
-    WITH written AS (${written}) ${listed} ${tagged} SELECT count(*)::int AS count FROM written`;
-  return result!.count;
-}
-
-const insertion = (organizationId: string, rows: Rows, indexes: number[]) => Prisma.sql`
-  INSERT INTO "Prospect" ("organizationId", "firstName", "lastName", email, phone, timezone, attributes, "updatedAt")
-  SELECT ${organizationId}, r.first_name, r.last_name, r.email, r.phone, r.timezone, r.attributes::jsonb, now()
-  FROM ${unnested(rows, indexes)} RETURNING id`;
-
-/** Updates the prospects with the rows' phones: the fields the file has, attributes merged into theirs. */
-function update(organizationId: string, rows: Rows, indexes: number[], fields: Set<Field>) {
-  const set = (field: Field, column: string) => Prisma.raw(`"${column}" = ${fields.has(field) ? `r.${field}` : `p."${column}"`}`);
-  return Prisma.sql`
-    UPDATE "Prospect" AS p SET ${set('first_name', 'firstName')}, ${set('last_name', 'lastName')}, ${set('email', 'email')},
-      ${set('timezone', 'timezone')}, attributes = p.attributes || r.attributes::jsonb, "updatedAt" = now()
-    FROM ${unnested(rows, indexes)}
-    WHERE p."organizationId" = ${organizationId} AND p.phone = r.phone RETURNING p.id`;
+  return {
+    firstNames: column(rows.firstNames),
+    lastNames: column(rows.lastNames),
+    emails: column(rows.emails),
+    phones: column(rows.phones),
+    timezones: column(rows.timezones),
+    attributes: indexes.map((index) => JSON.stringify(rows.attributes[index])),
+  };
 }
 
 /**
@@ -471,33 +514,44 @@ export async function writeProspectImport(
   const { rows, fields } = parsed;
   return scope.prisma.$transaction(
     async (tx) => {
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`prospect-import:${organizationId}`}))`;
+      await advisoryLock(tx, `prospect-import:${organizationId}`);
       const existing = await existingPhones(tx, organizationId, rows.phones);
       const fresh: number[] = [];
       const known: number[] = [];
-      rows.phones.forEach((phone, index) => (existing.has(phone) ? known : fresh).push(index));
+      for (const [index, phone] of rows.phones.entries()) (existing.has(phone) ? known : fresh).push(index);
       if (known.length > 0 && options.on_duplicate === 'error') {
         const problems = new Problems();
         for (const index of known) {
           const phone = rows.phones[index]!;
-          problems.add({ line: rows.lines[index]!, column: parsed.phoneColumn, rule: 'duplicate', message: `${phone} is the phone of prospect ${existing.get(phone)}` });
+          problems.add({
+            line: rows.lines[index]!,
+            column: parsed.phoneColumn,
+            rule: 'duplicate',
+            message: `${phone} is the phone of prospect ${existing.get(phone)}`,
+          });
         }
         throw problems.refusal();
       }
-      const list = options.list_name ? await tx.prospectList.create({ data: { organizationId, name: options.list_name } }) : null;
+      const list = options.list_name
+        ? await tx.prospectList.create({ data: { organizationId, name: options.list_name } })
+        : null;
       const tagIds = options.tag_ids ?? [];
       const total = fresh.length + (options.on_duplicate === 'update' ? known.length : 0);
       let count = 0;
       let done = 0;
-      const writeAll = async (indexes: number[], statement: (chunk: number[]) => Prisma.Sql) => {
+      const memberships = { listId: list?.id ?? null, tagIds };
+      const writeAll = async (indexes: number[], write: (columns: ProspectColumns) => Promise<number>) => {
         for (let start = 0; start < indexes.length; start += WRITE_CHUNK) {
           const chunk = indexes.slice(start, start + WRITE_CHUNK);
-          count += await writeChunk(tx, statement(chunk), list?.id ?? null, tagIds);
-          onWritten?.((done += chunk.length), total);
+          count += await write(columnsOf(rows, chunk));
+          done += chunk.length;
+          onWritten?.(done, total);
         }
       };
-      await writeAll(fresh, (chunk) => insertion(organizationId, rows, chunk));
-      if (options.on_duplicate === 'update') await writeAll(known, (chunk) => update(organizationId, rows, chunk, fields));
+      await writeAll(fresh, (columns) => insertProspects(tx, organizationId, columns, memberships));
+      if (options.on_duplicate === 'update') {
+        await writeAll(known, (columns) => updateProspects(tx, organizationId, columns, fields, memberships));
+      }
       const skipped = options.on_duplicate === 'skip' ? known.length : 0;
       return { count, listId: list?.id ?? null, duplicatesSkipped: parsed.repeatsSkipped + skipped };
     },

@@ -1,51 +1,62 @@
 // Prospects (the people runs call), prospect lists and tags.
 import { z } from 'zod';
+import { isUniqueViolation } from '../db/prisma-errors.ts';
 import { ianaTimezone } from './calling-window.ts';
 import { badInput, conflict, notFound } from './errors.ts';
 import { limits } from './limits.ts';
 import type { Scope } from './scope.ts';
 import { parseOrThrow } from './validation.ts';
 
-export const prospectCreate = z
+const prospectCreate = z
   .strictObject({
     first_name: z.string().max(200).optional().meta({ description: 'first name, default empty;' }),
     last_name: z.string().max(200).optional().meta({ description: 'last name, default empty;' }),
     email: z.string().max(320).optional().meta({ description: 'e-mail address, default empty;' }),
-    phone: z
-      .string()
-      .max(32)
+    phone: z.string().max(32).optional().meta({
+      description:
+        'the number runs call, E.164; without a valid one a run fails undialled (`invalid_number`); default empty;',
+    }),
+    timezone: ianaTimezone
       .optional()
-      .meta({ description: 'the number runs call, E.164; without a valid one a run fails undialled (`invalid_number`); default empty;' }),
-    timezone: ianaTimezone.optional().meta({ description: "the prospect's IANA time zone, e.g. America/Chicago: calling windows apply in it" }),
+      .meta({ description: "the prospect's IANA time zone, e.g. America/Chicago: calling windows apply in it" }),
   })
   .meta({ id: 'ProspectCreate', description: 'A person runs call; every member is optional.' });
 
 export const prospectsCreate = z
-  .strictObject({ prospects: z.array(prospectCreate).min(1).max(limits.bulkItems).meta({ description: 'the prospects;' }) })
+  .strictObject({
+    prospects: z.array(prospectCreate).min(1).max(limits.bulkItems).meta({ description: 'the prospects;' }),
+  })
   .meta({ id: 'ProspectsCreate', description: 'Prospects to create, all or nothing (`POST /prospects`).' });
 
 export const prospectListCreate = z
   .strictObject({
     name: z.string().min(1).meta({ description: "the list's name;" }),
-    prospect_ids: z
-      .array(z.string())
-      .max(limits.bulkItems)
-      .optional()
-      .meta({ description: 'its members (`prs_…`), prospects of the organization (an unknown one is BAD_INPUT, 400), each once; default none;' }),
+    prospect_ids: z.array(z.string()).max(limits.bulkItems).optional().meta({
+      description:
+        'its members (`prs_…`), prospects of the organization (an unknown one is BAD_INPUT, 400), each once; default none;',
+    }),
   })
-  .meta({ id: 'ProspectListCreate', description: 'A named list of prospects, which a batch can call (`POST /prospect-lists`).' });
+  .meta({
+    id: 'ProspectListCreate',
+    description: 'A named list of prospects, which a batch can call (`POST /prospect-lists`).',
+  });
 
 export const tagCreate = z
-  .strictObject({ name: z.string().min(1).max(100).meta({ description: "the tag's name, unique in the organization (a duplicate is a CONFLICT, 409);" }) })
+  .strictObject({
+    name: z
+      .string()
+      .min(1)
+      .max(100)
+      .meta({ description: "the tag's name, unique in the organization (a duplicate is a CONFLICT, 409);" }),
+  })
   .meta({ id: 'TagCreate', description: 'A tag to put on prospects (`POST /tags`).' });
 
 export const prospectTagsAdd = z
   .strictObject({
-    tag_ids: z
-      .array(z.string())
-      .min(1)
-      .max(limits.bulkItems)
-      .meta({ description: "tags of the organization (`tag_…`); ones the prospect has stay once; an unknown one is BAD_INPUT (400);" }),
+    tag_ids: z.array(z.string()).min(1).max(limits.bulkItems).meta({
+      description:
+        'tags of the organization (`tag_…`); ones the prospect has stay once; an unknown one is BAD_INPUT (400);',
+    }),
   })
   .meta({ id: 'ProspectTagsAdd', description: "E21's body: the tags to add to the prospect." });
 
@@ -105,7 +116,7 @@ export async function createTag(scope: Scope, input: unknown) {
   try {
     return await scope.prisma.tag.create({ data: { organizationId: scope.viewer.organizationId, name: data.name } });
   } catch (error) {
-    if ((error as { code?: string }).code === 'P2002') throw conflict(`a tag named "${data.name}" already exists`);
+    if (isUniqueViolation(error)) throw conflict(`a tag named "${data.name}" already exists`);
     throw error;
   }
 }

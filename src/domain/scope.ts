@@ -1,5 +1,5 @@
+import type { Viewer } from '../auth/authenticate.ts';
 import type { TenantClient } from '../db/tenant.ts';
-import type { Viewer } from './organizations.ts';
 
 /** What a domain operation runs as: a client confined to the caller's organization, and the caller. */
 export interface Scope {

@@ -9,7 +9,7 @@ import { Webhook } from 'standardwebhooks';
 import type { Scope } from './scope.ts';
 import type { SecretBox } from './secrets.ts';
 
-export const SIGNING_SECRET_PREFIX = 'whsec_';
+const SIGNING_SECRET_PREFIX = 'whsec_';
 
 /** A new Standard Webhooks secret: `whsec_` and 32 random bytes in base64 (also a webhook endpoint's). */
 export const newSigningSecret = () => `${SIGNING_SECRET_PREFIX}${randomBytes(32).toString('base64')}`;
@@ -30,7 +30,12 @@ export async function rotateSigningSecret(scope: Scope, secrets: SecretBox) {
  * is the `webhook-id`: a new one per request, unless the request is a retry of
  * the same message (a webhook event's deliveries carry the event's id).
  */
-export function signatureHeaders(secret: string, body: string, at: Date, id = `msg_${randomUUID().replaceAll('-', '')}`): Record<string, string> {
+export function signatureHeaders(
+  secret: string,
+  body: string,
+  at: Date,
+  id = `msg_${randomUUID().replaceAll('-', '')}`,
+): Record<string, string> {
   return {
     'webhook-id': id,
     'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),

@@ -17,8 +17,11 @@
 // LiveKit accepted is compensated (the pair deleted, the numbers removed there).
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { isUniqueViolation } from '../db/prisma-errors.ts';
+import { numbersOfPairs as numbersOfPairRows } from '../db/sql/numbers-of-pairs.ts';
 import type { TenantClient } from '../db/tenant.ts';
-import { Prisma, type PhoneNumber, type SipTrunk } from '../generated/prisma/client.ts';
+import type { Tx } from '../db/tx.ts';
+import type { PhoneNumber, SipTrunk } from '../generated/prisma/client.ts';
 import { conflict, notFound } from './errors.ts';
 import { limits } from './limits.ts';
 import type { Scope } from './scope.ts';
@@ -38,41 +41,58 @@ export const e164 = z
 const label = z.string().max(200).meta({ description: 'a free label, default empty;' });
 
 /** The trunk a number is added to (E16, E17). */
-const numberTrunkId = z
-  .string()
-  .min(1)
-  .meta({ description: 'the trunk the numbers are stored on (`trk_…`); an unknown one, or another organization’s, is NOT_FOUND (404);' });
+const numberTrunkId = z.string().min(1).meta({
+  description:
+    'the trunk the numbers are stored on (`trk_…`); an unknown one, or another organization’s, is NOT_FOUND (404);',
+});
 
 export const sipTrunkCreate = z
   .strictObject({
     name: z.string().min(1).max(200).meta({ description: 'the name both trunks of the pair get;' }),
-    address: z.string().min(1).max(500).meta({ description: "the SIP address the trunks connect to, shared by the pair;" }),
+    address: z
+      .string()
+      .min(1)
+      .max(500)
+      .meta({ description: 'the SIP address the trunks connect to, shared by the pair;' }),
     provider: z.enum(sipTrunkProviders).meta({ description: 'the SIP provider;' }),
     phone_numbers: z
       .array(e164)
       .min(1)
       .max(limits.bulkItems)
       .meta({ description: 'E.164 numbers, created on the outbound trunk;' }),
-    auth_username: z.string().max(200).optional().meta({ description: 'SIP authentication user name, shared by the pair;' }),
+    auth_username: z
+      .string()
+      .max(200)
+      .optional()
+      .meta({ description: 'SIP authentication user name, shared by the pair;' }),
     auth_password: z.string().max(500).optional().meta({ description: 'encrypted at rest and never returned;' }),
-    max_concurrency: int(1).optional().meta({ description: `calls in flight at once on each trunk, over every instance; default ${DEFAULT_MAX_CONCURRENCY};` }),
+    max_concurrency: int(1)
+      .optional()
+      .meta({
+        description: `calls in flight at once on each trunk, over every instance; default ${DEFAULT_MAX_CONCURRENCY};`,
+      }),
   })
   .meta({
     id: 'SipTrunkCreate',
-    description: "E15's body: a pair of trunks (inbound and outbound) sharing name, address and credentials, and the pair's numbers.",
+    description:
+      "E15's body: a pair of trunks (inbound and outbound) sharing name, address and credentials, and the pair's numbers.",
   });
 
 export const phoneNumberCreate = z
   .strictObject({ number: e164, sip_trunk_id: numberTrunkId, label: label.optional() })
   .meta({ id: 'PhoneNumberCreate', description: "E16's body: one number to add to a trunk." });
 
-export const phoneNumberEntry = z
+const phoneNumberEntry = z
   .strictObject({ number: e164, label: label.optional() })
   .meta({ id: 'PhoneNumberEntry', description: 'A number to add, with its label.' });
 
 export const phoneNumbersCreate = z
   .strictObject({
-    numbers: z.array(phoneNumberEntry).min(1).max(limits.bulkItems).meta({ description: 'the numbers; one given twice is a CONFLICT (409);' }),
+    numbers: z
+      .array(phoneNumberEntry)
+      .min(1)
+      .max(limits.bulkItems)
+      .meta({ description: 'the numbers; one given twice is a CONFLICT (409);' }),
     sip_trunk_id: numberTrunkId,
   })
   .meta({ id: 'PhoneNumbersCreate', description: "E17's body: numbers to add to one trunk, all or nothing." });
@@ -109,7 +129,11 @@ export interface TrunkDirectory {
  * write fails, `undo` takes the change back there (its own failure cannot be
  * helped, and the write's error is the one to report).
  */
-async function remoteThenLocal<R, T>(remote: () => Promise<R>, write: (made: R) => Promise<T>, undo: (made: R) => Promise<void>): Promise<T> {
+async function remoteThenLocal<R, T>(
+  remote: () => Promise<R>,
+  write: (made: R) => Promise<T>,
+  undo: (made: R) => Promise<void>,
+): Promise<T> {
   const made = await remote();
   try {
     return await write(made);
@@ -120,8 +144,6 @@ async function remoteThenLocal<R, T>(remote: () => Promise<R>, write: (made: R) 
 }
 
 type NumberClient = Pick<TenantClient, 'phoneNumber'>;
-/** The client a tenant transaction's callback receives. */
-type Tx = Parameters<Parameters<TenantClient['$transaction']>[0]>[0];
 
 const described = (numbers: string[]) => numbers.slice(0, 20).join(', ') + (numbers.length > 20 ? ', …' : '');
 
@@ -139,10 +161,7 @@ async function existingNumbers(prisma: NumberClient, numbers: string[]) {
   return rows.map((row) => row.number);
 }
 
-const alreadyExist = (numbers: string[]) =>
-  conflict(`phone number already exists: ${described(numbers)}`, { numbers });
-
-const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === 'P2002';
+const alreadyExist = (numbers: string[]) => conflict(`phone number already exists: ${described(numbers)}`, { numbers });
 
 /**
  * Runs `write` in one transaction after refusing numbers the organization
@@ -150,7 +169,7 @@ const isUniqueViolation = (error: unknown) => (error as { code?: string }).code 
  * index (organizationId, number) is what stops two concurrent requests, and
  * its violation becomes the same 409.
  */
-async function writeNumbers<T>(scope: Scope, numbers: string[], write: (tx: Tx) => Promise<T>) {
+async function writeNumbers<T>(scope: Scope, numbers: string[], write: (tx: Tx<TenantClient>) => Promise<T>) {
   refuseRepeats(numbers);
   try {
     return await scope.prisma.$transaction(async (tx) => {
@@ -197,7 +216,12 @@ async function insertNumbers(tx: NumberClient, trunk: SipTrunk, entries: NumberE
 }
 
 /** E15: an inbound and an outbound trunk, and the numbers on the outbound one, all or nothing (in LiveKit too, with `directory`). */
-export async function createSipTrunk(scope: Scope, secrets: SecretBox, input: unknown, directory: TrunkDirectory | null = null) {
+export async function createSipTrunk(
+  scope: Scope,
+  secrets: SecretBox,
+  input: unknown,
+  directory: TrunkDirectory | null = null,
+) {
   const data = parseOrThrow(sipTrunkCreate, input);
   // One timestamp for the pair and its numbers, so lists sorted by creation keep them together.
   const now = new Date();
@@ -216,8 +240,12 @@ export async function createSipTrunk(scope: Scope, secrets: SecretBox, input: un
   const entries = data.phone_numbers.map((number) => ({ number }));
   const write = (remote: { inboundId: string; outboundId: string } | null) =>
     writeNumbers(scope, data.phone_numbers, async (tx) => {
-      const inboundTrunk = await tx.sipTrunk.create({ data: { ...shared, direction: 'inbound', livekitTrunkId: remote?.inboundId } });
-      const outboundTrunk = await tx.sipTrunk.create({ data: { ...shared, direction: 'outbound', livekitTrunkId: remote?.outboundId } });
+      const inboundTrunk = await tx.sipTrunk.create({
+        data: { ...shared, direction: 'inbound', livekitTrunkId: remote?.inboundId },
+      });
+      const outboundTrunk = await tx.sipTrunk.create({
+        data: { ...shared, direction: 'outbound', livekitTrunkId: remote?.outboundId },
+      });
       const phoneNumbers = await insertNumbers(tx, outboundTrunk, entries, now);
       return { inboundTrunk, outboundTrunk, phoneNumbers };
     });
@@ -256,7 +284,11 @@ async function numbersOnTrunk(scope: Scope, trunkId: string, entries: NumberEntr
   if (!directory || remoteTrunks.length === 0) return write();
   // A number belongs to the whole pair: both trunks there get it (inbound: calls to it; outbound: it as caller id).
   await refuseTaken(scope, numbers);
-  return remoteThenLocal(() => directory.addNumbers(remoteTrunks, numbers), write, () => directory.removeNumbers(remoteTrunks, numbers));
+  return remoteThenLocal(
+    () => directory.addNumbers(remoteTrunks, numbers),
+    write,
+    () => directory.removeNumbers(remoteTrunks, numbers),
+  );
 }
 
 /** E16: one number on a trunk of the caller's organization. */
@@ -281,13 +313,7 @@ export const pairKeyOf = (trunk: Pick<SipTrunk, 'id' | 'pairId'>) => trunk.pairI
  * not confined by the tenant client, so the organization is named here.
  */
 export async function numbersOfPairs(prisma: TenantClient, organizationId: string, pairKeys: readonly string[]) {
-  const keys = [...pairKeys];
-  const rows = await prisma.$queryRaw<(PhoneNumber & { pairKey: string })[]>(Prisma.sql`
-    SELECT n.*, coalesce(t."pairId", t.id) AS "pairKey"
-    FROM "PhoneNumber" AS n JOIN "SipTrunk" AS t ON t.id = n."sipTrunkId"
-    WHERE n."organizationId" = ${organizationId} AND t."organizationId" = ${organizationId}
-      AND (t."pairId" = ANY(${keys}::text[]) OR (t."pairId" IS NULL AND t.id = ANY(${keys}::text[])))
-    ORDER BY n."createdAt", n.number`);
+  const rows = await numbersOfPairRows(prisma, organizationId, [...pairKeys]);
   const groups = new Map<string, PhoneNumber[]>(pairKeys.map((key) => [key, []]));
   for (const { pairKey, ...number } of rows) groups.get(pairKey)?.push(number);
   return pairKeys.map((key) => groups.get(key) ?? []);

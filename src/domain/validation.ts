@@ -55,7 +55,11 @@ function issueProblems(issues: readonly z.core.$ZodIssue[], prefix: (string | nu
 }
 
 /** Parses `input` with `schema` or throws the domain's 400 naming each offending member. */
-export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, prefix: (string | number)[] = []): z.output<S> {
+export function parseOrThrow<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+  prefix: (string | number)[] = [],
+): z.output<S> {
   // reportInput lets problemsOf tell a missing member from a mistyped one; inputs never reach the error detail.
   const result = schema.safeParse(input, { reportInput: true });
   if (!result.success) throw badInput(problemsOf(result.error, prefix));
@@ -71,7 +75,9 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, pre
 export function unstorableMembers(value: unknown, path: string[] = []): FieldProblem[] {
   const here = path.join('.');
   if (typeof value === 'string') {
-    return value.includes('\u0000') ? [{ path: here, rule: 'no NUL', message: 'must not contain the NUL character (U+0000)' }] : [];
+    return value.includes('\u0000')
+      ? [{ path: here, rule: 'no NUL', message: 'must not contain the NUL character (U+0000)' }]
+      : [];
   }
   if (typeof value === 'number') {
     return Number.isFinite(value) ? [] : [{ path: here, rule: 'finite', message: 'must be a finite number' }];

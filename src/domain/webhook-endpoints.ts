@@ -14,11 +14,9 @@ import { checkWebhookUrl, type WebhookUrlPolicy } from './webhook-urls.ts';
 
 const MAX_URL_LENGTH = 2000;
 
-const url = z
-  .string()
-  .min(1)
-  .max(MAX_URL_LENGTH)
-  .meta({ description: 'where events are POSTed: https (http only where the service allows it), not a private address;' });
+const url = z.string().min(1).max(MAX_URL_LENGTH).meta({
+  description: 'where events are POSTed: https (http only where the service allows it), not a private address;',
+});
 
 const events = z
   .array(z.enum([ALL_EVENTS, ...webhookEventTypes]))
@@ -37,10 +35,10 @@ export const webhookEndpointUpdate = z
     url: url.optional(),
     events: events.optional(),
     description: description.optional(),
-    enabled: z
-      .boolean()
-      .optional()
-      .meta({ description: 'false stops its deliveries (pending ones fail); true enables it again, as a new endpoint that has not failed yet' }),
+    enabled: z.boolean().optional().meta({
+      description:
+        'false stops its deliveries (pending ones fail); true enables it again, as a new endpoint that has not failed yet',
+    }),
   })
   .meta({ id: 'WebhookEndpointUpdate', description: 'Members given replace the endpoint’s.' });
 
@@ -72,7 +70,12 @@ export async function createWebhookEndpoint(scope: Scope, services: WebhookEndpo
  * Changes an endpoint. Disabling it fails its pending deliveries (they can be
  * replayed once it is enabled again); enabling it clears its failure record.
  */
-export async function updateWebhookEndpoint(scope: Scope, services: WebhookEndpointServices, id: string, input: unknown) {
+export async function updateWebhookEndpoint(
+  scope: Scope,
+  services: WebhookEndpointServices,
+  id: string,
+  input: unknown,
+) {
   const data = parseOrThrow(webhookEndpointUpdate, input);
   if (data.url !== undefined) await checkWebhookUrl(data.url, services.webhooks);
   return scope.prisma.$transaction(async (tx) => {
@@ -108,7 +111,10 @@ export async function deleteWebhookEndpoint(scope: Scope, id: string) {
 /** Replaces the endpoint's secret: deliveries from now on are signed with the new one only. */
 export async function rotateWebhookEndpointSecret(scope: Scope, secrets: SecretBox, id: string) {
   const secret = newSigningSecret();
-  const [endpoint] = await scope.prisma.webhookEndpoint.updateManyAndReturn({ where: { id }, data: { secretEncrypted: secrets.seal(secret) } });
+  const [endpoint] = await scope.prisma.webhookEndpoint.updateManyAndReturn({
+    where: { id },
+    data: { secretEncrypted: secrets.seal(secret) },
+  });
   if (!endpoint) throw notFound('webhook endpoint');
   return { endpoint, secret };
 }
@@ -121,15 +127,26 @@ export async function rotateWebhookEndpointSecret(scope: Scope, secrets: SecretB
  */
 export async function replayWebhookDelivery(scope: Scope, id: string) {
   return scope.prisma.$transaction(async (tx) => {
-    const delivery = await tx.webhookDelivery.findFirst({ where: { id }, include: { endpoint: { select: { enabled: true } } } });
+    const delivery = await tx.webhookDelivery.findFirst({
+      where: { id },
+      include: { endpoint: { select: { enabled: true } } },
+    });
     if (!delivery) throw notFound('webhook delivery');
-    if (!delivery.endpoint.enabled) throw conflict('the endpoint is disabled: enable it before replaying its deliveries');
+    if (!delivery.endpoint.enabled)
+      throw conflict('the endpoint is disabled: enable it before replaying its deliveries');
     const now = new Date();
     const inFlight = delivery.status === 'pending' && delivery.leaseExpiresAt !== null && delivery.leaseExpiresAt > now;
     if (inFlight) return delivery;
     return tx.webhookDelivery.update({
       where: { id },
-      data: { status: 'pending', attempts: 0, nextAttemptAt: now, deliveredAt: null, leaseOwner: null, leaseExpiresAt: null },
+      data: {
+        status: 'pending',
+        attempts: 0,
+        nextAttemptAt: now,
+        deliveredAt: null,
+        leaseOwner: null,
+        leaseExpiresAt: null,
+      },
     });
   });
 }

@@ -15,8 +15,10 @@
 // and sort in the order of its changes: on the deliveries' unique key
 // ("endpointId", "eventId"), an endpoint's deliveries about one object are one
 // short range, which keeps the delivery order cheap (src/events/webhook-store.ts).
-import { Prisma, type PrismaClient } from '../generated/prisma/client.ts';
-import { type EventSubject, subjectKey, subjectSources, type SubjectKind } from './event-payloads.ts';
+
+import { type EventSubject, type SubjectKind, subjectKey, subjectSources } from '../db/sql/event-payloads.ts';
+import { writeWebhookEvents } from '../db/sql/write-webhook-events.ts';
+import type { SqlClient } from '../db/tx.ts';
 
 export const webhookEventTypes = [
   'batch.status_changed',
@@ -32,15 +34,12 @@ export const webhookEventTypes = [
 export type WebhookEventType = (typeof webhookEventTypes)[number];
 
 /** Hex digits of an event id's object hash: `evt_` and these are the same for every event of one object. */
-export const OBJECT_PREFIX_DIGITS = 8;
+const OBJECT_PREFIX_DIGITS = 8;
 /** An event id's first characters, the same for every event of its object. */
 export const OBJECT_PREFIX_LENGTH = 'evt_'.length + OBJECT_PREFIX_DIGITS;
 
 /** What an endpoint subscribes to: event types, or `*` for all. */
 export const ALL_EVENTS = '*';
-
-/** What moving statements need: raw SQL, on any client or transaction. */
-type SqlClient = Pick<PrismaClient, '$executeRaw'>;
 
 interface PendingEvent {
   type: WebhookEventType;
@@ -70,7 +69,8 @@ export class Outbox {
   /** A batch's status move: `batch.status_changed`, and `batch.finished` when every run ended (FINISHED or FAILED). */
   batchMoved(organizationId: string, batchId: string, status: string): this {
     this.add('batch.status_changed', organizationId, { kind: 'batch', id: batchId });
-    if (status === 'FINISHED' || status === 'FAILED') this.add('batch.finished', organizationId, { kind: 'batch', id: batchId });
+    if (status === 'FINISHED' || status === 'FAILED')
+      this.add('batch.finished', organizationId, { kind: 'batch', id: batchId });
     return this;
   }
 
@@ -83,35 +83,19 @@ export class Outbox {
     if (this.events.size === 0) return;
     const pending = [...this.events.values()];
     const kinds = [...new Set(pending.map((event) => event.subject.kind))] as SubjectKind[];
-    // `wanted`: the events in order, each with what its kind joins on; then one SELECT per kind present.
-    const subjects = kinds.map((kind) => {
-      const source = subjectSources[kind];
-      return `SELECT w.position, w.type, w.org, ${source.objectId} AS object_id, ${source.data} AS data
-        FROM wanted w ${source.join} WHERE w.kind = '${kind}' AND w.subscribed`;
-    });
-    await tx.$executeRaw`
-      WITH stamp AS MATERIALIZED (SELECT clock_timestamp() AS at),
-      wanted AS (
-        SELECT given.*, EXISTS (
-          SELECT 1 FROM "WebhookEndpoint" e
-          WHERE e."organizationId" = given.org AND e.enabled AND e.events && ARRAY[given.type, ${ALL_EVENTS}]) AS subscribed
-        FROM unnest(${pending.map((event) => event.type)}::text[], ${pending.map((event) => event.organizationId)}::text[],
-          ${pending.map((event) => event.subject.kind)}::text[], ${pending.map((event) => subjectKey(event.subject).id)}::text[],
-          ${pending.map((event) => subjectKey(event.subject).number)}::int[])
-          WITH ORDINALITY AS given(type, org, kind, id, number, position)
-      ),
-      subjects AS (${Prisma.raw(subjects.join(' UNION ALL '))}),
-      events AS (
-        INSERT INTO "WebhookEvent" (id, "organizationId", type, "objectId", payload, "createdAt")
-        SELECT 'evt_' || left(md5(s.object_id), ${OBJECT_PREFIX_DIGITS}) || lpad(to_hex((extract(epoch FROM stamp.at) * 1000000)::bigint), 14, '0')
-            || lpad(to_hex(s.position), 6, '0') || left(replace(gen_random_uuid()::text, '-', ''), 8),
-          s.org, s.type, s.object_id, jsonb_build_object('type', s.type, 'timestamp', ${at.toISOString()}::text, 'data', s.data), stamp.at
-        FROM subjects s CROSS JOIN stamp
-        RETURNING id, "organizationId", type, "createdAt"
-      )
-      INSERT INTO "WebhookDelivery" ("organizationId", "endpointId", "eventId", "nextAttemptAt", "createdAt")
-      SELECT ev."organizationId", e.id, ev.id, ev."createdAt", ev."createdAt"
-      FROM events ev JOIN "WebhookEndpoint" e
-        ON e."organizationId" = ev."organizationId" AND e.enabled AND e.events && ARRAY[ev.type, ${ALL_EVENTS}]`;
+    const events = pending.map(({ type, organizationId, subject }) => ({
+      type,
+      organizationId,
+      kind: subject.kind,
+      ...subjectKey(subject),
+    }));
+    const sources = kinds.map((kind) => ({ kind, ...subjectSources[kind] }));
+    await writeWebhookEvents(
+      tx,
+      events,
+      sources,
+      { allEvents: ALL_EVENTS, objectPrefixDigits: OBJECT_PREFIX_DIGITS },
+      at,
+    );
   }
 }

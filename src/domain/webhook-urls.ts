@@ -45,7 +45,7 @@ for (const [network, prefix] of [
 }
 
 /** Whether an IP address lies in a range webhooks never reach. */
-export function isPrivateAddress(address: string): boolean {
+function isPrivateAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return true;
   return forbidden.check(address, family === 6 ? 'ipv6' : 'ipv4');
@@ -57,7 +57,9 @@ const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1');
 
 /** Every address `host` resolves to (the system resolver, as connections use it). */
 function resolveAll(host: string): Promise<LookupAddress[]> {
-  return new Promise((resolve, reject) => dnsLookup(host, { all: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))));
+  return new Promise((resolve, reject) =>
+    dnsLookup(host, { all: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))),
+  );
 }
 
 /**
@@ -69,7 +71,8 @@ export const publicLookup: LookupFunction = (hostname, options, callback) => {
   dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
     if (error) return callback(error, '', 0);
     const refused = addresses.find((entry) => isPrivateAddress(entry.address));
-    if (refused) return callback(new ForbiddenAddress(`${hostname} resolves to ${refused.address}, a private address`), '', 0);
+    if (refused)
+      return callback(new ForbiddenAddress(`${hostname} resolves to ${refused.address}, a private address`), '', 0);
     if (options.all) return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, addresses);
     const [first] = addresses;
     if (!first) return callback(new ForbiddenAddress(`${hostname} resolves to no address`), '', 0);
@@ -97,15 +100,22 @@ export async function checkWebhookUrl(text: string, policy: WebhookUrlPolicy): P
     throw refuse('format url', 'is not a URL');
   }
   const schemes = policy.allowHttp ? ['https:', 'http:'] : ['https:'];
-  if (!schemes.includes(url.protocol)) throw refuse('https', `must be an ${policy.allowHttp ? 'http or https' : 'https'} URL`);
+  if (!schemes.includes(url.protocol))
+    throw refuse('https', `must be an ${policy.allowHttp ? 'http or https' : 'https'} URL`);
   if (url.username || url.password) throw refuse('no credentials', 'must not carry a user name or password');
   if (policy.allowPrivate) return;
   const host = hostOf(url);
-  const addresses = isIP(host) ? [host] : await resolveAll(host).then(
-    (found) => found.map((entry) => entry.address),
-    () => [],
-  );
+  const addresses = isIP(host)
+    ? [host]
+    : await resolveAll(host).then(
+        (found) => found.map((entry) => entry.address),
+        () => [],
+      );
   if (addresses.length === 0) throw refuse('resolves', `its host ${host} does not resolve`);
   const refused = addresses.find(isPrivateAddress);
-  if (refused) throw refuse('public address', `its host ${host} resolves to ${refused}, a loopback, private, link-local or metadata address`);
+  if (refused)
+    throw refuse(
+      'public address',
+      `its host ${host} resolves to ${refused}, a loopback, private, link-local or metadata address`,
+    );
 }

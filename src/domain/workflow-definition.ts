@@ -9,7 +9,7 @@ import type { Scope } from './scope.ts';
 import { e164 } from './telephony.ts';
 import { problemsOf } from './validation.ts';
 
-export const step = z.looseObject({ id: z.string().min(1), type: z.string().min(1) });
+const step = z.looseObject({ id: z.string().min(1), type: z.string().min(1) });
 export type Step = z.infer<typeof step>;
 
 export const definitionSteps = z.looseObject({ steps: z.array(step).default([]) });
@@ -19,7 +19,7 @@ export const callStep = z.looseObject({
   trunk_id: z.string().min(1).optional().meta({ description: 'An outbound SIP trunk; its max_concurrency holds.' }),
   from_number: e164.optional().meta({ description: 'Caller id; without it, the trunk’s numbers in turn.' }),
 });
-export type CallStep = z.output<typeof callStep>;
+type CallStep = z.output<typeof callStep>;
 
 export const webhookStep = z.looseObject({
   url: z.url(),
@@ -30,7 +30,7 @@ export const webhookStep = z.looseObject({
 
 export const waitStep = z.looseObject({ seconds: z.number().min(0).max(86_400) });
 
-export const knownSteps: Record<string, z.ZodType> = { call: callStep, webhook: webhookStep, wait: waitStep };
+const knownSteps: Record<string, z.ZodType> = { call: callStep, webhook: webhookStep, wait: waitStep };
 
 /**
  * Refuses a definition whose steps are malformed or name what the
@@ -44,15 +44,22 @@ export async function checkDefinition(scope: Scope, definition: unknown) {
   const calls: { index: number; step: CallStep & Step }[] = [];
   for (const [index, value] of parsed.data.steps.entries()) {
     const at = ['definition', 'steps', index];
-    if (seen.has(value.id)) problems.push({ path: `${at.join('.')}.id`, rule: 'unique', message: `step id ${value.id} is used twice` });
+    if (seen.has(value.id))
+      problems.push({ path: `${at.join('.')}.id`, rule: 'unique', message: `step id ${value.id} is used twice` });
     seen.add(value.id);
     const schema = knownSteps[value.type];
     const checked = schema?.safeParse(value);
     if (checked && !checked.success) {
-      problems.push(...problemsOf(checked.error, at).map((problem) => ({ ...problem, message: `step ${value.id}: ${problem.message}` })));
+      problems.push(
+        ...problemsOf(checked.error, at).map((problem) => ({
+          ...problem,
+          message: `step ${value.id}: ${problem.message}`,
+        })),
+      );
     } else if (value.type === 'call') calls.push({ index, step: checked!.data as CallStep & Step });
   }
-  for (const { index, step: call } of calls) problems.push(...(await missingReferences(scope, call, `definition.steps.${index}`)));
+  for (const { index, step: call } of calls)
+    problems.push(...(await missingReferences(scope, call, `definition.steps.${index}`)));
   if (problems.length > 0) throw badInput(problems);
 }
 
@@ -67,7 +74,8 @@ async function missingReferences(scope: Scope, call: CallStep & Step, at: string
   }
   if (call.trunk_id) {
     const trunk = await scope.prisma.sipTrunk.findUnique({ where: { id: call.trunk_id }, select: { direction: true } });
-    if (trunk?.direction !== 'outbound') missing('trunk_id', `${call.trunk_id} is not an outbound SIP trunk of the organization`);
+    if (trunk?.direction !== 'outbound')
+      missing('trunk_id', `${call.trunk_id} is not an outbound SIP trunk of the organization`);
   }
   if (call.from_number) {
     const number = await scope.prisma.phoneNumber.findFirst({
@@ -75,7 +83,10 @@ async function missingReferences(scope: Scope, call: CallStep & Step, at: string
       select: { id: true },
     });
     if (!number) {
-      missing('from_number', `${call.from_number} is not a phone number of the organization${call.trunk_id ? ' on that trunk' : ''}`);
+      missing(
+        'from_number',
+        `${call.from_number} is not a phone number of the organization${call.trunk_id ? ' on that trunk' : ''}`,
+      );
     }
   }
   return problems;

@@ -8,7 +8,7 @@ import { parseOrThrow } from './validation.ts';
 import { checkDefinition } from './workflow-definition.ts';
 
 /** A workflow's steps (workflow-definition.ts checks the ones the service knows); the run engine reads it. */
-export const workflowDefinition = z.record(z.string(), z.unknown()).meta({
+const workflowDefinition = z.record(z.string(), z.unknown()).meta({
   description: 'The workflow definition: a JSON object (its steps)',
 });
 
@@ -16,7 +16,11 @@ export const workflowCreate = z
   .strictObject({
     name: z.string().min(1).meta({ description: 'Its name' }),
     description: z.string().optional().meta({ description: 'Free text (empty unless given)' }),
-    trigger_type: z.string().min(1).optional().meta({ description: 'What starts it, free text (`manual` unless given)' }),
+    trigger_type: z
+      .string()
+      .min(1)
+      .optional()
+      .meta({ description: 'What starts it, free text (`manual` unless given)' }),
     is_active: z.boolean().optional().meta({ description: 'The active flag (true unless given)' }),
     definition: workflowDefinition.optional(),
   })

@@ -5,10 +5,11 @@
 // or hand it variables. The attempt is written open before the call is placed
 // and closed with the dialer's outcome; the batch's retry policy decides what
 // follows.
+
+import type { Clock } from '../clock.ts';
 import { e164 } from '../domain/telephony.ts';
 import { callStep, type Step } from '../domain/workflow-definition.ts';
 import { tracing } from '../observability/tracing.ts';
-import type { Clock } from './clock.ts';
 import type { Dialer } from './dialer.ts';
 import { sendPrecallWebhook, templateVariables } from './precall-webhook.ts';
 import type { ClaimedRun, RunStore } from './run-store.ts';
@@ -64,14 +65,30 @@ export async function performCallStep(
   const number = run.attempts + 1;
   let dynamicVariables: Record<string, unknown> | null = null;
   if (webhook) {
-    const answer = await sendPrecallWebhook(webhook, templateVariables(run, call.agent_id, number), dependencies.signerFor(run), signal);
+    const answer = await sendPrecallWebhook(
+      webhook,
+      templateVariables(run, call.agent_id, number),
+      dependencies.signerFor(run),
+      signal,
+    );
     if (answer.kind === 'skip') return endWithoutCall('CANCELLED', 'precall_skip', null);
     if (answer.kind === 'failed') {
       // An attempt that never dialled: recorded, and retried like any failed one.
-      const attempt = { number, stepId: step.id, fromNumber: call.from_number ?? null, toNumber: phone, dynamicVariables: null, startedAt: null };
+      const attempt = {
+        number,
+        stepId: step.id,
+        fromNumber: call.from_number ?? null,
+        toNumber: phone,
+        dynamicVariables: null,
+        startedAt: null,
+      };
       if (!(await store.startAttempt(run, attempt))) return 'ended';
       run.attempts = number;
-      const after = await store.endAttempt(run, number, step.id, { outcome: 'failed', reason: 'precall_webhook', durationSeconds: 0 });
+      const after = await store.endAttempt(run, number, step.id, {
+        outcome: 'failed',
+        reason: 'precall_webhook',
+        durationSeconds: 0,
+      });
       announce(after.batchIds);
       return after.next;
     }

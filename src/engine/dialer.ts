@@ -2,6 +2,7 @@
 // and records the outcome it answers; the simulated dialer is the default, a
 // real one (LiveKit SIP) implements the same interface.
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { OutcomeShares, SimulatedCalls } from '../config/simulated-calls.ts';
 import { type CallOutcomeName, callOutcomes } from '../domain/batch-settings.ts';
 
 export interface CallRequest {
@@ -29,29 +30,6 @@ export interface CallResult {
 export interface Dialer {
   /** Places the call and resolves when it has ended; rejects only when `signal` aborts (hang up). */
   dial(request: CallRequest, signal: AbortSignal): Promise<CallResult>;
-}
-
-/** Shares of each outcome, summing to 1: `answered=0.6,no_answer=0.2,…` (SIMULATED_CALL_OUTCOMES). */
-export type OutcomeShares = Partial<Record<CallOutcomeName, number>>;
-
-/** Parses `answered=0.6,no_answer=0.4`; throws a message naming what is wrong. */
-export function parseOutcomeShares(text: string): OutcomeShares {
-  const shares: OutcomeShares = {};
-  for (const part of text.split(',').map((item) => item.trim()).filter(Boolean)) {
-    const [name, value] = part.split('=').map((item) => item.trim());
-    if (!callOutcomes.includes(name as CallOutcomeName)) throw new Error(`unknown outcome "${name}" (one of ${callOutcomes.join(', ')})`);
-    const share = Number(value);
-    if (!Number.isFinite(share) || share < 0 || share > 1) throw new Error(`the share of ${name} must be a number from 0 to 1`);
-    shares[name as CallOutcomeName] = share;
-  }
-  const total = Object.values(shares).reduce((sum, share) => sum + share, 0);
-  if (Math.abs(total - 1) > 1e-6) throw new Error(`the shares add up to ${total}, not 1`);
-  return shares;
-}
-
-export interface SimulatedCalls {
-  durationMs: number;
-  outcomes: OutcomeShares;
 }
 
 /** Draws an outcome by its share; `random` is injectable for tests. */

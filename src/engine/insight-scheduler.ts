@@ -3,10 +3,7 @@
 // run it; regenerating a period replaces its insight, so overlaps are harmless.
 import { generateInsight } from '../domain/insights.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
-
-interface Logger {
-  error(object: unknown, message?: string): void;
-}
+import type { Logger } from '../observability/logger.ts';
 
 const isoDay = (date: Date) => date.toISOString().slice(0, 10);
 
@@ -21,7 +18,10 @@ export class InsightScheduler {
 
   start(): void {
     if (this.intervalMs <= 0 || this.timer) return;
-    this.timer = setInterval(() => void this.runOnce().catch((error) => this.log.error({ err: error }, 'insights failed')), this.intervalMs);
+    this.timer = setInterval(
+      () => void this.runOnce().catch((error) => this.log.error({ err: error }, 'insights failed')),
+      this.intervalMs,
+    );
     this.timer.unref();
   }
 

@@ -37,11 +37,13 @@ export function templateVariables(run: ClaimedRun, agentId: string, attempt: num
 }
 
 /** Renders every string of the template; a string that is one placeholder keeps its value's type. */
-export function renderTemplate(template: unknown, variables: Record<string, string | number>): unknown {
+function renderTemplate(template: unknown, variables: Record<string, string | number>): unknown {
   if (typeof template === 'string') {
     const whole = /^\{\{\s*([\w.]+)\s*\}\}$/.exec(template);
     if (whole && whole[1]! in variables) return variables[whole[1]!];
-    return template.replace(/\{\{\s*([\w.]+)\s*\}\}/g, (text, name: string) => (name in variables ? String(variables[name]) : text));
+    return template.replace(/\{\{\s*([\w.]+)\s*\}\}/g, (text, name: string) =>
+      name in variables ? String(variables[name]) : text,
+    );
   }
   if (Array.isArray(template)) return template.map((item) => renderTemplate(item, variables));
   if (template && typeof template === 'object') {
@@ -71,20 +73,24 @@ export async function sendPrecallWebhook(
   try {
     // The answer's body is read within the same deadline as the request.
     reply = await withDeadline(signal, ms, (bounded) =>
-      tracing().inSpan('run.precall_webhook', { 'http.request.method': method, 'server.address': new URL(url).host }, async () => {
-        const response = await fetch(url, {
-          method,
-          // The attempt's trace goes on with the receiver's (W3C traceparent), when traces are on.
-          headers: tracing().inject(signed),
-          body: method === 'GET' ? undefined : body,
-          signal: bounded,
-        });
-        if (!response.ok) {
-          await response.body?.cancel();
-          return { status: response.status, ok: false, answer: null };
-        }
-        return { status: response.status, ok: true, answer: (await response.json().catch(() => null)) as never };
-      }),
+      tracing().inSpan(
+        'run.precall_webhook',
+        { 'http.request.method': method, 'server.address': new URL(url).host },
+        async () => {
+          const response = await fetch(url, {
+            method,
+            // The attempt's trace goes on with the receiver's (W3C traceparent), when traces are on.
+            headers: tracing().inject(signed),
+            body: method === 'GET' ? undefined : body,
+            signal: bounded,
+          });
+          if (!response.ok) {
+            await response.body?.cancel();
+            return { status: response.status, ok: false, answer: null };
+          }
+          return { status: response.status, ok: true, answer: (await response.json().catch(() => null)) as never };
+        },
+      ),
     );
   } catch (error) {
     signal.throwIfAborted();
@@ -94,5 +100,8 @@ export async function sendPrecallWebhook(
   const { answer } = reply;
   if (answer?.skip === true) return { kind: 'skip' };
   const given = answer?.variables;
-  return { kind: 'call', variables: given && typeof given === 'object' && !Array.isArray(given) ? (given as Record<string, unknown>) : null };
+  return {
+    kind: 'call',
+    variables: given && typeof given === 'object' && !Array.isArray(given) ? (given as Record<string, unknown>) : null,
+  };
 }

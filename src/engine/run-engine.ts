@@ -7,14 +7,15 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { PrismaClient } from '../generated/prisma/client.ts';
+import { type Clock, systemClock } from '../clock.ts';
 import type { SecretBox } from '../domain/secrets.ts';
 import { signatureHeaders } from '../domain/signing-secret.ts';
 import { definitionSteps, type Step } from '../domain/workflow-definition.ts';
-import { tracing } from '../observability/tracing.ts';
 import type { BatchProgressHub } from '../events/batch-progress.ts';
+import type { PrismaClient } from '../generated/prisma/client.ts';
+import type { Logger } from '../observability/logger.ts';
+import { tracing } from '../observability/tracing.ts';
 import { type CallStepDependencies, performCallStep } from './call-step.ts';
-import { type Clock, systemClock } from './clock.ts';
 import type { Dialer } from './dialer.ts';
 import { type ClaimedRun, RunStore } from './run-store.ts';
 import { type Signer, StepFailed, type StepHandler } from './steps.ts';
@@ -45,10 +46,6 @@ interface ClaimSpan {
 
 /** Told how long a claim transaction took, in seconds. */
 export type ClaimListener = (seconds: number) => void;
-
-interface Logger {
-  error(object: unknown, message?: string): void;
-}
 
 export class RunEngine {
   readonly owner = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
@@ -129,7 +126,8 @@ export class RunEngine {
     for (const { abort } of held) abort.abort();
     await Promise.allSettled(held.map(({ done }) => done));
     const stillHeld = held.map(({ run }) => run.id);
-    if (stillHeld.length > 0) this.announce(await this.store.release({ runIds: stillHeld }, 'interrupted', this.options.maxRecoveries + 1));
+    if (stillHeld.length > 0)
+      this.announce(await this.store.release({ runIds: stillHeld }, 'interrupted', this.options.maxRecoveries + 1));
   }
 
   private async claimLoop() {
@@ -163,9 +161,14 @@ export class RunEngine {
   private execute(run: ClaimedRun, claim: ClaimSpan) {
     const abort = new AbortController();
     // Each attempt is a trace of its own (when traces are on), linked to the request that created its batch.
-    const attributes = { 'run.id': run.id, 'batch.id': run.batchId, 'organization.id': run.organizationId, 'run.attempt': run.attempts + 1 };
+    const attributes = {
+      'run.id': run.id,
+      'batch.id': run.batchId,
+      'organization.id': run.organizationId,
+      'run.attempt': run.attempts + 1,
+    };
     const done = tracing()
-      .inTraceOfBatch('run.attempt', run.batchId, attributes, () => {
+      .inTraceLinkedTo('run.attempt', run.batchTraceparent, attributes, () => {
         // One claim takes several runs: each attempt's trace shows it.
         tracing().recordSpan('run.claim', { 'claim.runs': claim.runs }, claim.startedAt, claim.endedAt);
         return this.perform(run, abort.signal);
@@ -184,7 +187,10 @@ export class RunEngine {
     try {
       const steps = await this.stepsOf(run);
       // A retried call resumes at its step; a fresh run starts at the first.
-      const resumeAt = Math.max(0, steps.findIndex((step) => step.id === run.currentStepId));
+      const resumeAt = Math.max(
+        0,
+        steps.findIndex((step) => step.id === run.currentStepId),
+      );
       for (const step of steps.slice(resumeAt)) {
         if (!(await this.store.atStep(run.id, step.id))) return; // the lease was taken back
         if (step.type === 'call') {
@@ -201,7 +207,9 @@ export class RunEngine {
       outcome = 'FAILED';
       error = failure.message;
     }
-    this.announce(await tracing().inSpan('run.finish', { 'run.outcome': outcome }, () => this.store.finish(run, outcome, error)));
+    this.announce(
+      await tracing().inSpan('run.finish', { 'run.outcome': outcome }, () => this.store.finish(run, outcome, error)),
+    );
     this.completed++;
   }
 

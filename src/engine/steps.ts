@@ -3,8 +3,8 @@
 // and more can be registered (pluggable). A handler throws StepFailed to fail
 // the run; it must stop when its signal aborts.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { withDeadline } from '../deadline.ts';
 import type { z } from 'zod';
+import { withDeadline } from '../deadline.ts';
 import { type Step, waitStep, webhookStep } from '../domain/workflow-definition.ts';
 import type { ClaimedRun } from './run-store.ts';
 
@@ -13,7 +13,7 @@ export class StepFailed extends Error {}
 /** The organization's signature headers for a request body (none when it has no signing secret). */
 export type Signer = (body: string) => Promise<Record<string, string>>;
 
-export interface StepContext {
+interface StepContext {
   run: ClaimedRun;
   signal: AbortSignal;
   sign: Signer;
@@ -32,12 +32,17 @@ export function parseStep<S extends z.ZodType>(schema: S, value: Step): z.output
 }
 
 /** A real HTTP request with a timeout; any status but 2xx fails the run. */
-export const webhook: StepHandler = async (value, context) => {
+const webhook: StepHandler = async (value, context) => {
   const { url, method, headers, timeout_ms: timeoutMs } = parseStep(webhookStep, value);
   const body =
     method === 'GET'
       ? ''
-      : JSON.stringify({ run_id: context.run.id, batch_id: context.run.batchId, prospect_id: context.run.prospectId, step_id: value.id });
+      : JSON.stringify({
+          run_id: context.run.id,
+          batch_id: context.run.batchId,
+          prospect_id: context.run.prospectId,
+          step_id: value.id,
+        });
   const signed = { 'content-type': 'application/json', ...headers, ...(await context.sign(body)) };
   let response: Response;
   try {
@@ -53,7 +58,7 @@ export const webhook: StepHandler = async (value, context) => {
   if (!response.ok) throw new StepFailed(`step ${value.id}: ${method} ${url} answered ${response.status}`);
 };
 
-export const wait: StepHandler = async (value, context) => {
+const wait: StepHandler = async (value, context) => {
   const { seconds } = parseStep(waitStep, value);
   await sleep(seconds * 1000, undefined, { signal: context.signal });
 };

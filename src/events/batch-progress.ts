@@ -15,9 +15,9 @@ import type { Redis } from 'ioredis';
 import type { Batch } from '../generated/prisma/client.ts';
 import type { RedisHealth } from './redis-health.ts';
 
-export const PROGRESS_INTERVAL_MS = 100;
+const PROGRESS_INTERVAL_MS = 100;
 /** How often a followed batch is read while Redis is away. */
-export const POLL_INTERVAL_MS = 1_000;
+const POLL_INTERVAL_MS = 1_000;
 
 /**
  * One channel per batch: an instance hears only of the batches its clients
@@ -109,7 +109,9 @@ export class BatchProgressHub {
     this.intervalMs = intervalMs;
     if (!redis) return;
     const onMessage = (channel: string) => {
-      const watcher = channel.startsWith(CHANNEL_PREFIX) ? this.watchers.get(channel.slice(CHANNEL_PREFIX.length)) : undefined;
+      const watcher = channel.startsWith(CHANNEL_PREFIX)
+        ? this.watchers.get(channel.slice(CHANNEL_PREFIX.length))
+        : undefined;
       if (watcher) this.schedule(watcher);
     };
     // Back (or connected for the first time): subscribe every watcher's channel, then catch up on what passed meanwhile.
@@ -166,7 +168,14 @@ export class BatchProgressHub {
   }
 
   private startWatcher(batchId: string): Watcher {
-    const watcher: Watcher = { batchId, listeners: new Set(), timer: null, lastReadAt: 0, dirty: false, reading: false };
+    const watcher: Watcher = {
+      batchId,
+      listeners: new Set(),
+      timer: null,
+      lastReadAt: 0,
+      dirty: false,
+      reading: false,
+    };
     this.watchers.set(batchId, watcher);
     this.subscribe([watcher]);
     return watcher;

@@ -9,17 +9,18 @@
 // when its lease ends.
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import type { PrismaClient } from '../generated/prisma/client.ts';
+import { type Clock, systemClock } from '../clock.ts';
+import type { WebhookSettings } from '../config/webhook-settings.ts';
 import type { SecretBox } from '../domain/secrets.ts';
 import { signatureHeaders } from '../domain/signing-secret.ts';
-import { type Clock, systemClock } from '../engine/clock.ts';
+import type { PrismaClient } from '../generated/prisma/client.ts';
+import type { Logger } from '../observability/logger.ts';
 import { tracing } from '../observability/tracing.ts';
-import { sendWebhook } from './webhook-sender.ts';
-import type { WebhookSettings } from './webhook-settings.ts';
+import { type SendResult, sendWebhook } from './webhook-sender.ts';
 import { type ClaimedDelivery, WebhookStore } from './webhook-store.ts';
 
 /** How an attempt ended, for the metrics: delivered, to be tried again, or given up. */
-export type AttemptOutcome = 'delivered' | 'retrying' | 'failed';
+type AttemptOutcome = 'delivered' | 'retrying' | 'failed';
 export type AttemptListener = (outcome: AttemptOutcome, seconds: number) => void;
 
 export interface WebhookWorkerOptions {
@@ -28,10 +29,6 @@ export interface WebhookWorkerOptions {
   /** How long to wait for work when none was found. */
   pollMs: number;
   clock?: Clock;
-}
-
-interface Logger {
-  error(object: unknown, message?: string): void;
 }
 
 /** A claimed delivery stays this instance's for its attempt's time limit and this margin. */
@@ -87,7 +84,11 @@ export class WebhookWorker {
       if (free > 0) {
         const now = this.clock.now();
         try {
-          claimed = await this.store.claim(free, now, new Date(now.getTime() + this.settings.timeoutMs + LEASE_MARGIN_MS));
+          claimed = await this.store.claim(
+            free,
+            now,
+            new Date(now.getTime() + this.settings.timeoutMs + LEASE_MARGIN_MS),
+          );
         } catch (error) {
           this.log.error({ err: error }, 'claiming webhook deliveries failed');
         }
@@ -101,8 +102,10 @@ export class WebhookWorker {
           'webhook.attempt': delivery.attempts + 1,
         };
         const done = tracing()
-          .inTraceOfBatch('webhook.deliver', batchOf(delivery.payload), attributes, () => this.deliver(delivery))
-          .catch((error) => this.log.error({ err: error, deliveryId: delivery.id }, 'webhook delivery failed unexpectedly'))
+          .inTraceLinkedTo('webhook.deliver', delivery.batchTraceparent, attributes, () => this.deliver(delivery))
+          .catch((error) =>
+            this.log.error({ err: error, deliveryId: delivery.id }, 'webhook delivery failed unexpectedly'),
+          )
           .finally(() => {
             this.inFlight.delete(done);
             this.wake?.();
@@ -128,7 +131,7 @@ export class WebhookWorker {
       'user-agent': 'agent-gateway-webhooks/1',
       ...signatureHeaders(this.secrets.open(delivery.secretEncrypted), body, systemClock.now(), delivery.eventId),
     };
-    let result;
+    let result: SendResult;
     try {
       result = await sendWebhook(delivery.url, body, headers, { ...this.settings, signal: this.stopping.signal });
     } catch (error) {
@@ -149,11 +152,4 @@ export class WebhookWorker {
     }
     for (const listener of this.listeners) listener(outcome, result.latencyMs / 1000);
   }
-}
-
-/** The batch an event is about: the batch itself, or the batch of its run or attempt. */
-function batchOf({ type, data }: ClaimedDelivery['payload']): string | null {
-  const fields = (data ?? {}) as { id?: unknown; batch_id?: unknown };
-  const batchId = type.startsWith('batch.') ? fields.id : fields.batch_id;
-  return typeof batchId === 'string' ? batchId : null;
 }

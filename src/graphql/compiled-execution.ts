@@ -13,7 +13,7 @@
 //   keeps it, answers those;
 // - mutations (their cost is the write) and subscriptions (graphql-jit's
 //   subscribe does not deliver our event streams).
-import { type DocumentNode, type ExecutionArgs, getOperationAST, getVariableValues, type GraphQLSchema } from 'graphql';
+import { type DocumentNode, type ExecutionArgs, type GraphQLSchema, getOperationAST, getVariableValues } from 'graphql';
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { Plugin } from 'graphql-yoga';
 
@@ -23,9 +23,15 @@ export function useCompiledQueries(): Plugin {
 
   function compiledFor(args: ExecutionArgs): CompiledQuery | null {
     let bySchema = compiled.get(args.schema);
-    if (!bySchema) compiled.set(args.schema, (bySchema = new WeakMap()));
+    if (!bySchema) {
+      bySchema = new WeakMap();
+      compiled.set(args.schema, bySchema);
+    }
     let byOperation = bySchema.get(args.document);
-    if (!byOperation) bySchema.set(args.document, (byOperation = new Map()));
+    if (!byOperation) {
+      byOperation = new Map();
+      bySchema.set(args.document, byOperation);
+    }
     const operationName = args.operationName ?? '';
     if (!byOperation.has(operationName)) {
       const result = compileQuery(args.schema, args.document, args.operationName ?? undefined);
@@ -39,9 +45,11 @@ export function useCompiledQueries(): Plugin {
       const operation = getOperationAST(args.document, args.operationName);
       if (operation?.operation !== 'query') return;
       const definitions = operation.variableDefinitions ?? [];
-      if (definitions.length > 0 && getVariableValues(args.schema, definitions, args.variableValues ?? {}).errors) return;
+      if (definitions.length > 0 && getVariableValues(args.schema, definitions, args.variableValues ?? {}).errors)
+        return;
       const query = compiledFor(args);
-      if (query) setExecuteFn((execution) => query.query(execution.rootValue, execution.contextValue, execution.variableValues));
+      if (query)
+        setExecuteFn((execution) => query.query(execution.rootValue, execution.contextValue, execution.variableValues));
     },
   };
 }

@@ -8,29 +8,9 @@ import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import { GraphQLError, NoSchemaIntrospectionCustomRule, type ValidationContext } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-
-export interface GraphQLLimits {
-  maxDepth: number;
-  maxAliases: number;
-  maxTokens: number;
-  maxDirectives: number;
-  maxCost: number;
-  introspection: boolean;
-  /** Only persisted operations run: those of the file and the REST layer's. */
-  persistedOnly: boolean;
-  /** A JSON object of sha256 hash -> operation text (the allow-list). */
-  persistedOperationsFile?: string;
-}
-
-export const defaultGraphQLLimits: GraphQLLimits = {
-  maxDepth: 12,
-  maxAliases: 15,
-  maxTokens: 2000,
-  maxDirectives: 20,
-  maxCost: 50_000,
-  introspection: true,
-  persistedOnly: false,
-};
+import type { GraphQLLimits } from '../config/request-limits.ts';
+import { BAD_INPUT } from '../domain/errors.ts';
+import { tracing } from '../observability/tracing.ts';
 
 /** The key a persisted operation is known by: the SHA-256 of its text (Apollo's convention). */
 export const operationHash = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -80,13 +60,14 @@ export interface PersistedOperations {
 export function persistedOperations(limits: GraphQLLimits, internalOperations: string[]): PersistedOperations {
   const persisted = new Map<string, string>(internalOperations.map((text) => [operationHash(text), text]));
   if (limits.persistedOperationsFile) {
-    for (const [hash, text] of Object.entries(loadPersistedFile(limits.persistedOperationsFile))) persisted.set(hash, text);
+    for (const [hash, text] of Object.entries(loadPersistedFile(limits.persistedOperationsFile)))
+      persisted.set(hash, text);
   }
   return { textOf: (hash) => persisted.get(hash), only: limits.persistedOnly };
 }
 
-const refusal = (message: string) => ({ message, extensions: { code: 'BAD_INPUT', status: 400, http: { status: 400 } } });
-export const persistedRefusals = {
+const refusal = (message: string) => ({ message, extensions: { code: BAD_INPUT, status: 400, http: { status: 400 } } });
+const persistedRefusals = {
   notFound: refusal('PersistedQueryNotFound: no persisted operation has this hash'),
   persistedQueryOnly: refusal('PersistedQueryOnly: this server runs persisted operations only'),
   keyNotFound: refusal('PersistedQueryKeyNotFound: the request names no persisted operation'),
@@ -99,7 +80,8 @@ export const persistedRefusals = {
  * (graphql-ws), so the allow-list holds there too.
  */
 export function operationTextOf(operations: PersistedOperations, params: { query?: unknown; extensions?: unknown }) {
-  const hash = (params.extensions as { persistedQuery?: { sha256Hash?: unknown } } | undefined)?.persistedQuery?.sha256Hash;
+  const hash = (params.extensions as { persistedQuery?: { sha256Hash?: unknown } } | undefined)?.persistedQuery
+    ?.sha256Hash;
   if (typeof hash === 'string') return operations.textOf(hash) ?? persistedRefusals.notFound;
   if (operations.only) return persistedRefusals.persistedQueryOnly;
   return typeof params.query === 'string' ? params.query : persistedRefusals.keyNotFound;
@@ -115,13 +97,23 @@ export function protectionPlugins(limits: GraphQLLimits, operations: PersistedOp
       maxDirectives: { n: limits.maxDirectives, ...refusedAsInvalid },
       // Cost = how many values the answer may hold: each field 1 (objects 2), times the
       // `first`/`last` of the lists above it; page sizes are capped at 100 besides.
-      costLimit: { maxCost: limits.maxCost, depthCostFactor: 1, ...refusedAsInvalid },
+      // The cost found is the operation span's complexity, when traces are on.
+      costLimit: {
+        maxCost: limits.maxCost,
+        depthCostFactor: 1,
+        ...refusedAsInvalid,
+        onAccept: [(context, { n }) => context && tracing().documentCost(context.getDocument(), n)],
+      },
       // Suggestions ("did you mean…") stay: they help clients and reveal nothing introspection would not.
       blockFieldSuggestion: { enabled: !limits.introspection },
     }) as Plugin,
     ...(limits.introspection
       ? []
-      : [{ onValidate: ({ addValidationRule }) => addValidationRule(NoSchemaIntrospectionCustomRule) } satisfies Plugin]),
+      : [
+          {
+            onValidate: ({ addValidationRule }) => addValidationRule(NoSchemaIntrospectionCustomRule),
+          } satisfies Plugin,
+        ]),
     usePersistedOperations({
       getPersistedOperation: (hash) => operations.textOf(hash) ?? null,
       allowArbitraryOperations: !operations.only,

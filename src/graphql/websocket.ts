@@ -6,14 +6,18 @@
 import type { WebsocketHandler } from '@fastify/websocket';
 import { type ExecutionArgs, GraphQLError } from 'graphql';
 import { makeHandler } from 'graphql-ws/use/@fastify/websocket';
-import { authenticate, type Viewer } from '../domain/organizations.ts';
+import { authenticate, type Viewer } from '../auth/authenticate.ts';
 import type { Services } from '../services.ts';
 import { operationTextOf, type PersistedOperations } from './protections.ts';
 import type { GraphQLServer } from './yoga.ts';
 
 type Enveloped = ReturnType<GraphQLServer['getEnveloped']>;
 
-export function graphqlWebSocketHandler(graphql: GraphQLServer, services: Services, operations: PersistedOperations): WebsocketHandler {
+export function graphqlWebSocketHandler(
+  graphql: GraphQLServer,
+  services: Services,
+  operations: PersistedOperations,
+): WebsocketHandler {
   return makeHandler<Record<string, unknown>, { viewer: Viewer }>({
     onConnect: async (context) => {
       const key = context.connectionParams?.['x-api-key'];

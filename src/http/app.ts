@@ -4,22 +4,24 @@ import cors from '@fastify/cors';
 import helmet from '@fastify/helmet';
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
-import { consoleOperations } from '../console/operations.ts';
-import { graphqlWebSocketHandler } from '../graphql/websocket.ts';
-import { defaultGraphQLLimits, type GraphQLLimits, persistedOperations } from '../graphql/protections.ts';
-import { createGraphQLServer } from '../graphql/yoga.ts';
-import { routes } from '../rest/routes/index.ts';
-import { registerRestRoutes } from '../rest/router.ts';
+import { defaultGraphQLLimits, type GraphQLLimits, type RateLimits } from '../config/request-limits.ts';
 import { retryingDatabase } from '../db/retrying.ts';
+import { ping } from '../db/sql/ping.ts';
 import { isTransientDatabaseError } from '../db/transient.ts';
 import { unavailable } from '../domain/errors.ts';
-import type { Services } from '../services.ts';
+import { persistedOperations } from '../graphql/protections.ts';
+import { graphqlWebSocketHandler } from '../graphql/websocket.ts';
+import { createGraphQLServer } from '../graphql/yoga.ts';
 import { registerRequestLog, requestIdOf } from '../observability/request-log.ts';
 import { tracing } from '../observability/tracing.ts';
-import { errorBody, sendError } from './errors.ts';
+import { consoleOperations } from '../operations/console.ts';
+import { registerRestRoutes } from '../rest/router.ts';
+import { routes } from '../rest/routes/index.ts';
+import type { Services } from '../services.ts';
+import { errorBody, sendError } from '../web/error-body.ts';
+import { registerRateLimits, unlimited } from '../web/rate-limits.ts';
 import { registerLiveKitWebhook } from './livekit-webhook.ts';
 import { registerPages } from './pages.ts';
-import { type RateLimits, registerRateLimits, unlimited } from './rate-limits.ts';
 
 export interface AppOptions {
   /** The caller owns them: closing the app leaves them open. */
@@ -34,7 +36,7 @@ export interface AppOptions {
 }
 
 /** Never written to a log: keys and credentials, wherever they would appear. */
-export const REDACTED_LOG_PATHS = [
+const REDACTED_LOG_PATHS = [
   'req.headers["x-api-key"]',
   'req.headers.authorization',
   'req.headers.cookie',
@@ -54,7 +56,11 @@ export async function buildApp({
   // work is tried again (src/db/retrying.ts). The run engine keeps the plain database.
   const requestServices: Services = { ...services, db: retryingDatabase(db) };
   const app = Fastify({
-    logger: { level: logLevel, redact: { paths: REDACTED_LOG_PATHS, censor: '[redacted]' }, ...(logStream ? { stream: logStream } : {}) },
+    logger: {
+      level: logLevel,
+      redact: { paths: REDACTED_LOG_PATHS, censor: '[redacted]' },
+      ...(logStream ? { stream: logStream } : {}),
+    },
     // One line per request, written when it ends (src/observability/request-log.ts).
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: requestIdOf,
@@ -92,7 +98,9 @@ export async function buildApp({
   // Said once per outage, when it starts and when it ends.
   const stopReportingRedis = redisHealth?.onChange((degraded) =>
     degraded
-      ? app.log.warn('Redis does not answer: rate limits count on this instance only, and progress events are polled, until it returns')
+      ? app.log.warn(
+          'Redis does not answer: rate limits count on this instance only, and progress events are polled, until it returns',
+        )
       : app.log.info('Redis answers again: rate limits and progress events are shared again'),
   );
   app.addHook('onClose', async () => stopReportingRedis?.());
@@ -113,7 +121,13 @@ export async function buildApp({
   await app.register(cors, {
     origin: corsOrigins.includes('*') ? true : corsOrigins,
     allowedHeaders: ['content-type', 'x-api-key', 'idempotency-key', 'accept'],
-    exposedHeaders: ['retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'idempotent-replayed'],
+    exposedHeaders: [
+      'retry-after',
+      'x-ratelimit-limit',
+      'x-ratelimit-remaining',
+      'x-ratelimit-reset',
+      'idempotent-replayed',
+    ],
   });
   await app.register(websocket, {
     // Shutting down: every subscriber is told the server is going away (1001), then the port closes.
@@ -130,13 +144,17 @@ export async function buildApp({
     const handler = (request: FastifyRequest, reply: FastifyReply) =>
       graphql.handleNodeRequestAndResponse(request, reply, { audit: request.audit });
     // GET /graphql: GraphiQL, queries, SSE subscriptions, and graphql-ws upgrades.
-    scope.route({ url: graphql.graphqlEndpoint, method: 'GET', handler, wsHandler: graphqlWebSocketHandler(graphql, requestServices, operations) });
+    scope.route({
+      url: graphql.graphqlEndpoint,
+      method: 'GET',
+      handler,
+      wsHandler: graphqlWebSocketHandler(graphql, requestServices, operations),
+    });
     scope.route({ url: graphql.graphqlEndpoint, method: ['POST', 'OPTIONS'], handler });
   });
   await registerRestRoutes(app, { db: requestServices.db, graphql, rateLimits, secrets: services.secrets });
   if (services.livekit) await registerLiveKitWebhook(app, services.livekit);
   await registerPages(app);
-
 
   app.get('/metrics', { config: unlimited }, async (_request, reply) =>
     reply.type(services.metrics.registry.contentType).send(await services.metrics.registry.metrics()),
@@ -148,7 +166,7 @@ export async function buildApp({
   // without it the instance is ready, and says that it runs degraded.
   app.get('/ready', { config: unlimited }, async (_request, reply) => {
     try {
-      await db.sql.query('SELECT 1');
+      await ping(db.sql);
     } catch {
       return sendError(reply, 503, 'the database is not reachable');
     }

@@ -8,10 +8,10 @@ import type { FastifyInstance } from 'fastify';
 import type { WebhookEvent } from 'livekit-server-sdk';
 import type { LiveKit } from '../livekit/livekit.ts';
 import { reportedEnd } from '../livekit/webhook.ts';
-import { sendError } from './errors.ts';
-import { unlimited } from './rate-limits.ts';
+import { sendError } from '../web/error-body.ts';
+import { unlimited } from '../web/rate-limits.ts';
 
-export const LIVEKIT_WEBHOOK_PATH = '/livekit/webhook';
+const LIVEKIT_WEBHOOK_PATH = '/livekit/webhook';
 
 export async function registerLiveKitWebhook(app: FastifyInstance, livekit: LiveKit) {
   await app.register(async (scope) => {
@@ -22,7 +22,10 @@ export async function registerLiveKitWebhook(app: FastifyInstance, livekit: Live
     scope.post(LIVEKIT_WEBHOOK_PATH, { config: unlimited }, async (request, reply) => {
       let event: WebhookEvent;
       try {
-        event = await livekit.webhooks.receive(typeof request.body === 'string' ? request.body : '', request.headers.authorization);
+        event = await livekit.webhooks.receive(
+          typeof request.body === 'string' ? request.body : '',
+          request.headers.authorization,
+        );
       } catch {
         return sendError(reply, 401, "not a webhook signed with this gateway's LiveKit API key");
       }

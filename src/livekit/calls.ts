@@ -43,26 +43,39 @@ export class LiveKitCalls {
 
   constructor(private readonly prisma: PrismaClient) {}
 
-  async settingsFor(organizationId: string, agentId: string, trunkId: string | null, fromNumber: string | null): Promise<CallSettings> {
+  async settingsFor(
+    organizationId: string,
+    agentId: string,
+    trunkId: string | null,
+    fromNumber: string | null,
+  ): Promise<CallSettings> {
     const agent = await retryTransient(() =>
       this.prisma.agent.findFirst({ where: { id: agentId, organizationId }, select: { roomDurationConfig: true } }),
     );
-    const maxDurationMinutes = (agent?.roomDurationConfig as { max_duration_min?: number } | null)?.max_duration_min ?? null;
+    const maxDurationMinutes =
+      (agent?.roomDurationConfig as { max_duration_min?: number } | null)?.max_duration_min ?? null;
     const trunk = await this.outboundTrunk(organizationId, trunkId, fromNumber);
     if (!trunk) {
-      return { maxDurationMinutes, livekitTrunkId: null, noTrunkReason: 'the call step names no trunk_id, and its caller id is on no outbound trunk' };
+      return {
+        maxDurationMinutes,
+        livekitTrunkId: null,
+        noTrunkReason: 'the call step names no trunk_id, and its caller id is on no outbound trunk',
+      };
     }
     return {
       maxDurationMinutes,
       livekitTrunkId: trunk.livekitTrunkId,
-      noTrunkReason: trunk.livekitTrunkId ? null : `trunk ${trunk.id} is not in LiveKit (it was created before DIALER=livekit)`,
+      noTrunkReason: trunk.livekitTrunkId
+        ? null
+        : `trunk ${trunk.id} is not in LiveKit (it was created before DIALER=livekit)`,
     };
   }
 
   /** The step's trunk, else the outbound trunk of the pair holding the caller id. */
   private async outboundTrunk(organizationId: string, trunkId: string | null, fromNumber: string | null) {
     const select = { id: true, livekitTrunkId: true } as const;
-    if (trunkId) return retryTransient(() => this.prisma.sipTrunk.findFirst({ where: { id: trunkId, organizationId }, select }));
+    if (trunkId)
+      return retryTransient(() => this.prisma.sipTrunk.findFirst({ where: { id: trunkId, organizationId }, select }));
     if (!fromNumber) return null;
     const number = await retryTransient(() =>
       this.prisma.phoneNumber.findFirst({ where: { organizationId, number: fromNumber }, select: { sipTrunk: true } }),
@@ -71,7 +84,9 @@ export class LiveKitCalls {
     if (!holder || holder.direction === 'outbound') return holder ?? null;
     const { pairId } = holder;
     if (!pairId) return null;
-    return retryTransient(() => this.prisma.sipTrunk.findFirst({ where: { organizationId, pairId, direction: 'outbound' }, select }));
+    return retryTransient(() =>
+      this.prisma.sipTrunk.findFirst({ where: { organizationId, pairId, direction: 'outbound' }, select }),
+    );
   }
 
   /** Names the room of attempt `number` of a run, before the room exists. */
@@ -152,7 +167,10 @@ export class LiveKitCalls {
       select: { roomName: true, reportedOutcome: true, reportedDurationSeconds: true },
     });
     for (const row of ended) {
-      this.waiting.get(row.roomName!)?.({ reportedOutcome: row.reportedOutcome, durationSeconds: row.reportedDurationSeconds ?? 0 });
+      this.waiting.get(row.roomName!)?.({
+        reportedOutcome: row.reportedOutcome,
+        durationSeconds: row.reportedDurationSeconds ?? 0,
+      });
     }
   }
 }

@@ -13,8 +13,8 @@
 // (which replays a request to another region) is off, and a request whose
 // answer is unknown (a timeout) hangs up whatever it may have started.
 import type { AgentDispatchClient, RoomServiceClient, SipClient } from 'livekit-server-sdk';
+import type { Clock } from '../clock.ts';
 import type { CallOutcomeName } from '../domain/batch-settings.ts';
-import type { Clock } from '../engine/clock.ts';
 import type { CallRequest, CallResult, Dialer } from '../engine/dialer.ts';
 import type { LiveKitCalls } from './calls.ts';
 
@@ -30,7 +30,7 @@ export interface LiveKitDialerOptions {
 }
 
 /** A call lasts at most this long when its agent sets no room_duration_config.max_duration_min. */
-export const DEFAULT_MAX_CALL_MINUTES = 60;
+const DEFAULT_MAX_CALL_MINUTES = 60;
 /** How long after a call's maximum duration its end may still be reported (LiveKit retries webhooks). */
 export const CALL_END_MARGIN_SECONDS = 120;
 /** A room nobody joined closes after the ringing and this much more (LiveKit's emptyTimeout). */
@@ -41,17 +41,17 @@ const DIAL_ANSWER_MARGIN_SECONDS = 15;
 const DEPARTURE_SECONDS = 5;
 
 /** The room of attempt `attempt` of a run: unique, and readable in LiveKit's console. */
-export const roomNameOf = (runId: string, attempt: number) => `${runId}-attempt-${attempt}`;
+const roomNameOf = (runId: string, attempt: number) => `${runId}-attempt-${attempt}`;
 
 /** What a SIP status says of an unanswered call. */
-export function outcomeOfSipStatus(code: number): CallOutcomeName {
+function outcomeOfSipStatus(code: number): CallOutcomeName {
   if (code === 486 || code === 600) return 'busy';
   if (code === 408 || code === 480 || code === 487) return 'no_answer';
   return 'failed';
 }
 
 /** The metadata the agent worker receives with its dispatch (`ctx.job.metadata`, JSON). */
-export function dispatchMetadata(request: CallRequest) {
+function dispatchMetadata(request: CallRequest) {
   const { prospect } = request;
   return {
     organization_id: request.organizationId,
@@ -59,7 +59,13 @@ export function dispatchMetadata(request: CallRequest) {
     run_id: request.runId,
     batch_id: request.batchId,
     attempt: request.attempt,
-    prospect: { id: prospect.id, first_name: prospect.firstName, last_name: prospect.lastName, email: prospect.email, phone: prospect.phone },
+    prospect: {
+      id: prospect.id,
+      first_name: prospect.firstName,
+      last_name: prospect.lastName,
+      email: prospect.email,
+      phone: prospect.phone,
+    },
     dynamic_variables: request.dynamicVariables ?? {},
   };
 }
@@ -88,10 +94,7 @@ export function liveKitDialer(options: LiveKitDialerOptions): Dialer {
     const settled = new AbortController();
     const both = AbortSignal.any([signal, settled.signal]);
     try {
-      const end = await Promise.race([
-        calls.ended(roomName, both),
-        clock.sleepUntil(deadline, both).then(() => null),
-      ]);
+      const end = await Promise.race([calls.ended(roomName, both), clock.sleepUntil(deadline, both).then(() => null)]);
       if (!end) {
         await hangUp(roomName);
         return failed('lost');
@@ -104,7 +107,12 @@ export function liveKitDialer(options: LiveKitDialerOptions): Dialer {
 
   return {
     async dial(request, signal) {
-      const settings = await calls.settingsFor(request.organizationId, request.agentId, request.trunkId, request.fromNumber);
+      const settings = await calls.settingsFor(
+        request.organizationId,
+        request.agentId,
+        request.trunkId,
+        request.fromNumber,
+      );
       if (!settings.livekitTrunkId) return failed(`livekit: ${settings.noTrunkReason}`);
       const maxSeconds = (settings.maxDurationMinutes ?? DEFAULT_MAX_CALL_MINUTES) * 60;
       const roomName = roomNameOf(request.runId, request.attempt);
@@ -119,7 +127,9 @@ export function liveKitDialer(options: LiveKitDialerOptions): Dialer {
           signal,
         );
         await unlessAborted(
-          dispatches.createDispatch(roomName, options.agentName, { metadata: JSON.stringify(dispatchMetadata(request)) }),
+          dispatches.createDispatch(roomName, options.agentName, {
+            metadata: JSON.stringify(dispatchMetadata(request)),
+          }),
           signal,
         );
         await unlessAborted(
@@ -140,7 +150,11 @@ export function liveKitDialer(options: LiveKitDialerOptions): Dialer {
         signal.throwIfAborted();
         const { sipStatusCode, sipStatus } = error as { sipStatusCode?: number; sipStatus?: string };
         if (sipStatusCode) {
-          return { outcome: outcomeOfSipStatus(sipStatusCode), durationSeconds: 0, reason: `SIP ${sipStatusCode}${sipStatus ? ` ${sipStatus}` : ''}` };
+          return {
+            outcome: outcomeOfSipStatus(sipStatusCode),
+            durationSeconds: 0,
+            reason: `SIP ${sipStatusCode}${sipStatus ? ` ${sipStatus}` : ''}`,
+          };
         }
         return failed(`livekit: ${messageOf(error)}`);
       }

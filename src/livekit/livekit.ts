@@ -3,9 +3,9 @@
 // kept there (E15-E17), the calls' records, the dialer, and the receiver
 // that checks LiveKit's webhooks.
 import { AgentDispatchClient, RoomServiceClient, SipClient, WebhookReceiver } from 'livekit-server-sdk';
+import type { Clock } from '../clock.ts';
 import type { LiveKitSettings } from '../config.ts';
 import type { TrunkDirectory } from '../domain/telephony.ts';
-import type { Clock } from '../engine/clock.ts';
 import type { Dialer } from '../engine/dialer.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import { LiveKitCalls } from './calls.ts';

@@ -31,10 +31,15 @@ export function liveKitTrunks(sip: SipClient): TrunkDirectory {
     async createPair({ name, address, numbers, authUsername, authPassword }) {
       const credentials = { authUsername: authUsername ?? undefined, authPassword: authPassword ?? undefined };
       const outbound = await upstream('create the outbound trunk', () =>
-        sip.createSipOutboundTrunk(name, address, numbers, { transport: SIPTransport.SIP_TRANSPORT_AUTO, ...credentials }),
+        sip.createSipOutboundTrunk(name, address, numbers, {
+          transport: SIPTransport.SIP_TRANSPORT_AUTO,
+          ...credentials,
+        }),
       );
       try {
-        const inbound = await upstream('create the inbound trunk', () => sip.createSipInboundTrunk(name, numbers, credentials));
+        const inbound = await upstream('create the inbound trunk', () =>
+          sip.createSipInboundTrunk(name, numbers, credentials),
+        );
         return { inboundId: inbound.sipTrunkId, outboundId: outbound.sipTrunkId };
       } catch (error) {
         // Half a pair is no pair: the outbound trunk goes too.

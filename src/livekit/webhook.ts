@@ -24,7 +24,7 @@ export function reportedEnd(event: WebhookEvent): ReportedEnd | null {
     startedMs = millis(event.participant.joinedAtMs, event.participant.joinedAt);
   } else return null;
   const endedMs = event.createdAt ? Number(event.createdAt) * 1000 : Date.now();
-    // A start LiveKit did not give (0) measures nothing.
+  // A start LiveKit did not give (0) measures nothing.
   const durationSeconds = startedMs ? Math.max(0, (endedMs - startedMs) / 1000) : 0;
   return { roomName, endedAt: new Date(endedMs), durationSeconds };
 }

@@ -5,6 +5,8 @@
 // process (per app in tests).
 import client from 'prom-client';
 import type { Database } from '../db/database.ts';
+import { outboxDepth } from '../db/sql/outbox-depth.ts';
+import { queueDepth } from '../db/sql/queue-depth.ts';
 import type { BatchProgressHub } from '../events/batch-progress.ts';
 import type { RedisHealth } from '../events/redis-health.ts';
 
@@ -86,19 +88,16 @@ export function createMetrics(db: Database, events: BatchProgressHub, redisHealt
     help: `PENDING runs of batches that may run (every instance's queue), counted up to ${QUEUE_DEPTH_CAP}.`,
     registers: [registry],
     async collect() {
-      const { rows } = await db.sql.query<{ depth: number }>(
-        `SELECT count(*)::int AS depth FROM (
-           SELECT 1 FROM "Run" r JOIN "Batch" b ON b.id = r."batchId"
-           WHERE r.status = 'PENDING' AND b.status IN ('PENDING', 'IN_PROGRESS') LIMIT ${QUEUE_DEPTH_CAP}) AS queued`,
-      );
-      this.set(rows[0]?.depth ?? 0);
+      this.set(await queueDepth(db.sql, QUEUE_DEPTH_CAP));
     },
   });
 
   const claimDuration = new client.Histogram({
     name: 'gateway_engine_claim_duration_seconds',
     help: 'Run engine claim transactions (take due runs, move them to IN_PROGRESS), empty ones included.',
-    buckets: [0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.25, 0.5, 1, 2.5, 5, 10],
+    buckets: [
+      0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.25, 0.5, 1, 2.5, 5, 10,
+    ],
     registers: [registry],
   });
 
@@ -119,11 +118,7 @@ export function createMetrics(db: Database, events: BatchProgressHub, redisHealt
     help: `Webhook deliveries pending (due, in flight or waiting for a retry) on every instance, counted up to ${QUEUE_DEPTH_CAP}.`,
     registers: [registry],
     async collect() {
-      // An index-only walk of the partial index on pending deliveries.
-      const { rows } = await db.sql.query<{ depth: number }>(
-        `SELECT count(*)::int AS depth FROM (SELECT 1 FROM "WebhookDelivery" WHERE status = 'pending' LIMIT ${QUEUE_DEPTH_CAP}) AS pending`,
-      );
-      this.set(rows[0]?.depth ?? 0);
+      this.set(await outboxDepth(db.sql, QUEUE_DEPTH_CAP));
     },
   });
 

@@ -8,14 +8,14 @@
 // `pg` as it is loaded, which needs a loader hook registered before
 // src/db/database.ts imports it, long before the configuration is read. And
 // the engine's and webhook worker's work, which no instrumentation knows.
-import type { Attributes, Context, Link, SpanContext } from '@opentelemetry/api';
+import type { Attributes, Context, Link } from '@opentelemetry/api';
 import type { Sampler } from '@opentelemetry/sdk-trace-node';
+import type { DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { operationLabel } from './operation-label.ts';
 import type { SpanAttributes, Tracing } from './tracing.ts';
 
 const TRACER_NAME = 'agent-gateway';
-/** Batches whose creating request is remembered (the newest); older ones' traces go unlinked. */
-const REMEMBERED_BATCHES = 10_000;
 
 /** The raw SQL runner's statement span, named as Prisma names its own. */
 const STATEMENT_SPAN = 'db_query';
@@ -40,16 +40,23 @@ const statementsInTracesOnly = (
 export async function openTelemetryTracing(): Promise<Tracing> {
   // Imported here, not at the top: the esbuild bundle (scripts/build.js) would turn top-level
   // imports of this file into the bundle's own, loaded whether traces are on or not.
-  const [api, { OTLPTraceExporter }, resources, sdk, { PrismaInstrumentation }, { FastifyOtelInstrumentation }, { useOpenTelemetry }] =
-    await Promise.all([
-      import('@opentelemetry/api'),
-      import('@opentelemetry/exporter-trace-otlp-http'),
-      import('@opentelemetry/resources'),
-      import('@opentelemetry/sdk-trace-node'),
-      import('@prisma/instrumentation'),
-      import('@fastify/otel'),
-      import('@envelop/opentelemetry'),
-    ]);
+  const [
+    api,
+    { OTLPTraceExporter },
+    resources,
+    sdk,
+    { PrismaInstrumentation },
+    { FastifyOtelInstrumentation },
+    envelopOtel,
+  ] = await Promise.all([
+    import('@opentelemetry/api'),
+    import('@opentelemetry/exporter-trace-otlp-http'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/sdk-trace-node'),
+    import('@prisma/instrumentation'),
+    import('@fastify/otel'),
+    import('@envelop/opentelemetry'),
+  ]);
   const { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } = api;
   const { defaultResource, detectResources, envDetector, resourceFromAttributes } = resources;
   const { BatchSpanProcessor, NodeTracerProvider, ParentBasedSampler } = sdk;
@@ -77,9 +84,37 @@ export async function openTelemetryTracing(): Promise<Tracing> {
   fastify.setTracerProvider(provider);
   const tracer = provider.getTracer(TRACER_NAME);
 
-  const batchCreators = new Map<string, SpanContext>();
+  // Validation (where the cost is found) is cached per document: the cost is kept beside the parsed
+  // document, which yoga's parser cache hands to every request that sends the same text.
+  const documentCosts = new WeakMap<DocumentNode, number>();
+  // The operation's span, with its complexity (the static cost the limits check) as an attribute, and
+  // named as logs and metrics name the operation: an unnamed one (REST's) by its first root field.
+  const operationSpans: Plugin = {
+    onPluginInit({ addPlugin }) {
+      // Name and type of the operation; not its document (large, and it may hold values inline) nor its variables.
+      const options = { document: false, variables: false, result: false, resolvers: false };
+      addPlugin(envelopOtel.useOpenTelemetry(options, provider, SpanKind.INTERNAL) as Plugin);
+      addPlugin({
+        onExecute({ args }) {
+          const span = trace.getSpan(envelopOtel.otelContextMap.get(args.contextValue as object) ?? ROOT_CONTEXT);
+          if (!span) return;
+          const cost = documentCosts.get(args.document);
+          if (cost !== undefined) span.setAttribute('graphql.operation.complexity', cost);
+          const label = operationLabel(args.document, args.operationName);
+          if (!label.named && label.name !== 'anonymous') span.updateName(`${label.type}.${label.name}`);
+        },
+      });
+    },
+  };
 
-  function inSpanOf<T>(name: string, attributes: SpanAttributes, parent: Context, links: Link[], work: () => Promise<T>, kind = SpanKind.INTERNAL) {
+  function inSpanOf<T>(
+    name: string,
+    attributes: SpanAttributes,
+    parent: Context,
+    links: Link[],
+    work: () => Promise<T>,
+    kind = SpanKind.INTERNAL,
+  ) {
     return tracer.startActiveSpan(name, { kind, attributes: attributes as Attributes, links }, parent, async (span) => {
       try {
         return await work();
@@ -95,8 +130,8 @@ export async function openTelemetryTracing(): Promise<Tracing> {
 
   return {
     fastifyPlugin: fastify.plugin(),
-    // Name and type of the operation; not its document (large, and it may hold values inline) nor its variables.
-    graphqlPlugin: useOpenTelemetry({ document: false, variables: false, result: false, resolvers: false }, provider, SpanKind.INTERNAL) as Plugin,
+    graphqlPlugin: operationSpans,
+    documentCost: (document, cost) => documentCosts.set(document, cost),
     activeIds() {
       const span = trace.getActiveSpan()?.spanContext();
       return span ? { traceId: span.traceId, spanId: span.spanId } : undefined;
@@ -106,22 +141,34 @@ export async function openTelemetryTracing(): Promise<Tracing> {
       return headers;
     },
     inSpan: (name, attributes, work) => inSpanOf(name, attributes, context.active(), [], work),
-    inTraceOfBatch(name, batchId, attributes, work) {
-      const creator = batchId ? batchCreators.get(batchId) : undefined;
-      return inSpanOf(name, attributes, ROOT_CONTEXT, creator ? [{ context: creator, attributes: { 'link.reason': 'batch created' } }] : [], work);
+    inTraceLinkedTo(name, traceparent, attributes, work) {
+      const linked = traceparent ? trace.getSpanContext(propagation.extract(ROOT_CONTEXT, { traceparent })) : undefined;
+      return inSpanOf(
+        name,
+        attributes,
+        ROOT_CONTEXT,
+        linked ? [{ context: linked, attributes: { 'link.reason': 'batch created' } }] : [],
+        work,
+      );
     },
     recordSpan(name, attributes, startedAt, endedAt) {
       tracer.startSpan(name, { attributes: attributes as Attributes, startTime: startedAt }).end(endedAt);
     },
-    batchCreated(batchId) {
-      const creator = trace.getActiveSpan()?.spanContext();
-      if (!creator) return;
-      batchCreators.set(batchId, creator);
-      if (batchCreators.size > REMEMBERED_BATCHES) batchCreators.delete(batchCreators.keys().next().value!);
+    traceparent() {
+      const headers: Record<string, string> = {};
+      propagation.inject(context.active(), headers);
+      return headers.traceparent ?? null;
     },
     statement: (text, run) =>
       // Its text without values: they are parameters, never spliced in.
-      inSpanOf(STATEMENT_SPAN, { 'db.system.name': 'postgresql', 'db.query.text': text }, context.active(), [], run, SpanKind.CLIENT),
+      inSpanOf(
+        STATEMENT_SPAN,
+        { 'db.system.name': 'postgresql', 'db.query.text': text },
+        context.active(),
+        [],
+        run,
+        SpanKind.CLIENT,
+      ),
     shutdown: () => provider.shutdown(),
   };
 }

@@ -5,6 +5,7 @@
 //
 // OpenTelemetry's registration is process-wide, so the tracing in effect is too.
 import type { FastifyPluginCallback } from 'fastify';
+import type { DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 
 export type SpanAttributes = Record<string, string | number | boolean | undefined>;
@@ -14,18 +15,25 @@ export interface Tracing {
   fastifyPlugin: FastifyPluginCallback | null;
   /** Makes the GraphQL operation's span: the last of yoga's plugins, so its executor runs in the span. */
   graphqlPlugin: Plugin | null;
+  /** Notes a document's static cost, found when it is validated, for the spans of the operations that run it. */
+  documentCost(document: DocumentNode, cost: number): void;
   /** The active span's ids, for the request's log line. */
   activeIds(): { traceId: string; spanId: string } | undefined;
   /** Adds the active trace's W3C headers (`traceparent`) to an outgoing request's. */
   inject(headers: Record<string, string>): Record<string, string>;
   /** Runs `work` in a span under the active one. */
   inSpan<T>(name: string, attributes: SpanAttributes, work: () => Promise<T>): Promise<T>;
-  /** Runs `work` as the root of a trace of its own, linked to the request that created `batchId`, when known. */
-  inTraceOfBatch<T>(name: string, batchId: string | null, attributes: SpanAttributes, work: () => Promise<T>): Promise<T>;
+  /** Runs `work` as the root of a trace of its own, linked to the trace `traceparent` (W3C) names, if any. */
+  inTraceLinkedTo<T>(
+    name: string,
+    traceparent: string | null,
+    attributes: SpanAttributes,
+    work: () => Promise<T>,
+  ): Promise<T>;
   /** Records a span that already ended (a claim shared by several runs), under the active one. */
   recordSpan(name: string, attributes: SpanAttributes, startedAt: number, endedAt: number): void;
-  /** Remembers the active trace as the one that created the batch, to link the batch's later traces to it. */
-  batchCreated(batchId: string): void;
+  /** The active span as a W3C traceparent, to store beside what it creates (a batch) and link later traces to. */
+  traceparent(): string | null;
   /** Runs a statement of the raw SQL runner in a span under the active one. */
   statement<T>(text: string, run: () => Promise<T>): Promise<T>;
   /** Sends the spans not yet exported. */
@@ -35,12 +43,13 @@ export interface Tracing {
 const tracingOff: Tracing = {
   fastifyPlugin: null,
   graphqlPlugin: null,
+  documentCost: () => {},
   activeIds: () => undefined,
   inject: (headers) => headers,
   inSpan: (_name, _attributes, work) => work(),
-  inTraceOfBatch: (_name, _batchId, _attributes, work) => work(),
+  inTraceLinkedTo: (_name, _traceparent, _attributes, work) => work(),
   recordSpan: () => {},
-  batchCreated: () => {},
+  traceparent: () => null,
   statement: (_text, run) => run(),
   shutdown: async () => {},
 };
@@ -59,11 +68,14 @@ export function tracingConfigured(env: NodeJS.ProcessEnv): boolean {
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return false;
   const exporters = (env.OTEL_TRACES_EXPORTER ?? '').split(',').map((name) => name.trim().toLowerCase());
   if (exporters.includes('none')) return false;
-  return exporters.includes('otlp') || Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
+  return (
+    exporters.includes('otlp') || Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)
+  );
 }
 
 /** Starts tracing when the environment asks for it; once per process. */
 export async function startTracing(env: NodeJS.ProcessEnv = process.env): Promise<Tracing> {
-  if (current === tracingOff && tracingConfigured(env)) current = await (await import('./tracing-sdk.ts')).openTelemetryTracing();
+  if (current === tracingOff && tracingConfigured(env))
+    current = await (await import('./tracing-sdk.ts')).openTelemetryTracing();
   return current;
 }

@@ -8,9 +8,10 @@
 // opened for the replay: a client whose first answer was lost still gets the
 // secret, and the record never holds it in the clear.
 import { createHash } from 'node:crypto';
-import type { PrismaClient } from '../generated/prisma/client.ts';
+import { insertIdempotencyRecord } from '../db/sql/insert-idempotency-record.ts';
 import { badInput, conflict } from '../domain/errors.ts';
 import type { SecretBox } from '../domain/secrets.ts';
+import type { PrismaClient } from '../generated/prisma/client.ts';
 
 const TTL_MS = 24 * 60 * 60 * 1000;
 
@@ -19,7 +20,9 @@ export type IdempotencyClaim =
   | { kind: 'replay'; status: number; body: unknown };
 
 export const requestHashOf = (method: string, path: string, body: unknown) =>
-  createHash('sha256').update(JSON.stringify([method, path, body ?? null])).digest('hex');
+  createHash('sha256')
+    .update(JSON.stringify([method, path, body ?? null]))
+    .digest('hex');
 
 export function validKey(value: unknown): string {
   if (typeof value !== 'string' || !/^[\x21-\x7e]{1,255}$/.test(value)) {
@@ -35,9 +38,7 @@ export async function claimIdempotencyKey(
   requestHash: string,
 ): Promise<IdempotencyClaim> {
   for (let attempt = 0; attempt < 2; attempt++) {
-    const inserted = await prisma.$queryRaw<{ id: string }[]>`
-      INSERT INTO "IdempotencyRecord" ("organizationId", key, "requestHash") VALUES (${organizationId}, ${key}, ${requestHash})
-      ON CONFLICT ("organizationId", key) DO NOTHING RETURNING id`;
+    const inserted = await insertIdempotencyRecord(prisma, organizationId, key, requestHash);
     if (inserted[0]) {
       const id = inserted[0].id;
       return {
@@ -54,7 +55,9 @@ export async function claimIdempotencyKey(
         },
       };
     }
-    const existing = await prisma.idempotencyRecord.findUnique({ where: { organizationId_key: { organizationId, key } } });
+    const existing = await prisma.idempotencyRecord.findUnique({
+      where: { organizationId_key: { organizationId, key } },
+    });
     if (!existing) continue; // removed between the two statements: try again
     if (Date.now() - existing.createdAt.getTime() > TTL_MS) {
       await prisma.idempotencyRecord.deleteMany({ where: { id: existing.id } });
@@ -76,12 +79,16 @@ export async function claimIdempotencyKey(
 function changeMembers(body: unknown, members: string[], change: (value: string) => string): unknown {
   if (members.length === 0 || typeof body !== 'object' || body === null || Array.isArray(body)) return body;
   const answer = body as Record<string, unknown>;
-  const changed = members.filter((name) => typeof answer[name] === 'string').map((name) => [name, change(answer[name] as string)]);
+  const changed = members
+    .filter((name) => typeof answer[name] === 'string')
+    .map((name) => [name, change(answer[name] as string)]);
   return { ...answer, ...Object.fromEntries(changed) };
 }
 
 /** The answer as kept for its key: the `members` that are secrets sealed. */
-export const sealMembers = (body: unknown, members: string[], secrets: SecretBox) => changeMembers(body, members, (value) => secrets.seal(value));
+export const sealMembers = (body: unknown, members: string[], secrets: SecretBox) =>
+  changeMembers(body, members, (value) => secrets.seal(value));
 
 /** A kept answer as replayed: its sealed `members` opened. */
-export const openMembers = (body: unknown, members: string[], secrets: SecretBox) => changeMembers(body, members, (value) => secrets.open(value));
+export const openMembers = (body: unknown, members: string[], secrets: SecretBox) =>
+  changeMembers(body, members, (value) => secrets.open(value));

@@ -7,7 +7,8 @@ type JsonSchema = Record<string, unknown> & { $defs?: Record<string, unknown> };
 
 const errorBodySchema = {
   type: 'object',
-  description: 'Every failure: 400 bad input (error lists each field path and rule), 401, 404, 409, 413, 415, 429, 503, 500.',
+  description:
+    'Every failure: 400 bad input (error lists each field path and rule), 401, 404, 409, 413, 415, 429, 503, 500.',
   properties: {
     status: { const: false },
     message: { type: 'string' },
@@ -20,7 +21,7 @@ const errorBodySchema = {
 const errorCodes: Record<string, string> = {
   '400': 'Bad input: malformed JSON, or a member out of bounds (each named in `error`)',
   '401': 'No or bad API key',
-  '404': 'Not found, or not the caller organization\'s',
+  '404': "Not found, or not the caller organization's",
   '409': 'State conflict: an illegal status move or a duplicate',
   '413': 'Body too large',
   '415': 'Body is not JSON (nor, on an upload route, its media type)',
@@ -32,9 +33,11 @@ const errorCodes: Record<string, string> = {
 function converter(components: Record<string, unknown>) {
   return (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
     const converted = JSON.stringify(z.toJSONSchema(schema, { io, unrepresentable: 'any' }));
-    const { $defs, $schema: _draft, ...rest } = JSON.parse(
-      converted.replaceAll('"#/$defs/', '"#/components/schemas/'),
-    ) as JsonSchema;
+    const {
+      $defs,
+      $schema: _draft,
+      ...rest
+    } = JSON.parse(converted.replaceAll('"#/$defs/', '"#/components/schemas/')) as JsonSchema;
     for (const [name, definition] of Object.entries($defs ?? {})) components[name] ??= definition;
     return rest;
   };
@@ -48,12 +51,14 @@ function operationFor(route: Route, convert: ReturnType<typeof converter>) {
     schema: { type: 'string' },
   }));
   const query = route.query ? convert(route.query, 'input') : undefined;
-  const queryParameters = Object.entries((query?.properties ?? {}) as Record<string, JsonSchema>).map(([name, schema]) => ({
-    name,
-    in: 'query',
-    required: false,
-    schema,
-  }));
+  const queryParameters = Object.entries((query?.properties ?? {}) as Record<string, JsonSchema>).map(
+    ([name, schema]) => ({
+      name,
+      in: 'query',
+      required: false,
+      schema,
+    }),
+  );
   return {
     operationId: `${route.method.toLowerCase()}${route.path.replace(/[/:-](\w)/g, (_, letter: string) => letter.toUpperCase())}`,
     summary: route.endpoint ? `${route.endpoint}. ${route.summary}` : route.summary,
@@ -96,7 +101,8 @@ export function openApiDocument(routes: Route[]) {
       const path = `${prefix}${route.path}`.replace(/:(\w+)/g, '{$1}');
       paths[path] ??= {};
       // Both prefixes serve the same operation; operation ids must be unique.
-      paths[path][route.method.toLowerCase()] = index === 0 ? operation : { ...operation, operationId: `${operation.operationId}Api` };
+      paths[path][route.method.toLowerCase()] =
+        index === 0 ? operation : { ...operation, operationId: `${operation.operationId}Api` };
     }
   }
   return {
@@ -104,11 +110,14 @@ export function openApiDocument(routes: Route[]) {
     info: {
       title: 'Agent gateway REST API',
       version: 'devel',
-      description: 'SPEC.md\'s interface, served by the gateway on its GraphQL resolvers. Every route needs X-API-Key.',
+      description: "SPEC.md's interface, served by the gateway on its GraphQL resolvers. Every route needs X-API-Key.",
     },
     servers: [{ url: '/' }],
     security: [{ apiKey: [] }],
-    components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } }, schemas: components },
+    components: {
+      securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
+      schemas: components,
+    },
     paths,
   };
 }

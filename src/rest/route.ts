@@ -1,13 +1,15 @@
 // What a REST route is: a row of the table in src/rest/routes/. The router
 // (src/rest/router.ts) does the rest the same way for every row.
 import { z } from 'zod';
+import { notFound } from '../domain/errors.ts';
 import type { Scope } from '../domain/scope.ts';
 import { cursorBefore, MAX_PAGE_SIZE } from '../schema/pagination.ts';
 
 /** Every route answers under both (DECISIONS.md). */
 export const REST_PREFIXES = ['/org/:org_id', '/api/org/:org_id'];
 
-export interface RouteInput<Query = any, Body = any> {
+/** A route without a query schema gets `{}` as its query; without a body schema, no body. */
+export interface RouteInput<Query = Record<string, never>, Body = undefined> {
   params: Record<string, string>;
   query: Query;
   body: Body;
@@ -35,7 +37,7 @@ interface RouteBase<Query> {
 }
 
 /** A route that runs a GraphQL operation on a JSON body (or none). */
-export interface OperationRoute<Query = any, Body = any> extends RouteBase<Query> {
+export interface OperationRoute<Query = Record<string, never>, Body = undefined> extends RouteBase<Query> {
   /** The GraphQL operation the route runs, with its fragments. */
   operation: string;
   body?: z.ZodType<Body>;
@@ -44,6 +46,7 @@ export interface OperationRoute<Query = any, Body = any> extends RouteBase<Query
   bodyLimit?: number;
   variables(input: RouteInput<Query, Body>): Record<string, unknown>;
   /** The response body, from the operation's data; throws the domain's errors (e.g. notFound). */
+  // biome-ignore lint/suspicious/noExplicitAny: the operation is a string, so its data has no static type
   respond(data: any, input: RouteInput<Query, Body>): unknown;
   upload?: never;
 }
@@ -54,7 +57,7 @@ export interface OperationRoute<Query = any, Body = any> extends RouteBase<Query
  * what it accepted. In between, the router claims the Idempotency-Key (the
  * file's digest is part of the request it names).
  */
-export interface UploadRoute<Query = any, Accepted = any> extends RouteBase<Query> {
+export interface UploadRoute<Query = Record<string, never>, Accepted = undefined> extends RouteBase<Query> {
   upload: {
     /** The media type the body must have (`text/csv`). */
     contentType: string;
@@ -70,9 +73,22 @@ export interface UploadRoute<Query = any, Accepted = any> extends RouteBase<Quer
   body?: never;
 }
 
-export type Route = OperationRoute | UploadRoute;
+/** A row of the table, as the router reads it: each row's own types are checked where it is defined. */
+export type Route = OperationRoute<unknown, unknown> | UploadRoute<unknown, unknown>;
 
-export const defineRoutes = <T extends Route[]>(...routes: T) => routes;
+/** A row that runs an operation, its query and body typed by its schemas. */
+export const operationRoute = <Query = Record<string, never>, Body = undefined>(route: OperationRoute<Query, Body>) =>
+  route;
+
+/** A row that reads an uploaded file, its query typed by its schema. */
+export const uploadRoute = <Query = Record<string, never>, Accepted = undefined>(route: UploadRoute<Query, Accepted>) =>
+  route;
+
+/** What an operation found, or a 404 naming `what` when it found nothing (null: missing, or another tenant's). */
+export const found = <T>(value: T | null | undefined, what: string): T => {
+  if (value === null || value === undefined) throw notFound(what);
+  return value;
+};
 
 const MAX_PAGE = 1_000_000;
 

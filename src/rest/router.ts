@@ -9,19 +9,20 @@
 import { createHash, type Hash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { authenticate, type Viewer } from '../auth/authenticate.ts';
+import type { RateLimits } from '../config/request-limits.ts';
 import type { Database } from '../db/database.ts';
 import { tenantClient } from '../db/tenant.ts';
 import { DomainError, httpStatusOf, notFound } from '../domain/errors.ts';
-import { authenticate, type Viewer } from '../domain/organizations.ts';
 import type { Scope } from '../domain/scope.ts';
 import type { SecretBox } from '../domain/secrets.ts';
 import { parseOrThrow, refuseUnstorable } from '../domain/validation.ts';
 import { operationHash } from '../graphql/protections.ts';
 import type { GraphQLServer } from '../graphql/yoga.ts';
-import { sendError } from '../http/errors.ts';
-import { MAX_JSON_DEPTH, jsonTextDepth } from '../http/json-depth.ts';
-import { agentUpdateLimiter, type RateLimits, unlimited } from '../http/rate-limits.ts';
-import { INVALID_UTF8, utf8Text } from '../http/utf8.ts';
+import { sendError } from '../web/error-body.ts';
+import { jsonTextDepth, MAX_JSON_DEPTH } from '../web/json-depth.ts';
+import { agentUpdateLimiter, unlimited } from '../web/rate-limits.ts';
+import { INVALID_UTF8, utf8Text } from '../web/utf8.ts';
 import { claimIdempotencyKey, openMembers, requestHashOf, sealMembers, validKey } from './idempotency.ts';
 import { decodeJsonMembers } from './json-bytes.ts';
 import { openApiDocument } from './openapi.ts';
@@ -31,7 +32,6 @@ import { routes } from './routes/index.ts';
 /** HTTP statuses of the GraphQL error codes an operation can end with. */
 const statusOfCode: Record<string, number> = {
   ...httpStatusOf,
-  BAD_USER_INPUT: 400,
   GRAPHQL_VALIDATION_FAILED: 400,
   GRAPHQL_PARSE_FAILED: 400,
 };
@@ -51,7 +51,13 @@ class OperationFailed extends Error {
   }
 }
 
-async function runOperation(graphql: GraphQLServer, request: FastifyRequest, route: OperationRoute, input: RouteInput, viewer: Viewer) {
+async function runOperation(
+  graphql: GraphQLServer,
+  request: FastifyRequest,
+  route: OperationRoute<unknown, unknown>,
+  input: RouteInput<unknown, unknown>,
+  viewer: Viewer,
+) {
   const response = await graphql.fetch(
     'http://gateway.internal/graphql',
     {
@@ -74,7 +80,11 @@ async function runOperation(graphql: GraphQLServer, request: FastifyRequest, rou
   const [error] = result.errors ?? [];
   if (error) {
     const status = statusOfCode[error.extensions?.code ?? ''] ?? 500;
-    throw new OperationFailed(status, status === 500 ? 'internal error' : error.message, status === 500 ? null : (error.extensions?.detail ?? null));
+    throw new OperationFailed(
+      status,
+      status === 500 ? 'internal error' : error.message,
+      status === 500 ? null : (error.extensions?.detail ?? null),
+    );
   }
   return result.data;
 }
@@ -86,7 +96,7 @@ interface Prepared {
 }
 
 function prepareOperation(
-  route: OperationRoute,
+  route: OperationRoute<unknown, unknown>,
   graphql: GraphQLServer,
   request: FastifyRequest,
   viewer: Viewer,
@@ -94,11 +104,14 @@ function prepareOperation(
   query: unknown,
 ): Prepared {
   refuseUnstorable(request.body);
-  const input: RouteInput = {
+  const input: RouteInput<unknown, unknown> = {
     params,
     query,
     body: route.body
-      ? parseOrThrow(route.body, decodeJsonMembers(request.body, route.jsonMembers?.objects ?? [], route.jsonMembers?.lists ?? []))
+      ? parseOrThrow(
+          route.body,
+          decodeJsonMembers(request.body, route.jsonMembers?.objects ?? [], route.jsonMembers?.lists ?? []),
+        )
       : undefined,
   };
   return {
@@ -117,7 +130,7 @@ async function* digested(body: AsyncIterable<Uint8Array>, digest: Hash) {
 }
 
 async function prepareUpload(
-  route: UploadRoute,
+  route: UploadRoute<unknown, unknown>,
   db: Database,
   request: FastifyRequest,
   viewer: Viewer,
@@ -173,7 +186,10 @@ function handlerFor(route: Route, { db, graphql, secrets }: RestDependencies) {
       );
       const secretMembers = route.secretMembers ?? [];
       if (claim.kind === 'replay') {
-        return reply.code(claim.status).header('idempotent-replayed', 'true').send(openMembers(claim.body, secretMembers, secrets));
+        return reply
+          .code(claim.status)
+          .header('idempotent-replayed', 'true')
+          .send(openMembers(claim.body, secretMembers, secrets));
       }
       try {
         const body = await prepared.respond();
@@ -215,7 +231,8 @@ export async function registerRestRoutes(app: FastifyInstance, dependencies: Res
       });
     }
   };
-  await app.register(async (scope) => {
+  // The plugins are named: their names are the route handlers' span names in traces (`handler - jsonRoutes`).
+  await app.register(async function jsonRoutes(scope) {
     // SPEC.md's interface is JSON only: any other body is a 415. JSON is
     // parsed as Fastify does (prototype keys refused), after a UTF-8 and a nesting check.
     scope.removeContentTypeParser(['text/plain', 'application/json']);
@@ -224,12 +241,13 @@ export async function registerRestRoutes(app: FastifyInstance, dependencies: Res
     scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, bytes, done) => {
       const text = utf8Text(bytes as Buffer);
       if (text === null) return done(refuse(INVALID_UTF8), undefined);
-      if (jsonTextDepth(text) > MAX_JSON_DEPTH) return done(refuse(`the body nests deeper than ${MAX_JSON_DEPTH} levels`), undefined);
+      if (jsonTextDepth(text) > MAX_JSON_DEPTH)
+        return done(refuse(`the body nests deeper than ${MAX_JSON_DEPTH} levels`), undefined);
       parseJson(request, text, done);
     });
     for (const route of routes) if (!route.upload) register(scope, route);
   });
-  await app.register(async (scope) => {
+  await app.register(async function uploadRoutes(scope) {
     // Upload routes take their one media type, handed to the route as the
     // request's stream: read as it arrives, never buffered whole here.
     scope.removeAllContentTypeParsers();

@@ -3,11 +3,10 @@ import { agentTool, createAgent, deleteAgent, MAX_TOOLS, setAgentTools, updateAg
 import { camelCase } from '../domain/names.ts';
 import type { Agent as AgentRow } from '../generated/prisma/client.ts';
 import { builder, type NodeRef } from './builder.ts';
+import { scopeOf } from './context.ts';
 import { AgentTypeEnum } from './enums.ts';
-// Agent <-> Evaluation reference each other; refs are only read inside field thunks.
-import { Evaluation, evaluationsOf } from './evaluation.ts';
 import { typesFromSchema } from './json-schema-types.ts';
-import { offsetConnection } from './pagination.ts';
+import { modelConnection } from './pagination.ts';
 
 interface StoredParameter {
   name: string;
@@ -37,16 +36,20 @@ const ToolParameter = builder.objectRef<StoredParameter>('ToolParameter').implem
   }),
 });
 
-export const AgentTool: NodeRef<'AgentTool'> = builder.prismaNode('AgentTool', {
+const AgentTool: NodeRef<'AgentTool'> = builder.prismaNode('AgentTool', {
   id: { field: 'id' },
   nullable: true,
   description: "A tool the agent may call: an HTTP request with parameters (an item of REST's agent `tools`).",
   fields: (t) => ({
     toolId: t.exposeID('id', { description: "The same as `id` (SPEC.md's `tool_id`)." }),
     name: t.exposeString('name', { description: 'Its name; not empty.' }),
-    description: t.exposeString('description', { description: 'What it does, for the model; empty when none was given.' }),
+    description: t.exposeString('description', {
+      description: 'What it does, for the model; empty when none was given.',
+    }),
     url: t.exposeString('url', { description: 'The URL it requests; empty when none was given.' }),
-    method: t.exposeString('method', { description: 'The HTTP method: `GET`, `POST` (the default), `PUT`, `PATCH` or `DELETE`.' }),
+    method: t.exposeString('method', {
+      description: 'The HTTP method: `GET`, `POST` (the default), `PUT`, `PATCH` or `DELETE`.',
+    }),
     isEnabled: t.exposeBoolean('isEnabled', { description: 'Whether the agent may call it (default true).' }),
     configOverride: t.expose('configOverride', {
       type: 'JSON',
@@ -69,20 +72,30 @@ const configFields = Object.entries(agentConfigMembers).map(([member, schema]) =
 export const Agent: NodeRef<'Agent'> = builder.prismaNode('Agent', {
   id: { field: 'id' },
   nullable: true,
-  description: 'A voice, chat or video agent with its configuration objects and tools. REST: `/agents/{id}` (E1, E2, E3).',
+  description:
+    'A voice, chat or video agent with its configuration objects and tools. REST: `/agents/{id}` (E1, E2, E3).',
   fields: (t) => ({
     name: t.exposeString('name', { description: 'Its name; not empty.' }),
     organizationId: t.exposeID('organizationId', { description: 'The id of its organization (`org_…`).' }),
     type: t.expose('type', { type: AgentTypeEnum, description: 'Voice, chat or video (default `voice`).' }),
-    promptTemplate: t.exposeString('promptTemplate', { description: 'The prompt template; empty when none was given.' }),
-    publicQuota: t.exposeInt('publicQuota', { description: "SPEC.md's `public_quota`: 0 unless set outside this API." }),
+    promptTemplate: t.exposeString('promptTemplate', {
+      description: 'The prompt template; empty when none was given.',
+    }),
+    publicQuota: t.exposeInt('publicQuota', {
+      description: "SPEC.md's `public_quota`: 0 unless set outside this API.",
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created.' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'When it last changed.' }),
     allowedSipTrunks: t.exposeStringList('allowedSipTrunks', {
       description: "SPEC.md's `allowed_sip_trunks`: trunk ids; empty unless set outside this API.",
     }),
-    defaultFunctions: t.exposeStringList('defaultFunctions', { description: 'Names of the functions it has by default; empty when none.' }),
-    plugins: t.expose('plugins', { type: 'JSON', description: 'A JSON array of free-form plugin entries; empty when none.' }),
+    defaultFunctions: t.exposeStringList('defaultFunctions', {
+      description: 'Names of the functions it has by default; empty when none.',
+    }),
+    plugins: t.expose('plugins', {
+      type: 'JSON',
+      description: 'A JSON array of free-form plugin entries; empty when none.',
+    }),
     ...Object.fromEntries(
       configFields.map(({ field, type, description }) => [
         field,
@@ -98,11 +111,6 @@ export const Agent: NodeRef<'Agent'> = builder.prismaNode('Agent', {
       type: [AgentTool],
       description: 'Its tools, in the order `setAgentTools` gave them.',
       resolve: (agent, _args, context) => context.loaders.toolsOfAgent.load(agent.id),
-    }),
-    evaluations: t.connection({
-      type: Evaluation,
-      description: 'Its evaluations, newest first (E19 lists the same).',
-      resolve: (agent, args, context) => evaluationsOf(agent.id, args, context),
     }),
   }),
 });
@@ -131,16 +139,11 @@ builder.queryFields((t) => ({
     type: Agent,
     description: "The organization's agents, newest first (`GET /agents`).",
     resolve: (_root, args, context) =>
-      offsetConnection(
-        args,
-        async ({ offset, limit }) => {
-          const agents = await context.prisma.agent.findMany({ orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: offset, take: limit });
-          // Primed, so `evaluations { agent }` below costs no statement.
-          for (const agent of agents) context.loaders.agent.prime(agent.id, agent);
-          return agents;
-        },
-        () => context.prisma.agent.count(),
-      ),
+      modelConnection(args, context.db.agent, {
+        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        // Primed, so `evaluations { agent }` below costs no statement.
+        loaded: (agent) => context.loaders.agent.prime(agent.id, agent),
+      }),
   }),
 }));
 
@@ -149,7 +152,7 @@ builder.mutationFields((t) => ({
     type: Agent,
     description: 'Creates an agent from the update shape, `name` required (`POST /agents`).',
     args: { input: t.arg({ type: AgentCreate.input(), required: true, description: 'The agent; `name` required.' }) },
-    resolve: (_root, args, context) => createAgent(context, AgentCreate.toStored(args.input)),
+    resolve: (_root, args, context) => createAgent(scopeOf(context), AgentCreate.toStored(args.input)),
   }),
   updateAgent: t.field({
     type: Agent,
@@ -159,22 +162,28 @@ builder.mutationFields((t) => ({
       id: t.arg.id({ required: true, description: 'The agent (`agt_…`).' }),
       input: t.arg({ type: AgentUpdate.input(), required: true, description: 'The members to change.' }),
     },
-    resolve: (_root, args, context) => updateAgent(context, String(args.id), AgentUpdate.toStored(args.input)),
+    resolve: (_root, args, context) => updateAgent(scopeOf(context), String(args.id), AgentUpdate.toStored(args.input)),
   }),
   deleteAgent: t.field({
     type: DeleteAgentPayload,
     description: 'Deletes the agent with its tools and evaluations (E3).',
     args: { id: t.arg.id({ required: true, description: 'The agent (`agt_…`).' }) },
-    resolve: (_root, args, context) => deleteAgent(context, String(args.id)),
+    resolve: (_root, args, context) => deleteAgent(scopeOf(context), String(args.id)),
   }),
   setAgentTools: t.field({
     type: Agent,
     description: "Replaces the agent's tools with the given list, in its order.",
     args: {
       agentId: t.arg.id({ required: true, description: 'The agent (`agt_…`).' }),
-      tools: t.arg({ type: [AgentToolInput.input()], required: true, description: `Its new tools, at most ${MAX_TOOLS}: the old ones are replaced.` }),
+      tools: t.arg({
+        type: [AgentToolInput.input()],
+        required: true,
+        description: `Its new tools, at most ${MAX_TOOLS}: the old ones are replaced.`,
+      }),
     },
     resolve: (_root, args, context) =>
-      setAgentTools(context, String(args.agentId), { tools: args.tools.map((tool) => AgentToolInput.toStored(tool)) }),
+      setAgentTools(scopeOf(context), String(args.agentId), {
+        tools: args.tools.map((tool) => AgentToolInput.toStored(tool)),
+      }),
   }),
 }));

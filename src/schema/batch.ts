@@ -1,35 +1,36 @@
+import { newestFirst } from '../db/sql/child-orders.ts';
+import { counterColumn } from '../db/sql/counter-columns.ts';
 import { autoPause, batchSettingsUpdate, callOutcomes, retryPolicy, settingsOf } from '../domain/batch-settings.ts';
-import { batchCreate, createBatch, retryFailedRuns, updateBatchSettings, updateBatchStatus } from '../domain/batches.ts';
+import {
+  batchCreate,
+  createBatch,
+  retryFailedRuns,
+  updateBatchSettings,
+  updateBatchStatus,
+} from '../domain/batches.ts';
 import { callingWindow, describeWindowWait, windowState } from '../domain/calling-window.ts';
 import { badInput, notFound } from '../domain/errors.ts';
 import { camelCase } from '../domain/names.ts';
 import type { Batch as BatchRow } from '../generated/prisma/client.ts';
 import { builder, type NodeRef } from './builder.ts';
-import { BatchStatusEnum, RunOrderEnum } from './enums.ts';
+import { type GraphQLContext, scopeOf } from './context.ts';
+import { BatchStatusEnum } from './enums.ts';
 import { typesFromSchema } from './json-schema-types.ts';
 import type { IntervalCounts, TimelineWindow } from './loaders.ts';
-import { offsetConnection } from './pagination.ts';
-import { Run, RunFilterTypes, runsConnection } from './run.ts';
+import { childConnection, modelConnection } from './pagination.ts';
 import { Workflow, WorkflowVersion } from './workflow.ts';
 
-export const BatchStats = builder.objectRef<BatchRow>('BatchStats').implement({
+const counterColumns = Object.entries(counterColumn);
+
+const BatchStats = builder.objectRef<BatchRow>('BatchStats').implement({
   description: "How many of the batch's runs are in each status; always equal to the runs themselves.",
   fields: (t) => ({
-    pendingCount: t.exposeInt('pendingCount', { description: 'Runs PENDING.' }),
-    inProgressCount: t.exposeInt('inProgressCount', { description: 'Runs IN_PROGRESS.' }),
-    pausedCount: t.exposeInt('pausedCount', { description: 'Runs PAUSED.' }),
-    finishedCount: t.exposeInt('finishedCount', { description: 'Runs FINISHED.' }),
-    cancelledCount: t.exposeInt('cancelledCount', { description: 'Runs CANCELLED.' }),
-    failedCount: t.exposeInt('failedCount', { description: 'Runs FAILED.' }),
+    ...Object.fromEntries(
+      counterColumns.map(([status, column]) => [column, t.exposeInt(column, { description: `Runs ${status}.` })]),
+    ),
     totalCount: t.int({
       description: 'Every run: the sum of the counts above, equal to `totalProspects`.',
-      resolve: (batch) =>
-        batch.pendingCount +
-        batch.inProgressCount +
-        batch.pausedCount +
-        batch.finishedCount +
-        batch.cancelledCount +
-        batch.failedCount,
+      resolve: (batch) => counterColumns.reduce((sum, [, column]) => sum + batch[column], 0),
     }),
   }),
 });
@@ -39,15 +40,23 @@ const RetryPolicyType = typesFromSchema(retryPolicy);
 const AutoPauseType = typesFromSchema(autoPause);
 
 type OutcomeCounts = Record<(typeof callOutcomes)[number] | 'attempts', number>;
+/** Counts of no attempt. */
+const noOutcomes = () => Object.fromEntries([...callOutcomes, 'attempts'].map((name) => [name, 0])) as OutcomeCounts;
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 
 /** `attempts` and one count per outcome, camelCased (`noAnswer`). */
-const outcomeCountFields = (t: PothosSchemaTypes.ObjectFieldBuilder<Types, OutcomeCounts>, attempts: string, ended: (outcome: string) => string) => ({
+const outcomeCountFields = (
+  t: PothosSchemaTypes.ObjectFieldBuilder<Types, OutcomeCounts>,
+  attempts: string,
+  ended: (outcome: string) => string,
+) => ({
   attempts: t.exposeInt('attempts', { description: attempts }),
-  ...Object.fromEntries(callOutcomes.map((outcome) => [camelCase(outcome), t.exposeInt(outcome, { description: ended(outcome) })])),
+  ...Object.fromEntries(
+    callOutcomes.map((outcome) => [camelCase(outcome), t.exposeInt(outcome, { description: ended(outcome) })]),
+  ),
 });
 
-export const BatchOutcomes = builder.objectRef<OutcomeCounts>('BatchOutcomes').implement({
+const BatchOutcomes = builder.objectRef<OutcomeCounts>('BatchOutcomes').implement({
   description: "How the batch's call attempts ended so far (attempts still in flight count in `attempts` only).",
   fields: (t) => outcomeCountFields(t, 'Call attempts started.', (outcome) => `Attempts that ended \`${outcome}\`.`),
 });
@@ -55,11 +64,16 @@ export const BatchOutcomes = builder.objectRef<OutcomeCounts>('BatchOutcomes').i
 type AttemptsIntervalShape = OutcomeCounts & { start: Date; end: Date };
 
 const AttemptsInterval = builder.objectRef<AttemptsIntervalShape>('AttemptsInterval').implement({
-  description: 'The call attempts of a batch that started in one interval of time, by how they ended (those in flight count in `attempts` only).',
+  description:
+    'The call attempts of a batch that started in one interval of time, by how they ended (those in flight count in `attempts` only).',
   fields: (t) => ({
     start: t.expose('start', { type: 'DateTime', description: 'When the interval starts (included).' }),
     end: t.expose('end', { type: 'DateTime', description: 'When it ends (excluded).' }),
-    ...outcomeCountFields(t as never, 'Attempts started in the interval.', (outcome) => `Of those, attempts that ended \`${outcome}\`.`),
+    ...outcomeCountFields(
+      t as never,
+      'Attempts started in the interval.',
+      (outcome) => `Of those, attempts that ended \`${outcome}\`.`,
+    ),
   }),
 });
 
@@ -70,10 +84,22 @@ const TIMELINE_MAX_INTERVALS = 1440;
 function timelineWindow(minutes: number, intervalMinutes: number, now: Date): TimelineWindow {
   const problems = [
     ...(minutes < 1 || minutes > TIMELINE_MAX_MINUTES
-      ? [{ path: 'minutes', rule: `1 to ${TIMELINE_MAX_MINUTES}`, message: `must be between 1 and ${TIMELINE_MAX_MINUTES}` }]
+      ? [
+          {
+            path: 'minutes',
+            rule: `1 to ${TIMELINE_MAX_MINUTES}`,
+            message: `must be between 1 and ${TIMELINE_MAX_MINUTES}`,
+          },
+        ]
       : []),
     ...(intervalMinutes < 1 || minutes / intervalMinutes > TIMELINE_MAX_INTERVALS
-      ? [{ path: 'intervalMinutes', rule: `1 to ${TIMELINE_MAX_INTERVALS} intervals`, message: `must be at least 1 and give at most ${TIMELINE_MAX_INTERVALS} intervals` }]
+      ? [
+          {
+            path: 'intervalMinutes',
+            rule: `1 to ${TIMELINE_MAX_INTERVALS} intervals`,
+            message: `must be at least 1 and give at most ${TIMELINE_MAX_INTERVALS} intervals`,
+          },
+        ]
       : []),
   ];
   if (problems.length > 0) throw badInput(problems);
@@ -90,7 +116,7 @@ function timelineOf(window: TimelineWindow, counted: IntervalCounts[]): Attempts
   return Array.from({ length: window.intervals }, (_, interval) => ({
     start: new Date(from + interval * window.intervalMs),
     end: new Date(from + (interval + 1) * window.intervalMs),
-    ...(found.get(interval) ?? (Object.fromEntries([...callOutcomes, 'attempts'].map((name) => [name, 0])) as OutcomeCounts)),
+    ...(found.get(interval) ?? noOutcomes()),
   }));
 }
 
@@ -105,7 +131,8 @@ export const Batch: NodeRef<'Batch'> = builder.prismaNode('Batch', {
     organizationId: t.exposeID('organizationId', { description: 'The id of its organization (`org_…`).' }),
     workflowId: t.exposeID('workflowId', { description: 'The id of its workflow (`wf_…`).' }),
     workflowVersionId: t.exposeID('workflowVersionId', {
-      description: "The id of the workflow version its runs follow (`wfv_…`): the workflow's latest when the batch was created.",
+      description:
+        "The id of the workflow version its runs follow (`wfv_…`): the workflow's latest when the batch was created.",
     }),
     workflowVersionNumber: t.int({
       description: 'The number of that version.',
@@ -123,16 +150,30 @@ export const Batch: NodeRef<'Batch'> = builder.prismaNode('Batch', {
     }),
     status: t.expose('status', { type: BatchStatusEnum, description: 'Where it is in its lifecycle.' }),
     totalProspects: t.exposeInt('totalProspects', { description: 'How many prospects it calls, one run each.' }),
-    stats: t.field({ type: BatchStats, description: "Its runs by status (SPEC.md's `stats`).", resolve: (batch) => batch }),
+    stats: t.field({
+      type: BatchStats,
+      description: "Its runs by status (SPEC.md's `stats`).",
+      resolve: (batch) => batch,
+    }),
     callingWindow: t.field({
       type: CallingWindowType.output(),
       nullable: true,
       description: CallingWindowType.description,
       resolve: (batch) => settingsOf(batch).callingWindow,
     }),
-    maxConcurrency: t.exposeInt('maxConcurrency', { nullable: true, description: 'Runs of the batch in progress at once, over every instance; null: unbounded.' }),
-    callsPerSecond: t.exposeFloat('callsPerSecond', { nullable: true, description: 'Attempts started per second, over every instance; null: unpaced.' }),
-    retry: t.field({ type: RetryPolicyType.output(), description: RetryPolicyType.description, resolve: (batch) => settingsOf(batch).retry }),
+    maxConcurrency: t.exposeInt('maxConcurrency', {
+      nullable: true,
+      description: 'Runs of the batch in progress at once, over every instance; null: unbounded.',
+    }),
+    callsPerSecond: t.exposeFloat('callsPerSecond', {
+      nullable: true,
+      description: 'Attempts started per second, over every instance; null: unpaced.',
+    }),
+    retry: t.field({
+      type: RetryPolicyType.output(),
+      description: RetryPolicyType.description,
+      resolve: (batch) => settingsOf(batch).retry,
+    }),
     autoPause: t.field({
       type: AutoPauseType.output(),
       nullable: true,
@@ -141,7 +182,8 @@ export const Batch: NodeRef<'Batch'> = builder.prismaNode('Batch', {
     }),
     pausedReason: t.exposeString('pausedReason', {
       nullable: true,
-      description: 'Why the service paused the batch (`auto_pause: 31 of 50 attempts failed`); null when a client paused it, or it runs.',
+      description:
+        'Why the service paused the batch (`auto_pause: 31 of 50 attempts failed`); null when a client paused it, or it runs.',
     }),
     windowState: t.string({
       nullable: true,
@@ -159,7 +201,7 @@ export const Batch: NodeRef<'Batch'> = builder.prismaNode('Batch', {
       type: BatchOutcomes,
       description: "The batch's call attempts by outcome.",
       resolve: async (batch, _args, context) => {
-        const counts = Object.fromEntries([...callOutcomes, 'attempts'].map((name) => [name, 0])) as OutcomeCounts;
+        const counts = noOutcomes();
         for (const { outcome, count } of await context.loaders.outcomesOfBatch.load(batch.id)) {
           counts.attempts += count;
           if (outcome) counts[outcome as keyof OutcomeCounts] = count;
@@ -173,7 +215,11 @@ export const Batch: NodeRef<'Batch'> = builder.prismaNode('Batch', {
         'Its call attempts over the last `minutes`, by the interval they started in, oldest first; the last interval holds now. ' +
         'Attempts per minute and outcomes over time, for charts.',
       args: {
-        minutes: t.arg.int({ required: false, defaultValue: 60, description: `How far back, in minutes: 1 to ${TIMELINE_MAX_MINUTES} (default 60).` }),
+        minutes: t.arg.int({
+          required: false,
+          defaultValue: 60,
+          description: `How far back, in minutes: 1 to ${TIMELINE_MAX_MINUTES} (default 60).`,
+        }),
         intervalMinutes: t.arg.int({
           required: false,
           defaultValue: 1,
@@ -194,15 +240,6 @@ export const Batch: NodeRef<'Batch'> = builder.prismaNode('Batch', {
       type: WorkflowVersion,
       description: 'The workflow version its runs follow.',
       resolve: async (batch, _args, context) => (await context.loaders.workflowVersion.load(batch.workflowVersionId))!,
-    }),
-    runs: t.connection({
-      type: Run,
-      description: 'Its runs, filtered and sorted as E6 lists them.',
-      args: {
-        filter: t.arg({ type: RunFilterTypes.input(), required: false, description: 'Conditions every run listed meets.' }),
-        orderBy: t.arg({ type: RunOrderEnum, required: false, description: 'The order (default `STARTED_DESC`).' }),
-      },
-      resolve: (batch, args, context, info) => runsConnection({ batch }, args, context, info),
     }),
   }),
 });
@@ -230,14 +267,17 @@ builder.queryFields((t) => ({
         ...(args.workflowId ? { workflowId: String(args.workflowId) } : {}),
         ...(args.status ? { status: args.status } : {}),
       };
-      return offsetConnection(
-        args,
-        ({ offset, limit }) => context.prisma.batch.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: offset, take: limit }),
-        () => context.prisma.batch.count({ where }),
-      );
+      return modelConnection(args, context.db.batch, { where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
     },
   }),
 }));
+
+/** A batch mutation's answer, once its subscribers are told the batch changed. */
+async function announced(context: GraphQLContext, change: Promise<BatchRow>) {
+  const batch = await change;
+  context.events.batchChanged(batch.id);
+  return batch;
+}
 
 builder.mutationFields((t) => ({
   createBatch: t.field({
@@ -246,13 +286,14 @@ builder.mutationFields((t) => ({
       "Creates a batch of the workflow's latest version with one run per prospect (E4), all of it or nothing.",
     args: {
       workflowId: t.arg.id({ required: true, description: 'The workflow (`wf_…`); an inactive one is a CONFLICT.' }),
-      input: t.arg({ type: BatchCreate.input(), required: true, description: 'Whom to call, and the campaign settings.' }),
+      input: t.arg({
+        type: BatchCreate.input(),
+        required: true,
+        description: 'Whom to call, and the campaign settings.',
+      }),
     },
-    resolve: async (_root, args, context) => {
-      const batch = await createBatch(context, String(args.workflowId), BatchCreate.toStored(args.input));
-      context.events.batchChanged(batch.id);
-      return batch;
-    },
+    resolve: (_root, args, context) =>
+      announced(context, createBatch(scopeOf(context), String(args.workflowId), BatchCreate.toStored(args.input))),
   }),
   updateBatchStatus: t.field({
     type: Batch,
@@ -266,11 +307,8 @@ builder.mutationFields((t) => ({
         description: 'PAUSED, PENDING (resume) or CANCELLED; another is BAD_INPUT. The current status changes nothing.',
       }),
     },
-    resolve: async (_root, args, context) => {
-      const batch = await updateBatchStatus(context, String(args.id), { status: args.status });
-      context.events.batchChanged(batch.id);
-      return batch;
-    },
+    resolve: (_root, args, context) =>
+      announced(context, updateBatchStatus(scopeOf(context), String(args.id), { status: args.status })),
   }),
   updateBatchSettings: t.field({
     type: Batch,
@@ -285,11 +323,11 @@ builder.mutationFields((t) => ({
         description: 'The settings to change: members absent stay, `null` removes a setting.',
       }),
     },
-    resolve: async (_root, args, context) => {
-      const batch = await updateBatchSettings(context, String(args.id), BatchSettingsUpdate.toStored(args.input));
-      context.events.batchChanged(batch.id);
-      return batch;
-    },
+    resolve: (_root, args, context) =>
+      announced(
+        context,
+        updateBatchSettings(scopeOf(context), String(args.id), BatchSettingsUpdate.toStored(args.input)),
+      ),
   }),
   retryFailedRuns: t.field({
     type: Batch,
@@ -297,11 +335,7 @@ builder.mutationFields((t) => ({
       "Gives the batch's FAILED runs one more attempt each; a finished batch runs again " +
       '(`POST /batches/{id}/retry-failed`). CONFLICT on a cancelled batch.',
     args: { id: t.arg.id({ required: true, description: 'The batch (`bat_…`).' }) },
-    resolve: async (_root, args, context) => {
-      const batch = await retryFailedRuns(context, String(args.id));
-      context.events.batchChanged(batch.id);
-      return batch;
-    },
+    resolve: (_root, args, context) => announced(context, retryFailedRuns(scopeOf(context), String(args.id))),
   }),
 }));
 
@@ -317,7 +351,7 @@ const BatchProgress = builder.objectRef<BatchRow>('BatchProgress').implement({
 
 /** What a subscriber has seen: a state equal to it is not sent again. */
 const progressKey = (batch: BatchRow) =>
-  [batch.status, batch.pausedReason, batch.pendingCount, batch.inProgressCount, batch.pausedCount, batch.finishedCount, batch.cancelledCount, batch.failedCount].join();
+  [batch.status, batch.pausedReason, ...counterColumns.map(([, column]) => batch[column])].join();
 
 builder.subscriptionField('batchProgress', (t) =>
   t.field({
@@ -325,7 +359,12 @@ builder.subscriptionField('batchProgress', (t) =>
     description:
       'The current state first, then one event for each change of status or stats, at most one per ~100 ms per ' +
       'batch; the last state is always delivered. Over graphql-ws and SSE at /graphql.',
-    args: { batchId: t.arg.id({ required: true, description: "The batch to watch (`bat_…`); another organization's is NOT_FOUND." }) },
+    args: {
+      batchId: t.arg.id({
+        required: true,
+        description: "The batch to watch (`bat_…`); another organization's is NOT_FOUND.",
+      }),
+    },
     subscribe: async function* (_root, args, context) {
       const batchId = String(args.batchId);
       // Tenancy is checked once, here: another organization's batch is not found.
@@ -334,7 +373,7 @@ builder.subscriptionField('batchProgress', (t) =>
       // Watch before reading the first state, so no change between the two is missed.
       const changes = context.events.watch(batchId);
       try {
-        const first = (await context.db.prisma.batch.findUnique({ where: { id: batchId } })) ?? current;
+        const first = (await context.db.batch.findUnique({ where: { id: batchId } })) ?? current;
         let seen = progressKey(first);
         yield first;
         for await (const batch of changes) {
@@ -350,5 +389,19 @@ builder.subscriptionField('batchProgress', (t) =>
       }
     },
     resolve: (batch) => batch,
+  }),
+);
+
+// Declared beside Batch, so that workflow.ts need not import this file (no import cycle).
+builder.prismaObjectField(Workflow, 'batches', (t) =>
+  t.connection({
+    type: Batch,
+    description: 'Its batches, newest first (E7: `GET /workflows/{id}/batches`).',
+    resolve: (workflow, args, context) =>
+      childConnection(args, context.loaders, {
+        list: 'batchesOfWorkflow',
+        parentId: workflow.id,
+        orderBy: newestFirst,
+      }),
   }),
 );

@@ -1,13 +1,13 @@
 import SchemaBuilder from '@pothos/core';
-import DataloaderPlugin from '@pothos/plugin-dataloader';
 import PrismaPlugin, { type PrismaModelTypes, type PrismaNodeRef } from '@pothos/plugin-prisma';
 import RelayPlugin from '@pothos/plugin-relay';
 import { GraphQLError, Kind, type ValueNode } from 'graphql';
-import PrismaTypes, { getDatamodel } from '../generated/pothos-prisma-types.ts';
+import type PrismaTypes from '../generated/pothos-prisma-types.ts';
+import { getDatamodel } from '../generated/pothos-prisma-types.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { GraphQLContext } from './context.ts';
 import { decodeGlobalID, encodeGlobalID } from './global-ids.ts';
-import { connectionArgs, type Counted } from './pagination.ts';
+import { type Counted, connectionArgs } from './pagination.ts';
 
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
@@ -20,10 +20,10 @@ export const builder = new SchemaBuilder<{
   };
 }>({
   defaultFieldNullability: false,
-  plugins: [PrismaPlugin, RelayPlugin, DataloaderPlugin],
+  plugins: [PrismaPlugin, RelayPlugin],
   prisma: {
     // Each request has its own client, confined to the caller's organization (src/db/tenant.ts).
-    client: (context) => context.prisma as unknown as PrismaClient,
+    client: (context) => context.db as unknown as PrismaClient,
     dmmf: getDatamodel(),
     filterConnectionTotalCount: true,
     onUnusedQuery: null,
@@ -45,13 +45,16 @@ export const builder = new SchemaBuilder<{
       args: { ids: { description: 'Global ids of any types.' } },
     },
     defaultConnectionTypeOptions: {
-      description: 'One page of a list (a Relay connection): its items as `edges` or `nodes`, `pageInfo`, and `totalCount`.',
+      description:
+        'One page of a list (a Relay connection): its items as `edges` or `nodes`, `pageInfo`, and `totalCount`.',
     },
     defaultEdgeTypeOptions: { description: 'An item of a page with its cursor.' },
     edgesFieldOptions: { description: 'The items of this page with their cursors, in the order of the list.' },
     nodesOnConnection: { description: 'The items of this page, in the order of the list (the `node` of each edge).' },
     nodeFieldOptions: { description: 'The item.' },
-    cursorFieldOptions: { description: 'Where this item is in the list: pass it as `after` or `before` to page from here.' },
+    cursorFieldOptions: {
+      description: 'Where this item is in the list: pass it as `after` or `before` to page from here.',
+    },
     pageInfoFieldOptions: { description: 'Where this page is in the list.' },
     pageInfoTypeOptions: { description: 'Where a page is in its list, and the cursors to page on from it.' },
     hasNextPageFieldOptions: { description: 'Whether items follow this page.' },

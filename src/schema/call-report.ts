@@ -1,6 +1,7 @@
 // An agent worker's report of its call (src/domain/call-reports.ts).
 import { reportCallOutcome } from '../domain/call-reports.ts';
 import { builder } from './builder.ts';
+import { scopeOf } from './context.ts';
 import { CallOutcomeEnum } from './enums.ts';
 import { RunAttempt } from './run.ts';
 
@@ -16,6 +17,7 @@ builder.mutationFields((t) => ({
       attempt: t.arg.int({ required: true, description: 'The attempt number: `attempt` of the dispatch metadata.' }),
       outcome: t.arg({ type: CallOutcomeEnum, required: true, description: 'How the call ends.' }),
     },
-    resolve: (_root, args, context) => reportCallOutcome(context, String(args.runId), args.attempt, { outcome: args.outcome }),
+    resolve: (_root, args, context) =>
+      reportCallOutcome(scopeOf(context), String(args.runId), args.attempt, { outcome: args.outcome }),
   }),
 }));

@@ -1,20 +1,56 @@
+import type { Viewer } from '../auth/authenticate.ts';
 import { type TenantClient, tenantClient } from '../db/tenant.ts';
-import type { Viewer } from '../domain/organizations.ts';
+import type { Scope } from '../domain/scope.ts';
+import type { SecretBox } from '../domain/secrets.ts';
+import type { TrunkDirectory } from '../domain/telephony.ts';
+import type { WebhookUrlPolicy } from '../domain/webhook-urls.ts';
+import type { BatchProgressHub } from '../events/batch-progress.ts';
+import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { Services } from '../services.ts';
 import { createLoaders, type Loaders } from './loaders.ts';
 
+// Kept off the context's named members: a resolver reaches the client that
+// sees every organization only through `unscopedClient`, so its uses are few
+// and can be found by that name.
+const unscoped = Symbol('unscoped client');
+
 /**
- * What every resolver sees: the services, the organization the API key
- * belongs to, a Prisma client confined to it, and this request's dataloaders
- * (confined to it too).
+ * What every resolver sees, and nothing more: the caller, a Prisma client
+ * confined to its organization, this request's dataloaders (confined to it
+ * too), batch-progress events and the secret box; and, for the mutations that
+ * need them, the webhook URL policy and LiveKit's trunks.
  */
-export interface GraphQLContext extends Services {
+export interface GraphQLContext {
   viewer: Viewer;
-  prisma: TenantClient;
+  db: TenantClient;
   loaders: Loaders;
+  events: BatchProgressHub;
+  secrets: SecretBox;
+  webhooks: WebhookUrlPolicy;
+  /** Where trunks are created too (DIALER=livekit); null with the simulated dialer. */
+  trunks: TrunkDirectory | null;
+  [unscoped]: PrismaClient;
 }
 
 export function createContext(services: Services, viewer: Viewer): GraphQLContext {
-  const prisma = tenantClient(services.db.prisma, viewer.organizationId);
-  return { ...services, viewer, prisma, loaders: createLoaders(prisma, services.db.sql, viewer.organizationId) };
+  const db = tenantClient(services.db.prisma, viewer.organizationId);
+  return {
+    viewer,
+    db,
+    loaders: createLoaders(db, services.db.sql, viewer.organizationId),
+    events: services.events,
+    secrets: services.secrets,
+    webhooks: services.webhooks,
+    trunks: services.livekit?.trunks ?? null,
+    [unscoped]: services.db.prisma,
+  };
 }
+
+/** What a domain operation runs as: the caller, through the client confined to its organization. */
+export const scopeOf = (context: GraphQLContext): Scope => ({ prisma: context.db, viewer: context.viewer });
+
+/**
+ * The client that sees every organization's rows. Only what no tenant client
+ * can do uses it: the caller's organization and API keys (organization.ts).
+ */
+export const unscopedClient = (context: GraphQLContext) => context[unscoped];

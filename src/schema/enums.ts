@@ -1,5 +1,5 @@
-import { AgentType, BatchStatus, CallOutcome, RunStatus } from '../generated/prisma/enums.ts';
 import { type RunSort, runSorts } from '../domain/runs.ts';
+import { AgentType, BatchStatus, CallOutcome, RunStatus } from '../generated/prisma/enums.ts';
 import { builder } from './builder.ts';
 
 export const RunStatusEnum = builder.enumType(RunStatus, {
@@ -10,12 +10,19 @@ export const RunStatusEnum = builder.enumType(RunStatus, {
     'unless `retryFailedRuns` tries it again.',
   values: {
     PENDING: {
-      description: 'Waiting for an engine instance to claim it: for `scheduledAt`, its calling window, a pacing slot or a retry delay (`nextAttemptAt`).',
+      description:
+        'Waiting for an engine instance to claim it: for `scheduledAt`, its calling window, a pacing slot or a retry delay (`nextAttemptAt`).',
     },
-    IN_PROGRESS: { description: 'Claimed by an engine instance, which executes its steps; `startedAt` is set on the first such move.' },
+    IN_PROGRESS: {
+      description:
+        'Claimed by an engine instance, which executes its steps; `startedAt` is set on the first such move.',
+    },
     PAUSED: { description: 'Held while its batch is paused; PENDING again when the batch resumes.' },
     FINISHED: { description: 'Final: every step of its workflow version is done.' },
-    CANCELLED: { description: 'Final: its batch was cancelled, or it ended without a call (`reason`: `do_not_call`, `precall_skip`).' },
+    CANCELLED: {
+      description:
+        'Final: its batch was cancelled, or it ended without a call (`reason`: `do_not_call`, `precall_skip`).',
+    },
     FAILED: {
       description:
         'Ended: a step failed, a call attempt ended in an outcome not tried again, or the number is not E.164 (`error` and `reason` say why). ' +
@@ -31,10 +38,13 @@ export const BatchStatusEnum = builder.enumType(BatchStatus, {
     'the service sets IN_PROGRESS, FINISHED and FAILED. CANCELLED is final; a FINISHED or FAILED batch with failed runs is ' +
     'PENDING again after `retryFailedRuns`.',
   values: {
-    PENDING: { description: 'No run started yet, resumed from PAUSED, or retried (`retryFailedRuns`): its runs may be claimed.' },
+    PENDING: {
+      description: 'No run started yet, resumed from PAUSED, or retried (`retryFailedRuns`): its runs may be claimed.',
+    },
     IN_PROGRESS: { description: 'Set by the service when its first run starts.' },
     PAUSED: {
-      description: 'Paused by a client, or by the circuit breaker (then `pausedReason` says why): no run starts; runs in progress finish.',
+      description:
+        'Paused by a client, or by the circuit breaker (then `pausedReason` says why): no run starts; runs in progress finish.',
     },
     FINISHED: { description: 'Every run ended (FINISHED, CANCELLED or FAILED), and not every one failed.' },
     CANCELLED: { description: 'Final: cancelled by a client; its pending and paused runs were cancelled with it.' },
@@ -73,14 +83,14 @@ export const CallOutcomeEnum = builder.enumType(CallOutcome, {
 const runOrderDescriptions: Record<RunSort, string> = {
   started_asc: 'Earliest `startedAt` first; runs not started yet last.',
   started_desc: 'Latest `startedAt` first; runs not started yet first (the default).',
-  status_asc: 'Lifecycle order (PENDING, IN_PROGRESS, PAUSED, FINISHED, CANCELLED, FAILED), latest start first within a status.',
+  status_asc:
+    'Lifecycle order (PENDING, IN_PROGRESS, PAUSED, FINISHED, CANCELLED, FAILED), latest start first within a status.',
   status_desc: 'Reverse lifecycle order (FAILED first), latest start first within a status.',
 };
 
 export const RunOrderEnum = builder.enumType('RunOrder', {
   description: "How runs are sorted (E6's `sort`, default STARTED_DESC). The id breaks ties, so pages never overlap.",
-  values: Object.fromEntries(runSorts.map((sort) => [sort.toUpperCase(), { value: sort, description: runOrderDescriptions[sort] }])) as Record<
-    Uppercase<RunSort>,
-    { value: RunSort; description: string }
-  >,
+  values: Object.fromEntries(
+    runSorts.map((sort) => [sort.toUpperCase(), { value: sort, description: runOrderDescriptions[sort] }]),
+  ) as Record<Uppercase<RunSort>, { value: RunSort; description: string }>,
 });

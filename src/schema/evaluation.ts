@@ -1,25 +1,16 @@
 import type { DefaultConnectionArguments } from '@pothos/plugin-relay';
+import { newestFirst } from '../db/sql/child-orders.ts';
 import { createEvaluation, evaluationCreate } from '../domain/evaluations.ts';
 import { INT_MAX } from '../domain/validation.ts';
-import { Prisma } from '../generated/prisma/client.ts';
 import { Agent } from './agent.ts';
 import { builder, type NodeRef } from './builder.ts';
-import type { GraphQLContext } from './context.ts';
+import { type GraphQLContext, scopeOf } from './context.ts';
 import { typesFromSchema } from './json-schema-types.ts';
-import { offsetConnection } from './pagination.ts';
-
-const noCondition = { sql: Prisma.empty, key: '' };
-const newestFirst = { sql: Prisma.raw('c."createdAt" DESC, c.id DESC'), key: 'created_desc' };
+import { childConnection } from './pagination.ts';
 
 /** A page of the agent's evaluations, newest first: Agent.evaluations and the root `evaluations`. */
-export function evaluationsOf(agentId: string, args: DefaultConnectionArguments, context: GraphQLContext) {
-  return offsetConnection(
-    args,
-    (page) =>
-      context.loaders.pages.load({ list: 'evaluationsOfAgent', parentId: agentId, where: noCondition, orderBy: newestFirst, ...page }) as never,
-    () => context.loaders.counts.load({ list: 'evaluationsOfAgent', parentId: agentId, where: noCondition }),
-  );
-}
+const evaluationsOf = (agentId: string, args: DefaultConnectionArguments, context: GraphQLContext) =>
+  childConnection(args, context.loaders, { list: 'evaluationsOfAgent', parentId: agentId, orderBy: newestFirst });
 
 /** The integer of `evl_<n>`; ids that are not one (`evl_x`, `evl_1e3`) match no row rather than failing the query. */
 const databaseIdOf = (id: string | number) => {
@@ -28,11 +19,12 @@ const databaseIdOf = (id: string | number) => {
 };
 
 // Its integer id is SPEC's `id` (`databaseId` here); the global id is `evl_<n>`.
-export const Evaluation: NodeRef<'Evaluation'> = builder.prismaNode('Evaluation', {
+const Evaluation: NodeRef<'Evaluation'> = builder.prismaNode('Evaluation', {
   id: { field: 'id' },
   nullable: true,
   findUnique: (id) => ({ id: databaseIdOf(id) }),
-  description: "A score given to one of the organization's agents (E18, E19). Its global id is `evl_` and its integer id.",
+  description:
+    "A score given to one of the organization's agents (E18, E19). Its global id is `evl_` and its integer id.",
   fields: (t) => ({
     databaseId: t.exposeInt('id', { description: 'The integer id REST uses.' }),
     agentId: t.exposeID('agentId', { description: 'The id of the agent evaluated (`agt_…`).' }),
@@ -70,6 +62,15 @@ builder.mutationFields((t) => ({
     type: Evaluation,
     description: "Records an evaluation of one of the organization's agents (E18).",
     args: { input: t.arg({ type: EvaluationCreate.input(), required: true, description: 'The evaluation.' }) },
-    resolve: (_root, args, context) => createEvaluation(context, EvaluationCreate.toStored(args.input)),
+    resolve: (_root, args, context) => createEvaluation(scopeOf(context), EvaluationCreate.toStored(args.input)),
   }),
 }));
+
+// Declared beside Evaluation, so that agent.ts need not import this file (no import cycle).
+builder.prismaObjectField(Agent, 'evaluations', (t) =>
+  t.connection({
+    type: Evaluation,
+    description: 'Its evaluations, newest first (E19 lists the same).',
+    resolve: (agent, args, context) => evaluationsOf(agent.id, args, context),
+  }),
+);

@@ -2,9 +2,9 @@
 // already unique across types, so a REST client and a GraphQL client name
 // the same object the same way. Evaluations, whose ids are integers, are
 // `evl_<id>` in GraphQL.
-import { DomainError } from '../domain/errors.ts';
+import { BAD_INPUT, DomainError } from '../domain/errors.ts';
 
-export const typeByPrefix: Record<string, string> = {
+const typeByPrefix: Record<string, string> = {
   org: 'Organization',
   key: 'ApiKey',
   agt: 'Agent',
@@ -37,7 +37,7 @@ export function decodeGlobalID(globalID: string): { typename: string; id: string
   const separator = globalID.indexOf('_');
   const typename = separator > 0 ? typeByPrefix[globalID.slice(0, separator)] : undefined;
   if (!typename) {
-    throw new DomainError('BAD_INPUT', `"${globalID}" is not an id of this API`, [
+    throw new DomainError(BAD_INPUT, `"${globalID}" is not an id of this API`, [
       { path: 'id', rule: 'format', message: 'is not an id of this API' },
     ]);
   }

@@ -2,14 +2,19 @@
 import { GraphQLError, Kind } from 'graphql';
 import { generateInsight, insightWhere, isoDateOf } from '../domain/insights.ts';
 import { builder, type NodeRef } from './builder.ts';
-import { offsetConnection } from './pagination.ts';
+import { modelConnection } from './pagination.ts';
 
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 function parseDate(value: unknown): string {
   // The round trip refuses dates that do not exist (2026-02-30).
-  if (typeof value === 'string' && DATE.test(value) && !Number.isNaN(Date.parse(value)) && isoDateOf(new Date(value)) === value) {
+  if (
+    typeof value === 'string' &&
+    DATE.test(value) &&
+    !Number.isNaN(Date.parse(value)) &&
+    isoDateOf(new Date(value)) === value
+  ) {
     return value;
   }
   throw new GraphQLError('Date must be a calendar date, YYYY-MM-DD');
@@ -23,14 +28,14 @@ const scalarType = builder.scalarType.bind(builder) as unknown as (
   options: PothosSchemaTypes.ScalarTypeOptions<Types, string, Date>,
 ) => PothosSchemaTypes.ScalarRef<Types, Date, string>;
 
-export const DateScalar = scalarType('Date', {
+const DateScalar = scalarType('Date', {
   description: 'A calendar date, YYYY-MM-DD.',
   serialize: (value) => isoDateOf(value),
   parseValue: parseDate,
   parseLiteral: (node) => parseDate(node.kind === Kind.STRING ? node.value : undefined),
 });
 
-export const Insight: NodeRef<'Insight'> = builder.prismaNode('Insight', {
+const Insight: NodeRef<'Insight'> = builder.prismaNode('Insight', {
   id: { field: 'id' },
   nullable: true,
   description: "A summary of the organization's calls over a period of days (E20).",
@@ -41,7 +46,10 @@ export const Insight: NodeRef<'Insight'> = builder.prismaNode('Insight', {
     executiveSummary: t.exposeString('executiveSummary', { description: 'The period in one sentence, for people.' }),
     totalCalls: t.exposeInt('totalCalls', { description: 'Runs that ended in the period having placed a call.' }),
     issuesIdentified: t.exposeInt('issuesIdentified', { description: 'Failed runs among them.' }),
-    issueRate: t.exposeFloat('issueRate', { description: 'The share of calls with an issue, issuesIdentified / totalCalls (0 to 1); 0 when there were no calls.' }),
+    issueRate: t.exposeFloat('issueRate', {
+      description:
+        'The share of calls with an issue, issuesIdentified / totalCalls (0 to 1); 0 when there were no calls.',
+    }),
   }),
 });
 
@@ -51,23 +59,29 @@ builder.queryFields((t) => ({
     nullable: true,
     description: "An insight of the organization; null for an unknown id or another organization's.",
     args: { id: t.arg.id({ required: true, description: 'Its id (`ins_…`).' }) },
-    resolve: (_root, args, context) => context.prisma.insight.findUnique({ where: { id: String(args.id) } }),
+    resolve: (_root, args, context) => context.db.insight.findUnique({ where: { id: String(args.id) } }),
   }),
   insights: t.connection({
     type: Insight,
     description: 'Insights whose whole period lies between the dates given (either optional), newest first (E20).',
     args: {
-      periodStart: t.arg({ type: DateScalar, required: false, description: 'Only insights starting on or after this day.' }),
-      periodEnd: t.arg({ type: DateScalar, required: false, description: 'Only insights ending on or before this day.' }),
+      periodStart: t.arg({
+        type: DateScalar,
+        required: false,
+        description: 'Only insights starting on or after this day.',
+      }),
+      periodEnd: t.arg({
+        type: DateScalar,
+        required: false,
+        description: 'Only insights ending on or before this day.',
+      }),
     },
     resolve: (_root, args, context) => {
-      const where = insightWhere({ period_start: args.periodStart ?? undefined, period_end: args.periodEnd ?? undefined });
-      return offsetConnection(
-        args,
-        ({ offset, limit }) =>
-          context.prisma.insight.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: offset, take: limit }),
-        () => context.prisma.insight.count({ where }),
-      );
+      const where = insightWhere({
+        period_start: args.periodStart ?? undefined,
+        period_end: args.periodEnd ?? undefined,
+      });
+      return modelConnection(args, context.db.insight, { where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
     },
   }),
 }));
@@ -78,10 +92,14 @@ builder.mutationFields((t) => ({
     description: "Computes the period's insight from run outcomes; generating a period again replaces its insight.",
     args: {
       periodStart: t.arg({ type: DateScalar, required: true, description: 'The first day of the period.' }),
-      periodEnd: t.arg({ type: DateScalar, required: true, description: 'The last day of the period (included); not before periodStart.' }),
+      periodEnd: t.arg({
+        type: DateScalar,
+        required: true,
+        description: 'The last day of the period (included); not before periodStart.',
+      }),
     },
     resolve: (_root, args, context) =>
-      generateInsight(context.prisma, context.viewer.organizationId, {
+      generateInsight(context.db, context.viewer.organizationId, {
         period_start: args.periodStart,
         period_end: args.periodEnd,
       }),

@@ -1,42 +1,29 @@
 // Integrations: the shared catalog (Integration, `int_…`) with the caller's
 // connection status, and the caller's connections (ConnectedIntegration,
 // `oint_…`). No field reads credentials: only the ones listed here exist.
-import DataLoader from 'dataloader';
 import { connectIntegration, disconnectIntegration, integrationConnect } from '../domain/integrations.ts';
-import type { OrganizationIntegration } from '../generated/prisma/client.ts';
+import type { Integration as IntegrationRow, OrganizationIntegration } from '../generated/prisma/client.ts';
 import { builder, type NodeRef } from './builder.ts';
-import type { GraphQLContext } from './context.ts';
+import { type GraphQLContext, scopeOf } from './context.ts';
 import { typesFromSchema } from './json-schema-types.ts';
-import { offsetConnection } from './pagination.ts';
+import { modelConnection } from './pagination.ts';
 
-// The caller's connection per catalog entry, batched so a list of
-// integrations costs one statement. Kept beside the context (not in the shared
-// loaders) and dropped when a connect or disconnect changes the answer.
-const connectionLoaders = new WeakMap<GraphQLContext, DataLoader<string, OrganizationIntegration | null>>();
-
-function connectionOf(context: GraphQLContext, integrationId: string) {
-  let loader = connectionLoaders.get(context);
-  if (!loader) {
-    loader = new DataLoader(async (integrationIds) => {
-      const rows = await context.prisma.organizationIntegration.findMany({ where: { integrationId: { in: [...integrationIds] } } });
-      const byIntegration = new Map(rows.map((row) => [row.integrationId, row]));
-      return integrationIds.map((id) => byIntegration.get(id) ?? null);
-    });
-    connectionLoaders.set(context, loader);
-  }
-  return loader.load(integrationId);
-}
+/** The caller's connection to a catalog entry, or null. */
+const connectionOf = (integration: IntegrationRow, context: GraphQLContext) =>
+  context.loaders.connectionOfIntegration.load(integration.id);
 
 const catalogEntryOf = async (connection: OrganizationIntegration, context: GraphQLContext) =>
   (await context.loaders.integration.load(connection.integrationId))!;
 
-export const Integration: NodeRef<'Integration'> = builder.prismaNode('Integration', {
+const Integration: NodeRef<'Integration'> = builder.prismaNode('Integration', {
   id: { field: 'id' },
   nullable: true,
   description: "A third-party service in the catalog, with the caller's connection status.",
   fields: (t) => ({
     name: t.exposeString('name', { description: 'Its display name.' }),
-    slug: t.exposeString('slug', { description: 'Its unique short name, which `connectIntegration` and `integrationBySlug` take.' }),
+    slug: t.exposeString('slug', {
+      description: 'Its unique short name, which `connectIntegration` and `integrationBySlug` take.',
+    }),
     category: t.exposeString('category', { description: '`crm`, `calendar`, `messaging` or `telephony`.' }),
     description: t.exposeString('description', { description: 'What it does; may be empty.' }),
     schemaConfig: t.expose('schemaConfig', {
@@ -45,33 +32,33 @@ export const Integration: NodeRef<'Integration'> = builder.prismaNode('Integrati
     }),
     isConnected: t.boolean({
       description: 'Whether the caller has connected it.',
-      resolve: async (integration, _args, context) => (await connectionOf(context, integration.id)) !== null,
+      resolve: async (integration, _args, context) => (await connectionOf(integration, context)) !== null,
     }),
     connectedAt: t.field({
       type: 'DateTime',
       nullable: true,
       description: 'When the caller connected it; null when not connected.',
-      resolve: async (integration, _args, context) => (await connectionOf(context, integration.id))?.createdAt ?? null,
+      resolve: async (integration, _args, context) => (await connectionOf(integration, context))?.createdAt ?? null,
     }),
     organizationIntegrationId: t.id({
       nullable: true,
       description: "The id of the caller's connection (`oint_…`); null when not connected.",
-      resolve: async (integration, _args, context) => (await connectionOf(context, integration.id))?.id ?? null,
+      resolve: async (integration, _args, context) => (await connectionOf(integration, context))?.id ?? null,
     }),
     isActive: t.boolean({
       description: "The connection's active flag; false when not connected.",
-      resolve: async (integration, _args, context) => (await connectionOf(context, integration.id))?.isActive ?? false,
+      resolve: async (integration, _args, context) => (await connectionOf(integration, context))?.isActive ?? false,
     }),
     connection: t.field({
       type: ConnectedIntegration,
       nullable: true,
       description: "The caller's connection, or null when not connected.",
-      resolve: (integration, _args, context) => connectionOf(context, integration.id),
+      resolve: (integration, _args, context) => connectionOf(integration, context),
     }),
   }),
 });
 
-export const ConnectedIntegration: NodeRef<'OrganizationIntegration'> = builder.prismaNode('OrganizationIntegration', {
+const ConnectedIntegration: NodeRef<'OrganizationIntegration'> = builder.prismaNode('OrganizationIntegration', {
   variant: 'ConnectedIntegration',
   id: { field: 'id' },
   nullable: true,
@@ -86,16 +73,29 @@ export const ConnectedIntegration: NodeRef<'OrganizationIntegration'> = builder.
       resolve: async (connection, _args, context) => (await catalogEntryOf(connection, context)).slug,
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was first connected.' }),
-    lastSyncAt: t.expose('lastSyncAt', { type: 'DateTime', nullable: true, description: 'When it last synchronized; null if never.' }),
-    lastSyncStatus: t.exposeString('lastSyncStatus', { nullable: true, description: 'How the last synchronization ended; null if never.' }),
-    lastSyncError: t.exposeString('lastSyncError', { nullable: true, description: 'The error of the last synchronization; null if none.' }),
+    lastSyncAt: t.expose('lastSyncAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it last synchronized; null if never.',
+    }),
+    lastSyncStatus: t.exposeString('lastSyncStatus', {
+      nullable: true,
+      description: 'How the last synchronization ended; null if never.',
+    }),
+    lastSyncError: t.exposeString('lastSyncError', {
+      nullable: true,
+      description: 'The error of the last synchronization; null if none.',
+    }),
     isActive: t.exposeBoolean('isActive', { description: 'Its active flag (true when connected).' }),
     schemaConfig: t.field({
       type: 'JSON',
       description: "The catalog entry's schemaConfig.",
       resolve: async (connection, _args, context) => (await catalogEntryOf(connection, context)).schemaConfig,
     }),
-    settings: t.expose('settings', { type: 'JSON', description: 'The settings given at the last connect, a JSON object.' }),
+    settings: t.expose('settings', {
+      type: 'JSON',
+      description: 'The settings given at the last connect, a JSON object.',
+    }),
     integration: t.field({
       type: Integration,
       description: 'The catalog entry it connects.',
@@ -111,27 +111,15 @@ builder.queryFields((t) => ({
     type: Integration,
     description: "Every integration of the catalog with the caller's connection status, by name (E11).",
     resolve: (_root, args, context) =>
-      offsetConnection(
-        args,
-        ({ offset, limit }) =>
-          context.prisma.integration.findMany({ orderBy: [{ name: 'asc' }, { id: 'asc' }], skip: offset, take: limit }),
-        () => context.prisma.integration.count(),
-      ),
+      modelConnection(args, context.db.integration, { orderBy: [{ name: 'asc' }, { id: 'asc' }] }),
   }),
   connectedIntegrations: t.connection({
     type: ConnectedIntegration,
     description: "The caller's connections, by integration name (E12).",
     resolve: (_root, args, context) =>
-      offsetConnection(
-        args,
-        ({ offset, limit }) =>
-          context.prisma.organizationIntegration.findMany({
-            orderBy: [{ integration: { name: 'asc' } }, { id: 'asc' }],
-            skip: offset,
-            take: limit,
-          }),
-        () => context.prisma.organizationIntegration.count(),
-      ),
+      modelConnection(args, context.db.organizationIntegration, {
+        orderBy: [{ integration: { name: 'asc' } }, { id: 'asc' }],
+      }),
   }),
   integrationBySlug: t.field({
     type: ConnectedIntegration,
@@ -139,25 +127,36 @@ builder.queryFields((t) => ({
     description: "The caller's connection to the integration with this slug; null when not connected (E13).",
     args: { slug: t.arg.string({ required: true, description: "The catalog entry's slug." }) },
     resolve: (_root, args, context) =>
-      context.prisma.organizationIntegration.findFirst({ where: { integration: { slug: args.slug } } }),
+      context.db.organizationIntegration.findFirst({ where: { integration: { slug: args.slug } } }),
   }),
   connectedIntegration: t.field({
     type: ConnectedIntegration,
     nullable: true,
     description: "One of the caller's connections; null for an unknown id or another organization's (E14).",
     args: { id: t.arg.id({ required: true, description: 'The connection (`oint_…`).' }) },
-    resolve: (_root, args, context) => context.prisma.organizationIntegration.findFirst({ where: { id: String(args.id) } }),
+    resolve: (_root, args, context) => context.db.organizationIntegration.findFirst({ where: { id: String(args.id) } }),
   }),
 }));
 
 builder.mutationFields((t) => ({
   connectIntegration: t.field({
     type: ConnectedIntegration,
-    description: 'Connects an integration (E10); on a connected slug, replaces credentials and settings and keeps the id.',
-    args: { input: t.arg({ type: ConnectIntegration.input(), required: true, description: 'The integration and its credentials.' }) },
+    description:
+      'Connects an integration (E10); on a connected slug, replaces credentials and settings and keeps the id.',
+    args: {
+      input: t.arg({
+        type: ConnectIntegration.input(),
+        required: true,
+        description: 'The integration and its credentials.',
+      }),
+    },
     resolve: async (_root, args, context) => {
-      const connection = await connectIntegration(context, context.secrets, ConnectIntegration.toStored(args.input));
-      connectionLoaders.delete(context);
+      const connection = await connectIntegration(
+        scopeOf(context),
+        context.secrets,
+        ConnectIntegration.toStored(args.input),
+      );
+      context.loaders.connectionOfIntegration.clearAll();
       return connection;
     },
   }),
@@ -165,8 +164,8 @@ builder.mutationFields((t) => ({
     description: 'Removes a connection and its credentials; returns its id.',
     args: { id: t.arg.id({ required: true, description: 'The connection (`oint_…`).' }) },
     resolve: async (_root, args, context) => {
-      const id = await disconnectIntegration(context, String(args.id));
-      connectionLoaders.delete(context);
+      const id = await disconnectIntegration(scopeOf(context), String(args.id));
+      context.loaders.connectionOfIntegration.clearAll();
       return id;
     },
   }),

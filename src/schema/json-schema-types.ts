@@ -2,30 +2,12 @@
 // Schema), so a configuration object is defined once: the same definition
 // validates input, shapes the GraphQL object and input types, and documents
 // the REST API. Stored values keep the wire (snake_case) names; GraphQL fields
-// are their camelCase, and `toStored` maps GraphQL input back.
-import { z } from 'zod';
+// are their camelCase, and `toStored` maps GraphQL input back (src/schema/json-schema-names.ts).
+import type { z } from 'zod';
 import { camelCase } from '../domain/names.ts';
+import { INT_MAX } from '../domain/validation.ts';
 import { builder } from './builder.ts';
-
-interface JsonSchema {
-  type?: string;
-  $ref?: string;
-  anyOf?: JsonSchema[];
-  properties?: Record<string, JsonSchema>;
-  required?: string[];
-  items?: JsonSchema;
-  enum?: unknown[];
-  additionalProperties?: boolean | JsonSchema;
-  description?: string;
-  minimum?: number;
-  maximum?: number;
-  minLength?: number;
-  maxLength?: number;
-  minItems?: number;
-  maxItems?: number;
-  default?: unknown;
-  $defs?: Record<string, JsonSchema>;
-}
+import { type JsonSchema, namedJsonSchema, refName, unwrap, type WireNames, wireNames } from './json-schema-names.ts';
 
 type OutputRef = ReturnType<typeof builder.objectRef<Record<string, unknown>>>;
 type InputRef = ReturnType<typeof builder.inputRef<Record<string, unknown>>>;
@@ -37,8 +19,6 @@ interface Generated {
 }
 
 const generated = new Map<string, Generated>();
-
-const INT32_MAX = 2_147_483_647;
 
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
 
@@ -52,9 +32,9 @@ function describe(member: JsonSchema, wrapped: JsonSchema = member): string | un
   const parts: string[] = [];
   if (wrapped.enum) parts.push(`one of ${wrapped.enum.map((value) => `\`${value}\``).join(', ')}`);
   const { minimum: min, maximum } = wrapped;
-  const max = maximum !== undefined && maximum < INT32_MAX ? maximum : undefined;
+  const max = maximum !== undefined && maximum < INT_MAX ? maximum : undefined;
   if (min !== undefined && max !== undefined) parts.push(`${min} to ${max}`);
-  else if (min !== undefined && min > -INT32_MAX) parts.push(`>= ${min}`);
+  else if (min !== undefined && min > -INT_MAX) parts.push(`>= ${min}`);
   else if (max !== undefined) parts.push(`<= ${max}`);
   const { minLength, maxLength, minItems, maxItems } = wrapped;
   if (minLength !== undefined && maxLength !== undefined) parts.push(`${minLength} to ${maxLength} characters`);
@@ -72,30 +52,18 @@ function describe(member: JsonSchema, wrapped: JsonSchema = member): string | un
 class Generator {
   constructor(private readonly defs: Record<string, JsonSchema>) {}
 
-  private unwrap(schema: JsonSchema): { schema: JsonSchema; nullable: boolean } {
-    if (schema.anyOf) {
-      const nonNull = schema.anyOf.filter((member) => member.type !== 'null');
-      if (nonNull.length === 1) return { schema: nonNull[0]!, nullable: nonNull.length < schema.anyOf.length };
-    }
-    return { schema, nullable: false };
-  }
-
-  private refName(schema: JsonSchema): string | undefined {
-    return schema.$ref?.replace('#/$defs/', '');
-  }
-
   /** A member's description; a member that is a named object without one of its own takes that object's. */
   private describeMember(member: JsonSchema): string | undefined {
-    const { schema: wrapped } = this.unwrap(member);
-    const ref = this.refName(wrapped);
+    const { schema: wrapped } = unwrap(member);
+    const ref = refName(wrapped);
     const own = describe(member, wrapped);
     return own ?? (ref ? this.defs[ref]?.description : undefined);
   }
 
   /** The GraphQL type of a member: a scalar, JSON, a generated object, or a list of one of those. */
   typeOf(schema: JsonSchema, kind: 'output' | 'input'): { type: TypeName; list: boolean } {
-    const { schema: member } = this.unwrap(schema);
-    const ref = this.refName(member);
+    const { schema: member } = unwrap(schema);
+    const ref = refName(member);
     if (ref) return { type: this.named(ref)[kind](), list: false };
     switch (member.type) {
       case 'string':
@@ -183,59 +151,20 @@ class Generator {
     generated.set(name, entry);
     return entry;
   }
-
-  /**
-   * Renames the members of a value the schema describes, recursively, leaving
-   * free-form (JSON) members untouched: GraphQL input (camelCase) to the
-   * stored wire names, or back.
-   */
-  rename(schema: JsonSchema, value: unknown, direction: 'toStored' | 'toInput'): unknown {
-    if (value === null || value === undefined) return value;
-    const { schema: member } = this.unwrap(schema);
-    const ref = this.refName(member);
-    const target = ref ? this.defs[ref]! : member;
-    if (target.type === 'array' && Array.isArray(value)) {
-      return value.map((item) => this.rename(target.items ?? {}, item, direction));
-    }
-    if (target.type !== 'object' || !target.properties || typeof value !== 'object' || Array.isArray(value)) return value;
-    const renamed: Record<string, unknown> = {};
-    for (const [wireName, property] of Object.entries(target.properties)) {
-      const [from, to] = direction === 'toStored' ? [camelCase(wireName), wireName] : [wireName, camelCase(wireName)];
-      const given = (value as Record<string, unknown>)[from];
-      if (given === undefined) continue;
-      // An explicit null is kept only where the schema gives null a meaning (clearing a config object).
-      if (given === null && !this.unwrap(property).nullable) continue;
-      renamed[to] = this.rename(property, given, direction);
-    }
-    return renamed;
-  }
 }
 
-export interface SchemaTypes<T> {
+export interface SchemaTypes<T> extends WireNames<T> {
   /** The schema's own description (its `.meta({ description })`). */
   description: string | undefined;
   /** The GraphQL object type (named as the schema's id), built on first call. */
   output(): OutputRef;
   /** The GraphQL input type (the id + `Input`), built on first call. */
   input(): InputRef;
-  /** GraphQL input (camelCase) to the stored shape (wire names); validate it with the zod schema after. */
-  toStored(value: unknown): T;
-  /** A stored-shape value (wire names, as REST bodies have) to GraphQL input (camelCase). */
-  toInput(value: T | unknown): Record<string, unknown>;
 }
 
 /** The GraphQL object and input types for a zod object schema that has a `.meta({ id })`. */
 export function typesFromSchema<T>(schema: z.ZodType<T>): SchemaTypes<T> {
-  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
-  const rootName = json.$ref?.replace('#/$defs/', '');
-  if (!rootName || !json.$defs) throw new Error('typesFromSchema needs a schema with .meta({ id })');
-  const generator = new Generator(json.$defs);
-  const { output, input } = generator.named(rootName);
-  return {
-    description: json.$defs[rootName]?.description,
-    output,
-    input,
-    toStored: (value) => generator.rename(json, value, 'toStored') as T,
-    toInput: (value) => generator.rename(json, value, 'toInput') as Record<string, unknown>,
-  };
+  const { rootName, defs } = namedJsonSchema(schema);
+  const { output, input } = new Generator(defs).named(rootName);
+  return { description: defs[rootName]?.description, output, input, ...wireNames(schema) };
 }

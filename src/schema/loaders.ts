@@ -2,7 +2,7 @@
 // runs, agent -> tools, …) is batched into one statement per kind and level,
 // so a query's statement count does not grow with the number of rows.
 //
-// The hot lookups (rows by id, pages, counts) are hand-written SQL sent to the
+// The hot lookups (rows by id, pages, counts) are hand-written SQL (src/db/sql/) sent to the
 // database driver directly, not through Prisma's query pipeline: each names the
 // organization itself. A page comes back as one JSON array per parent, built
 // by PostgreSQL, so Node.js parses one string per parent instead of a row of
@@ -10,16 +10,19 @@
 // until the DateTime scalar serializes the few a query asks for.
 import DataLoader from 'dataloader';
 import type { SqlQueryable } from '../db/database.ts';
-import { callOutcomes } from '../domain/batch-settings.ts';
-import { counterColumn } from '../domain/batch-state.ts';
+import { attemptOutcomesOfBatches } from '../db/sql/attempt-outcomes-of-batches.ts';
+import { attemptsTimeline } from '../db/sql/attempts-timeline.ts';
+import { childCounts } from '../db/sql/child-counts.ts';
+import { childPages } from '../db/sql/child-pages.ts';
+import { counterColumn } from '../db/sql/counter-columns.ts';
+import { rowsById } from '../db/sql/rows-by-id.ts';
+import { runCountersOfWorkflows } from '../db/sql/run-counters-of-workflows.ts';
+import { tagsOfProspects } from '../db/sql/tags-of-prospects.ts';
 import type { SqlPart } from '../db/sql-part.ts';
 import type { TenantClient } from '../db/tenant.ts';
-import { Prisma } from '../generated/prisma/client.ts';
+import type { callOutcomes } from '../domain/batch-settings.ts';
+import { numbersOfPairs } from '../domain/telephony.ts';
 import type * as Rows from '../generated/prisma/client.ts';
-
-async function select<Row>(sql: SqlQueryable, statement: Prisma.Sql): Promise<Row[]> {
-  return (await sql.query<Row>(statement.text, statement.values)).rows;
-}
 
 function groupBy<Row, Key extends keyof Row>(rows: Row[], key: Key, keys: readonly Row[Key][]): Row[][] {
   const groups = new Map<Row[Key], Row[]>(keys.map((value) => [value, []]));
@@ -28,7 +31,7 @@ function groupBy<Row, Key extends keyof Row>(rows: Row[], key: Key, keys: readon
 }
 
 /** Child tables that are listed page by page under a parent, and the parent's column. */
-export const childLists = {
+const childLists = {
   runsOfWorkflow: { table: 'Run', parent: 'workflowId' },
   runsOfBatch: { table: 'Run', parent: 'batchId' },
   runsOfProspect: { table: 'Run', parent: 'prospectId' },
@@ -40,13 +43,13 @@ export const childLists = {
 export type ChildList = keyof typeof childLists;
 
 /** Rows a page can carry inside each of its rows (a run's prospect), read in the same statement. */
-export const embeddable = {
+const embeddable = {
   prospect: { table: 'Prospect', column: 'prospectId' },
 } as const;
 
-export type Embed = keyof typeof embeddable;
+type Embed = keyof typeof embeddable;
 
-export interface PageRequest {
+interface PageRequest {
   list: ChildList;
   parentId: string;
   /** Extra conditions on the child rows (AND-ed), or Prisma.empty. */
@@ -60,7 +63,7 @@ export interface PageRequest {
   embeds?: Partial<Record<Embed, readonly string[] | null>>;
 }
 
-export interface CountRequest {
+interface CountRequest {
   list: ChildList;
   parentId: string;
   where: SqlPart;
@@ -83,10 +86,6 @@ const windowKey = (w: TimelineWindow) => `${w.to.getTime()}|${w.intervalMs}|${w.
 /** How many runs are in each status: a batch's counters, or their sums over a workflow's batches. */
 export type RunCounters = Record<(typeof counterColumns)[number], number>;
 
-const quoted = (name: string) => Prisma.raw(`"${name}"`);
-/** A column list of a row aliased `alias`; every column when null. Names come from the schema, never from input. */
-const columnList = (alias: string, columns: readonly string[] | null | undefined) =>
-  Prisma.raw(columns ? columns.map((column) => `${alias}."${column}"`).join(', ') : `${alias}.*`);
 const pageKey = (r: PageRequest) =>
   `${r.list}|${r.where.key}|${r.orderBy.key}|${r.offset}|${r.limit}|${r.columns?.join() ?? '*'}|${JSON.stringify(r.embeds ?? {})}`;
 const countKey = (r: CountRequest) => `${r.list}|${r.where.key}`;
@@ -105,13 +104,7 @@ export function createLoaders(prisma: TenantClient, sql: SqlQueryable, organizat
   /** Rows of an organization's table by id; other organizations' ids load as null. */
   const byId = <Row extends { id: string }>(table: string) =>
     new DataLoader<string, Row | null>(async (ids) => {
-      // One array joined on the primary key: an index probe per id, where
-      // `IN (…1,000 parameters)` makes PostgreSQL scan the whole table.
-      const rows = await select<Row>(
-        sql,
-        Prisma.sql`SELECT t.* FROM unnest(${[...ids]}::text[]) AS given(id) JOIN ${quoted(table)} AS t ON t.id = given.id
-                   WHERE t."organizationId" = ${organizationId}`,
-      );
+      const rows = await rowsById<Row>(sql, table, organizationId, ids);
       const found = new Map(rows.map((row) => [row.id, row]));
       return ids.map((id) => found.get(id) ?? null);
     });
@@ -126,22 +119,22 @@ export function createLoaders(prisma: TenantClient, sql: SqlQueryable, organizat
     sipTrunk: byId<Rows.SipTrunk>('SipTrunk'),
     // The integration catalog is shared by every organization.
     integration: new DataLoader<string, Rows.Integration | null>(async (ids) => {
-      const found = new Map((await prisma.integration.findMany({ where: { id: { in: [...ids] } } })).map((row) => [row.id, row]));
+      const found = new Map(
+        (await prisma.integration.findMany({ where: { id: { in: [...ids] } } })).map((row) => [row.id, row]),
+      );
       return ids.map((id) => found.get(id) ?? null);
     }),
   };
   // Rows a page brought in are primed into their by-id loader, so a later
   // lookup of the same row (run -> batch name) costs no statement.
-  const primeByTable: Partial<Record<string, DataLoader<string, any>>> = {
+  const primeByTable: Partial<Record<string, DataLoader<string, unknown>>> = {
     Run: rows.run,
     Batch: rows.batch,
     WorkflowVersion: rows.workflowVersion,
     Prospect: rows.prospect,
   };
 
-  // One LATERAL subquery per parent: each uses the (parent, order) index and
-  // stops at its LIMIT, all in a single statement for every parent at once.
-  // Embedded rows are looked up after the LIMIT, for the rows returned only.
+  // One statement for every parent at once (src/db/sql/child-pages.ts).
   const pages = new DataLoader<PageRequest, Record<string, unknown>[], string>(
     async (requests) => {
       const results = new Map<string, Record<string, unknown>[]>();
@@ -149,41 +142,14 @@ export function createLoaders(prisma: TenantClient, sql: SqlQueryable, organizat
         [...groupRequests(requests, pageKey).entries()].map(async ([groupKey, { sample, parentIds }]) => {
           const list = childLists[sample.list];
           const embeds = Object.entries(sample.embeds ?? {}) as [Embed, readonly string[] | null][];
-          const embedded = embeds.map(([name, columns]) => {
-            const { table, column } = embeddable[name];
-            return Prisma.sql`, (SELECT to_json(e) FROM (
-                SELECT ${columnList('e', columns)} FROM ${quoted(table)} AS e WHERE e.id = c.${quoted(column)} AND e."organizationId" = ${organizationId}
-              ) AS e) AS ${quoted(name)}`;
-          });
-          const rowsShown =
-            sample.offset === 0
-              ? Prisma.sql`
-                  SELECT ${columnList('c', sample.columns)} FROM ${quoted(list.table)} AS c
-                  WHERE c.${quoted(list.parent)} = parent.id AND c."organizationId" = ${organizationId} ${sample.where.sql}
-                  ORDER BY ${sample.orderBy.sql}
-                  LIMIT ${sample.limit}`
-              : // A deep page walks the (parent, order) index alone to its offset, reading
-                // no row it skips, then reads the rows shown. Children share their
-                // parent's organization; it is checked on every row returned all the same.
-                Prisma.sql`
-                  SELECT ${columnList('c', sample.columns)} FROM (
-                    SELECT c.id FROM ${quoted(list.table)} AS c
-                    WHERE c.${quoted(list.parent)} = parent.id ${sample.where.sql}
-                    ORDER BY ${sample.orderBy.sql}
-                    LIMIT ${sample.limit} OFFSET ${sample.offset}
-                  ) AS shown JOIN ${quoted(list.table)} AS c ON c.id = shown.id
-                  WHERE c."organizationId" = ${organizationId}`;
-          const pagesByParent = await select<{ parent: string; rows: Record<string, unknown>[] | null }>(
-            sql,
-            Prisma.sql`
-              SELECT parent.id AS parent, page.rows FROM unnest(${[...parentIds]}::text[]) AS parent(id)
-              CROSS JOIN LATERAL (
-                SELECT json_agg(to_json(c) ORDER BY ${sample.orderBy.sql}) AS rows FROM (
-                  SELECT c.* ${embedded.length ? Prisma.join(embedded, ' ') : Prisma.empty} FROM (${rowsShown}
-                  ) AS c
-                ) AS c
-              ) AS page`,
-          );
+          const { where, orderBy, offset, limit, columns } = sample;
+          const page = { ...list, where, orderBy, offset, limit, columns };
+          const embedded = embeds.map(([name, embeddedColumns]) => ({
+            name,
+            ...embeddable[name],
+            columns: embeddedColumns,
+          }));
+          const pagesByParent = await childPages(sql, { ...page, embeds: embedded }, organizationId, [...parentIds]);
           // Only whole rows are primed: a later lookup by id must see every column.
           const prime = sample.columns ? undefined : primeByTable[list.table];
           const primeEmbedded = embeds.flatMap(([name, columns]) => {
@@ -213,14 +179,7 @@ export function createLoaders(prisma: TenantClient, sql: SqlQueryable, organizat
       await Promise.all(
         [...groupRequests(requests, countKey).entries()].map(async ([groupKey, { sample, parentIds }]) => {
           const list = childLists[sample.list];
-          const counted = await select<{ parent: string; count: string | number | bigint }>(
-            sql,
-            Prisma.sql`
-              SELECT c.${quoted(list.parent)} AS parent, count(*) AS count FROM ${quoted(list.table)} AS c
-              WHERE c.${quoted(list.parent)} = ANY(${[...parentIds]}::text[]) AND c."organizationId" = ${organizationId}
-                ${sample.where.sql}
-              GROUP BY 1`,
-          );
+          const counted = await childCounts(sql, { ...list, where: sample.where }, organizationId, [...parentIds]);
           for (const row of counted) results.set(`${groupKey}|${row.parent}`, Number(row.count));
         }),
       );
@@ -235,13 +194,7 @@ export function createLoaders(prisma: TenantClient, sql: SqlQueryable, organizat
     counts,
     /** The run counters of each workflow's batches, summed: every run belongs to a batch of its workflow. */
     runCountersOfWorkflow: new DataLoader<string, RunCounters>(async (workflowIds) => {
-      const sums = await select<{ workflowId: string } & Record<keyof RunCounters, string | number | bigint>>(
-        sql,
-        Prisma.sql`
-          SELECT b."workflowId", ${Prisma.raw(counterColumns.map((column) => `sum(b."${column}") AS "${column}"`).join(', '))}
-          FROM "Batch" AS b WHERE b."workflowId" = ANY(${[...workflowIds]}::text[]) AND b."organizationId" = ${organizationId}
-          GROUP BY 1`,
-      );
+      const sums = await runCountersOfWorkflows(sql, counterColumns, organizationId, workflowIds);
       const counters = (of: (column: keyof RunCounters) => unknown) =>
         Object.fromEntries(counterColumns.map((column) => [column, Number(of(column))])) as RunCounters;
       const found = new Map(sums.map((sum) => [sum.workflowId, counters((column) => sum[column])]));
@@ -264,34 +217,41 @@ export function createLoaders(prisma: TenantClient, sql: SqlQueryable, organizat
         agentIds,
       ),
     ),
-    phoneNumbersOfTrunk: new DataLoader<string, Rows.PhoneNumber[]>(async (trunkIds) =>
-      groupBy(
-        await prisma.phoneNumber.findMany({ where: { sipTrunkId: { in: [...trunkIds] } }, orderBy: { createdAt: 'asc' } }),
-        'sipTrunkId',
-        trunkIds,
-      ),
+    /** The numbers of each trunk pair, keyed by `pairKeyOf`: both trunks of a pair list the pair's numbers. */
+    numbersOfPair: new DataLoader<string, Rows.PhoneNumber[]>((pairKeys) =>
+      numbersOfPairs(prisma, organizationId, pairKeys),
     ),
+    /** The caller's connection to each catalog integration, or null; cleared when a connect or disconnect changes it. */
+    connectionOfIntegration: new DataLoader<string, Rows.OrganizationIntegration | null>(async (integrationIds) => {
+      const rows = await prisma.organizationIntegration.findMany({
+        where: { integrationId: { in: [...integrationIds] } },
+      });
+      const byIntegration = new Map(rows.map((row) => [row.integrationId, row]));
+      return integrationIds.map((id) => byIntegration.get(id) ?? null);
+    }),
+    /** The type of each webhook event by id. */
+    webhookEventType: new DataLoader<string, string>(async (eventIds) => {
+      const events = await prisma.webhookEvent.findMany({
+        where: { id: { in: [...eventIds] } },
+        select: { id: true, type: true },
+      });
+      const types = new Map(events.map((event) => [event.id, event.type]));
+      return eventIds.map((id) => types.get(id) ?? '');
+    }),
     /** Each run's call attempts, oldest first ("RunAttempt_runId_number_key"). */
     attemptsOfRun: new DataLoader<string, Rows.RunAttempt[]>(async (runIds) =>
       groupBy(
-        await prisma.runAttempt.findMany({ where: { runId: { in: [...runIds] } }, orderBy: [{ runId: 'asc' }, { number: 'asc' }] }),
+        await prisma.runAttempt.findMany({
+          where: { runId: { in: [...runIds] } },
+          orderBy: [{ runId: 'asc' }, { number: 'asc' }],
+        }),
         'runId',
         runIds,
       ),
     ),
     /** Each batch's attempts counted by outcome (null: in flight), in one statement for every batch asked. */
     outcomesOfBatch: new DataLoader<string, { outcome: string | null; count: number }[]>(async (batchIds) =>
-      groupBy(
-        await select<{ batchId: string; outcome: string | null; count: number }>(
-          sql,
-          Prisma.sql`
-            SELECT a."batchId", a.outcome::text AS outcome, count(*)::int AS count FROM "RunAttempt" AS a
-            WHERE a."batchId" = ANY(${[...batchIds]}::text[]) AND a."organizationId" = ${organizationId}
-            GROUP BY 1, 2`,
-        ),
-        'batchId',
-        batchIds,
-      ),
+      groupBy(await attemptOutcomesOfBatches(sql, organizationId, batchIds), 'batchId', batchIds),
     ),
     /**
      * Each batch's attempts by the interval of the window they started in (0 the
@@ -311,22 +271,16 @@ export function createLoaders(prisma: TenantClient, sql: SqlQueryable, organizat
           [...byWindow.entries()].map(async ([key, { window, batchIds }]) => {
             const ids = [...batchIds];
             const from = new Date(window.to.getTime() - window.intervalMs * window.intervals);
-            // Outcome names come from the schema's list, never from input.
-            const byOutcome = Prisma.raw(
-              callOutcomes.map((outcome) => `count(*) FILTER (WHERE a.outcome = '${outcome}')::int AS "${outcome}"`).join(', '),
-            );
-            const counted = await select<IntervalCounts & { batchId: string }>(
-              sql,
-              Prisma.sql`
-                SELECT a."batchId", floor(extract(epoch FROM a."startedAt" - ${from.toISOString()}::timestamptz) * 1000 / ${window.intervalMs})::int AS interval,
-                  count(*)::int AS attempts, ${byOutcome}
-                FROM "RunAttempt" AS a
-                WHERE a."batchId" = ANY(${ids}::text[]) AND a."organizationId" = ${organizationId}
-                  AND a."startedAt" >= ${from.toISOString()}::timestamptz AND a."startedAt" < ${window.to.toISOString()}::timestamptz
-                GROUP BY 1, 2`,
-            );
+            const counted = await attemptsTimeline(sql, organizationId, ids, {
+              from,
+              to: window.to,
+              intervalMs: window.intervalMs,
+            });
             for (const [index, group] of groupBy(counted, 'batchId', ids).entries()) {
-              results.set(`${key}|${ids[index]}`, group.map(({ batchId: _batchId, ...counts }) => counts));
+              results.set(
+                `${key}|${ids[index]}`,
+                group.map(({ batchId: _batchId, ...counts }) => counts),
+              );
             }
           }),
         );
@@ -335,13 +289,7 @@ export function createLoaders(prisma: TenantClient, sql: SqlQueryable, organizat
       { cacheKeyFn: (r) => `${windowKey(r.window)}|${r.batchId}` },
     ),
     tagsOfProspect: new DataLoader<string, Rows.Tag[]>(async (prospectIds) => {
-      const tagged = await select<Rows.Tag & { prospectId: string }>(
-        sql,
-        Prisma.sql`
-          SELECT link."prospectId", tag.* FROM "ProspectTag" AS link JOIN "Tag" AS tag ON tag.id = link."tagId"
-          WHERE link."prospectId" = ANY(${[...prospectIds]}::text[]) AND tag."organizationId" = ${organizationId}
-          ORDER BY link."createdAt", tag.name`,
-      );
+      const tagged = await tagsOfProspects(sql, organizationId, prospectIds);
       return groupBy(tagged, 'prospectId', prospectIds).map((group) =>
         group.map(({ prospectId: _prospectId, ...tag }) => tag),
       );

@@ -1,6 +1,7 @@
 import { notFound } from '../domain/errors.ts';
 import { issueApiKey, revokeApiKeyById, rotateApiKey } from '../domain/organizations.ts';
 import { builder } from './builder.ts';
+import { unscopedClient } from './context.ts';
 
 // Nodes like every other prefixed id: node(id:) reads the caller's own, and null for anyone else's.
 builder.prismaNode('Organization', {
@@ -22,7 +23,10 @@ builder.queryField('organization', (t) =>
     type: 'Organization',
     description: "The caller's organization, the one its API key belongs to.",
     resolve: (query, _root, _args, context) =>
-      context.db.prisma.organization.findUniqueOrThrow({ ...query, where: { id: context.viewer.organizationId } }),
+      unscopedClient(context).organization.findUniqueOrThrow({
+        ...query,
+        where: { id: context.viewer.organizationId },
+      }),
   }),
 );
 
@@ -34,7 +38,11 @@ builder.prismaNode('ApiKey', {
     name: t.exposeString('name', { nullable: true, description: 'The label given when it was issued, if any.' }),
     displayPrefix: t.exposeString('displayPrefix', { description: 'The first characters of the key.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was issued.' }),
-    lastUsedAt: t.expose('lastUsedAt', { type: 'DateTime', nullable: true, description: 'When a request last used it; null if never.' }),
+    lastUsedAt: t.expose('lastUsedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When a request last used it; null if never.',
+    }),
     revokedAt: t.expose('revokedAt', {
       type: 'DateTime',
       nullable: true,
@@ -57,23 +65,27 @@ builder.mutationFields((t) => ({
     description: 'Issues another API key for the organization (shown once; `gateway keys create` on the command line).',
     args: { name: t.arg.string({ required: false, description: 'A label to tell the key by.' }) },
     resolve: (_root, args, context) =>
-      issueApiKey(context.db.prisma, context.viewer.organizationId, args.name ?? undefined),
+      issueApiKey(unscopedClient(context), context.viewer.organizationId, args.name ?? undefined),
   }),
   rotateApiKey: t.field({
     type: IssuedApiKey,
-    description: 'Revokes one of the organization\'s keys and issues its replacement (shown once).',
+    description: "Revokes one of the organization's keys and issues its replacement (shown once).",
     args: { id: t.arg.id({ required: true, description: 'The id of the key to replace (`key_…`).' }) },
     resolve: async (_root, args, context) => {
-      const issued = await rotateApiKey(context.db.prisma, { organizationId: context.viewer.organizationId, apiKeyId: String(args.id) });
+      const issued = await rotateApiKey(unscopedClient(context), {
+        organizationId: context.viewer.organizationId,
+        apiKeyId: String(args.id),
+      });
       if (!issued) throw notFound('API key');
       return issued;
     },
   }),
   revokeApiKey: t.prismaField({
     type: 'ApiKey',
-    description: 'Revokes one of the organization\'s keys: it is refused from then on. NOT_FOUND for a key already revoked or not the organization\'s.',
+    description:
+      "Revokes one of the organization's keys: it is refused from then on. NOT_FOUND for a key already revoked or not the organization's.",
     args: { id: t.arg.id({ required: true, description: 'The id of the key to revoke (`key_…`).' }) },
     resolve: (_query, _root, args, context) =>
-      revokeApiKeyById(context.db.prisma, context.viewer.organizationId, String(args.id)),
+      revokeApiKeyById(unscopedClient(context), context.viewer.organizationId, String(args.id)),
   }),
 }));

@@ -3,9 +3,12 @@
 // the total is counted only when a client asks for it, or when a page is
 // counted back from the end of the list (`last` with no `before`).
 import { type DefaultConnectionArguments, offsetToCursor, resolveOffsetConnection } from '@pothos/plugin-relay';
+import { noCondition } from '../db/sql/child-orders.ts';
+import type { SqlPart } from '../db/sql-part.ts';
 import { badInput } from '../domain/errors.ts';
+import type { ChildList, Loaders } from './loaders.ts';
 
-export const DEFAULT_PAGE_SIZE = 20;
+const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
 
 /** The descriptions of every connection's arguments (builder.ts hands them to the Relay plugin). */
@@ -33,13 +36,16 @@ function checkSize(args: DefaultConnectionArguments) {
   for (const name of ['first', 'last'] as const) {
     const size = args[name];
     if (size !== null && size !== undefined && (size < 0 || size > MAX_PAGE_SIZE)) {
-      throw badInput([{ path: name, rule: `0 to ${MAX_PAGE_SIZE}`, message: `must be between 0 and ${MAX_PAGE_SIZE}` }]);
+      throw badInput([
+        { path: name, rule: `0 to ${MAX_PAGE_SIZE}`, message: `must be between 0 and ${MAX_PAGE_SIZE}` },
+      ]);
     }
   }
 }
 
 /** A page whose end is not bounded by `before` or `first` is counted back from the list's end. */
-const countsFromTheEnd = (args: DefaultConnectionArguments) => args.last != null && args.before == null && args.first == null;
+const countsFromTheEnd = (args: DefaultConnectionArguments) =>
+  args.last != null && args.before == null && args.first == null;
 
 export async function offsetConnection<T>(
   args: DefaultConnectionArguments,
@@ -58,6 +64,43 @@ export async function offsetConnection<T>(
   );
   return Object.assign(connection, { totalCount });
 }
+
+/** A model of the tenant client (`context.db.agent`), as a root list reads it. */
+interface ListedModel<Row, Where, OrderBy> {
+  findMany(query: { where?: Where; orderBy: OrderBy; skip: number; take: number }): Promise<Row[]>;
+  count(query: { where?: Where }): Promise<number>;
+}
+
+/**
+ * A page of the organization's rows of `model` (those matching `where` when
+ * given), and their count; `loaded` sees each row of the page as it is read.
+ */
+export const modelConnection = <Row, Where, OrderBy>(
+  args: DefaultConnectionArguments,
+  model: ListedModel<Row, Where, OrderBy>,
+  { where, orderBy, loaded }: { where?: Where; orderBy: OrderBy; loaded?: (row: Row) => void },
+) =>
+  offsetConnection(
+    args,
+    async ({ offset, limit }) => {
+      const rows = await model.findMany({ where, orderBy, skip: offset, take: limit });
+      if (loaded) rows.forEach(loaded);
+      return rows;
+    },
+    () => model.count({ where }),
+  );
+
+/** A page of every row a parent lists (`childLists`, loaders.ts) in `orderBy`, and their count. */
+export const childConnection = (
+  args: DefaultConnectionArguments,
+  loaders: Loaders,
+  { list, parentId, orderBy }: { list: ChildList; parentId: string; orderBy: SqlPart },
+) =>
+  offsetConnection(
+    args,
+    (page) => loaders.pages.load({ list, parentId, where: noCondition, orderBy, ...page }) as never,
+    () => loaders.counts.load({ list, parentId, where: noCondition }),
+  );
 
 /** The `after` cursor that starts a connection at `offset` (REST pages use it). */
 export const cursorBefore = (offset: number) => (offset > 0 ? offsetToCursor(offset - 1) : null);

@@ -1,4 +1,3 @@
-import { Prisma } from '../generated/prisma/client.ts';
 import {
   addTagsToProspect,
   createProspectList,
@@ -9,15 +8,12 @@ import {
   prospectTagsAdd,
   tagCreate,
 } from '../domain/prospects.ts';
-import { runOrderSql } from '../domain/runs.ts';
 import { builder, type NodeRef } from './builder.ts';
+import { scopeOf } from './context.ts';
 import { typesFromSchema } from './json-schema-types.ts';
-import { offsetConnection } from './pagination.ts';
-import { Run } from './run.ts';
+import { modelConnection, offsetConnection } from './pagination.ts';
 
-const noCondition = { sql: Prisma.empty, key: '' };
-
-export const Tag: NodeRef<'Tag'> = builder.prismaNode('Tag', {
+const Tag: NodeRef<'Tag'> = builder.prismaNode('Tag', {
   id: { field: 'id' },
   nullable: true,
   description: 'A label put on prospects (E21 adds tags to a prospect). REST: `POST /tags`.',
@@ -36,11 +32,13 @@ export const Prospect: NodeRef<'Prospect'> = builder.prismaNode('Prospect', {
     lastName: t.exposeString('lastName', { description: 'Last name; empty when none was given.' }),
     email: t.exposeString('email', { description: 'E-mail address; empty when none was given.' }),
     phone: t.exposeString('phone', {
-      description: 'The number runs call, E.164; empty when none was given (a run then fails undialled, `invalid_number`).',
+      description:
+        'The number runs call, E.164; empty when none was given (a run then fails undialled, `invalid_number`).',
     }),
     timezone: t.exposeString('timezone', {
       nullable: true,
-      description: "IANA zone calling windows apply in for this prospect; null: its number's country's zone, else the window's.",
+      description:
+        "IANA zone calling windows apply in for this prospect; null: its number's country's zone, else the window's.",
     }),
     attributes: t.expose('attributes', {
       type: 'JSON',
@@ -55,36 +53,20 @@ export const Prospect: NodeRef<'Prospect'> = builder.prismaNode('Prospect', {
       description: 'Its tags.',
       resolve: (prospect, _args, context) => context.loaders.tagsOfProspect.load(prospect.id),
     }),
-    runs: t.connection({
-      type: Run,
-      description: "The prospect's runs, most recently started first.",
-      resolve: (prospect, args, context) =>
-        offsetConnection(
-          args,
-          (page) =>
-            context.loaders.pages.load({
-              list: 'runsOfProspect',
-              parentId: prospect.id,
-              where: noCondition,
-              orderBy: runOrderSql(),
-              ...page,
-            }) as never,
-          () => context.loaders.counts.load({ list: 'runsOfProspect', parentId: prospect.id, where: noCondition }),
-        ),
-    }),
   }),
 });
 
-export const ProspectList: NodeRef<'ProspectList'> = builder.prismaNode('ProspectList', {
+const ProspectList: NodeRef<'ProspectList'> = builder.prismaNode('ProspectList', {
   id: { field: 'id' },
   nullable: true,
-  description: "A named set of prospects; a batch can call its members (E4's `prospect_list_id`). REST: `POST /prospect-lists`.",
+  description:
+    "A named set of prospects; a batch can call its members (E4's `prospect_list_id`). REST: `POST /prospect-lists`.",
   fields: (t) => ({
     name: t.exposeString('name', { description: 'Its name; not empty.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created.' }),
     prospectCount: t.int({
       description: 'How many prospects it holds.',
-      resolve: (list, _args, context) => context.prisma.prospectListMember.count({ where: { listId: list.id } }),
+      resolve: (list, _args, context) => context.db.prospectListMember.count({ where: { listId: list.id } }),
     }),
     prospects: t.connection({
       type: Prospect,
@@ -93,13 +75,13 @@ export const ProspectList: NodeRef<'ProspectList'> = builder.prismaNode('Prospec
         offsetConnection(
           args,
           ({ offset, limit }) =>
-            context.prisma.prospect.findMany({
+            context.db.prospect.findMany({
               where: { lists: { some: { listId: list.id } } },
               orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
               skip: offset,
               take: limit,
             }),
-          () => context.prisma.prospectListMember.count({ where: { listId: list.id } }),
+          () => context.db.prospectListMember.count({ where: { listId: list.id } }),
         ),
     }),
   }),
@@ -114,7 +96,8 @@ builder.queryFields((t) => ({
   prospect: t.field({
     type: Prospect,
     nullable: true,
-    description: "A prospect of the organization with its tags; null for an unknown id or another organization's (`GET /prospects/{id}`).",
+    description:
+      "A prospect of the organization with its tags; null for an unknown id or another organization's (`GET /prospects/{id}`).",
     args: { id: t.arg.id({ required: true, description: 'Its id (`prs_…`).' }) },
     resolve: (_root, args, context) => context.loaders.prospect.load(String(args.id)),
   }),
@@ -122,33 +105,18 @@ builder.queryFields((t) => ({
     type: Prospect,
     description: "The organization's prospects, oldest first.",
     resolve: (_root, args, context) =>
-      offsetConnection(
-        args,
-        ({ offset, limit }) =>
-          context.prisma.prospect.findMany({ orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], skip: offset, take: limit }),
-        () => context.prisma.prospect.count(),
-      ),
+      modelConnection(args, context.db.prospect, { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
   }),
   prospectLists: t.connection({
     type: ProspectList,
     description: "The organization's prospect lists, newest first.",
     resolve: (_root, args, context) =>
-      offsetConnection(
-        args,
-        ({ offset, limit }) =>
-          context.prisma.prospectList.findMany({ orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: offset, take: limit }),
-        () => context.prisma.prospectList.count(),
-      ),
+      modelConnection(args, context.db.prospectList, { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] }),
   }),
   tags: t.connection({
     type: Tag,
     description: "The organization's tags, by name.",
-    resolve: (_root, args, context) =>
-      offsetConnection(
-        args,
-        ({ offset, limit }) => context.prisma.tag.findMany({ orderBy: [{ name: 'asc' }], skip: offset, take: limit }),
-        () => context.prisma.tag.count(),
-      ),
+    resolve: (_root, args, context) => modelConnection(args, context.db.tag, { orderBy: [{ name: 'asc' }] }),
   }),
 }));
 
@@ -157,19 +125,19 @@ builder.mutationFields((t) => ({
     type: [Prospect],
     description: 'Creates prospects, all or nothing, and returns them (`POST /prospects`).',
     args: { input: t.arg({ type: ProspectsCreate.input(), required: true, description: 'The prospects.' }) },
-    resolve: (_root, args, context) => createProspects(context, ProspectsCreate.toStored(args.input)),
+    resolve: (_root, args, context) => createProspects(scopeOf(context), ProspectsCreate.toStored(args.input)),
   }),
   createProspectList: t.field({
     type: ProspectList,
     description: 'Creates a prospect list with the given members (`POST /prospect-lists`).',
     args: { input: t.arg({ type: ProspectListCreate.input(), required: true, description: 'Its name and members.' }) },
-    resolve: (_root, args, context) => createProspectList(context, ProspectListCreate.toStored(args.input)),
+    resolve: (_root, args, context) => createProspectList(scopeOf(context), ProspectListCreate.toStored(args.input)),
   }),
   createTag: t.field({
     type: Tag,
     description: 'Creates a tag; a name the organization already has is a CONFLICT (`POST /tags`).',
     args: { input: t.arg({ type: TagCreate.input(), required: true, description: 'Its name.' }) },
-    resolve: (_root, args, context) => createTag(context, TagCreate.toStored(args.input)),
+    resolve: (_root, args, context) => createTag(scopeOf(context), TagCreate.toStored(args.input)),
   }),
   addTagsToProspect: t.field({
     type: Prospect,
@@ -179,6 +147,6 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: ProspectTagsAdd.input(), required: true, description: 'The tags to add.' }),
     },
     resolve: (_root, args, context) =>
-      addTagsToProspect(context, String(args.prospectId), ProspectTagsAdd.toStored(args.input)),
+      addTagsToProspect(scopeOf(context), String(args.prospectId), ProspectTagsAdd.toStored(args.input)),
   }),
 }));

@@ -1,29 +1,29 @@
 import type { DefaultConnectionArguments } from '@pothos/plugin-relay';
 import type { GraphQLResolveInfo } from 'graphql';
-import { counterColumn } from '../domain/batch-state.ts';
+import { counterColumn } from '../db/sql/counter-columns.ts';
 import {
   parseRunFilter,
   RUN_ORDER_COLUMNS,
-  runFilter,
   type RunFilter,
   type RunSort,
   type RunStatusName,
+  runFilter,
   runFilterSql,
   runOrderSql,
 } from '../domain/runs.ts';
 import { Prisma, type Prospect as ProspectRow, type RunAttempt as RunAttemptRow } from '../generated/prisma/client.ts';
-import type { GraphQLContext } from './context.ts';
 import { Batch } from './batch.ts';
 import { builder, type NodeRef } from './builder.ts';
+import type { GraphQLContext } from './context.ts';
 import { CallOutcomeEnum, RunOrderEnum, RunStatusEnum } from './enums.ts';
 import { typesFromSchema } from './json-schema-types.ts';
 import type { RunCounters } from './loaders.ts';
-import { offsetConnection } from './pagination.ts';
+import { childConnection, offsetConnection } from './pagination.ts';
 import { Prospect } from './prospect.ts';
 import { connectionNodes, selectedColumns, selectedField } from './selection.ts';
 import { Workflow, WorkflowVersion } from './workflow.ts';
 
-export const RunFilterTypes = typesFromSchema(runFilter);
+const RunFilterTypes = typesFromSchema(runFilter);
 
 interface RunListArgs extends DefaultConnectionArguments {
   filter?: unknown;
@@ -34,7 +34,7 @@ interface RunListArgs extends DefaultConnectionArguments {
 type ListedBatch = RunCounters & { id: string; workflowId: string };
 
 /** Where runs are listed from: a workflow, or one batch (its row, with its counters). */
-export type RunsParent = { workflowId: string } | { batch: ListedBatch };
+type RunsParent = { workflowId: string } | { batch: ListedBatch };
 
 /** What each Run and Prospect field reads besides a column of its own name (selection.ts). */
 const runFieldReads = {
@@ -51,7 +51,9 @@ const prospectFieldReads = { tags: [], runs: [] };
 
 /** How many runs have `status` (or any status), from counters kept in the same transactions as the runs. */
 const counted = (counters: RunCounters, status?: RunStatusName) =>
-  status ? counters[counterColumn[status]] : Object.values(counterColumn).reduce((sum, name) => sum + counters[name], 0);
+  status
+    ? counters[counterColumn[status]]
+    : Object.values(counterColumn).reduce((sum, name) => sum + counters[name], 0);
 
 /**
  * The batch whose runs are listed: the parent batch, or the batch the filter
@@ -59,7 +61,11 @@ const counted = (counters: RunCounters, status?: RunStatusName) =>
  * and the organization); null to list the workflow's runs; undefined when the
  * filter names a batch that holds none of these runs.
  */
-async function listedBatch(parent: RunsParent, batchId: string | undefined, context: GraphQLContext): Promise<ListedBatch | null | undefined> {
+async function listedBatch(
+  parent: RunsParent,
+  batchId: string | undefined,
+  context: GraphQLContext,
+): Promise<ListedBatch | null | undefined> {
   if ('batch' in parent) return !batchId || batchId === parent.batch.id ? parent.batch : undefined;
   if (!batchId) return null;
   const named = await context.loaders.batch.load(batchId);
@@ -73,10 +79,20 @@ async function listedBatch(parent: RunsParent, batchId: string | undefined, cont
  * total by status or batch alone is read from the batch counters instead of
  * counting rows.
  */
-export async function runsConnection(parent: RunsParent, args: RunListArgs, context: GraphQLContext, info: GraphQLResolveInfo) {
+async function runsConnection(
+  parent: RunsParent,
+  args: RunListArgs,
+  context: GraphQLContext,
+  info: GraphQLResolveInfo,
+) {
   const filter: RunFilter = parseRunFilter(RunFilterTypes.toStored(args.filter));
   const batch = await listedBatch(parent, filter.batch_id, context);
-  if (batch === undefined) return offsetConnection(args, async () => [], async () => 0);
+  if (batch === undefined)
+    return offsetConnection(
+      args,
+      async () => [],
+      async () => 0,
+    );
   const where = runFilterSql(filter);
   const orderBy = runOrderSql(args.orderBy ?? undefined);
   const list = batch ? 'runsOfBatch' : 'runsOfWorkflow';
@@ -86,14 +102,22 @@ export async function runsConnection(parent: RunsParent, args: RunListArgs, cont
   const runColumns = selectedColumns(nodes, Prisma.RunScalarFieldEnum, runFieldReads);
   const columns = runColumns && [...new Set([...runColumns, ...RUN_ORDER_COLUMNS])];
   const prospect = selectedField(nodes, 'prospect');
-  const embeds = prospect ? { prospect: selectedColumns(prospect, Prisma.ProspectScalarFieldEnum, prospectFieldReads) } : {};
-  const byCounters = Object.entries(filter).every(([name, value]) => value === undefined || name === 'status' || name === 'batch_id');
+  const embeds = prospect
+    ? { prospect: selectedColumns(prospect, Prisma.ProspectScalarFieldEnum, prospectFieldReads) }
+    : {};
+  const byCounters = Object.entries(filter).every(
+    ([name, value]) => value === undefined || name === 'status' || name === 'batch_id',
+  );
   const count = !byCounters
     ? () => context.loaders.counts.load({ list, parentId, where })
     : batch
       ? async () => counted(batch, filter.status)
       : async () => counted(await context.loaders.runCountersOfWorkflow.load(parentId), filter.status);
-  return offsetConnection(args, (page) => context.loaders.pages.load({ list, parentId, where, orderBy, columns, embeds, ...page }) as never, count);
+  return offsetConnection(
+    args,
+    (page) => context.loaders.pages.load({ list, parentId, where, orderBy, columns, embeds, ...page }) as never,
+    count,
+  );
 }
 
 export const RunAttempt = builder.objectRef<RunAttemptRow>('RunAttempt').implement({
@@ -102,21 +126,36 @@ export const RunAttempt = builder.objectRef<RunAttemptRow>('RunAttempt').impleme
     number: t.exposeInt('number', { description: '1, 2, … within the run.' }),
     stepId: t.exposeString('stepId', { description: 'The call step it was made for.' }),
     startedAt: t.expose('startedAt', { type: 'DateTime', description: 'When the call was placed.' }),
-    endedAt: t.expose('endedAt', { type: 'DateTime', nullable: true, description: 'When it ended; null while in flight.' }),
-    outcome: t.expose('outcome', { type: CallOutcomeEnum, nullable: true, description: 'How it ended; null while in flight.' }),
+    endedAt: t.expose('endedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it ended; null while in flight.',
+    }),
+    outcome: t.expose('outcome', {
+      type: CallOutcomeEnum,
+      nullable: true,
+      description: 'How it ended; null while in flight.',
+    }),
     reason: t.exposeString('reason', {
       nullable: true,
-      description: 'Why it ended so: `precall_webhook`, `lost` (its instance died), `interrupted` (its instance stopped), a SIP status, …',
+      description:
+        'Why it ended so: `precall_webhook`, `lost` (its instance died), `interrupted` (its instance stopped), a SIP status, …',
     }),
     fromNumber: t.exposeString('fromNumber', { nullable: true, description: 'The caller id (E.164).' }),
     toNumber: t.exposeString('toNumber', { description: "The prospect's number dialled (E.164)." }),
-    durationSeconds: t.exposeFloat('durationSeconds', { nullable: true, description: 'How long the call lasted, in seconds.' }),
+    durationSeconds: t.exposeFloat('durationSeconds', {
+      nullable: true,
+      description: 'How long the call lasted, in seconds.',
+    }),
     dynamicVariables: t.expose('dynamicVariables', {
       type: 'JSON',
       nullable: true,
       description: "The `variables` the agent's pre-call webhook answered, handed to the dialer.",
     }),
-    roomName: t.exposeString('roomName', { nullable: true, description: "The call's LiveKit room (DIALER=livekit); null otherwise." }),
+    roomName: t.exposeString('roomName', {
+      nullable: true,
+      description: "The call's LiveKit room (DIALER=livekit); null otherwise.",
+    }),
     reportedOutcome: t.expose('reportedOutcome', {
       type: CallOutcomeEnum,
       nullable: true,
@@ -125,7 +164,7 @@ export const RunAttempt = builder.objectRef<RunAttemptRow>('RunAttempt').impleme
   }),
 });
 
-export const Run: NodeRef<'Run'> = builder.prismaNode('Run', {
+const Run: NodeRef<'Run'> = builder.prismaNode('Run', {
   id: { field: 'id' },
   nullable: true,
   description:
@@ -139,19 +178,30 @@ export const Run: NodeRef<'Run'> = builder.prismaNode('Run', {
       nullable: true,
       description: 'When it first moved to IN_PROGRESS; null while not started.',
     }),
-    endedAt: t.expose('endedAt', { type: 'DateTime', nullable: true, description: 'When it ended (FINISHED, CANCELLED or FAILED); null until then.' }),
+    endedAt: t.expose('endedAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When it ended (FINISHED, CANCELLED or FAILED); null until then.',
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created, with its batch.' }),
     updatedAt: t.expose('updatedAt', { type: 'DateTime', description: 'When it last changed.' }),
     workflowId: t.exposeID('workflowId', { description: 'The id of its workflow (`wf_…`).' }),
-    workflowVersionId: t.exposeID('workflowVersionId', { description: 'The id of the workflow version it follows (`wfv_…`).' }),
+    workflowVersionId: t.exposeID('workflowVersionId', {
+      description: 'The id of the workflow version it follows (`wfv_…`).',
+    }),
     batchId: t.exposeID('batchId', { description: 'The id of its batch (`bat_…`).' }),
     prospectId: t.exposeID('prospectId', { description: 'The id of the prospect it calls (`prs_…`).' }),
     attempts: t.exposeInt('attempts', { description: 'Call attempts made.' }),
-    lastOutcome: t.expose('lastOutcome', { type: CallOutcomeEnum, nullable: true, description: 'How the latest attempt ended.' }),
+    lastOutcome: t.expose('lastOutcome', {
+      type: CallOutcomeEnum,
+      nullable: true,
+      description: 'How the latest attempt ended.',
+    }),
     nextAttemptAt: t.field({
       type: 'DateTime',
       nullable: true,
-      description: 'While PENDING or PAUSED: the earliest the next attempt may start (a retry delay, a calling window).',
+      description:
+        'While PENDING or PAUSED: the earliest the next attempt may start (a retry delay, a calling window).',
       resolve: (run) => (run.status === 'PENDING' || run.status === 'PAUSED' ? run.nextAttemptAt : null),
     }),
     error: t.exposeString('error', { nullable: true, description: 'Why the run failed.' }),
@@ -193,7 +243,8 @@ export const Run: NodeRef<'Run'> = builder.prismaNode('Run', {
       // A page of runs may carry each run's prospect (loaders.ts, `embeds`).
       // Answered without a promise when embedded: a page holds up to 100 runs, a dashboard 1,000.
       resolve: (run, _args, context) =>
-        (run as { prospect?: ProspectRow }).prospect ?? (context.loaders.prospect.load(run.prospectId) as Promise<ProspectRow>),
+        (run as { prospect?: ProspectRow }).prospect ??
+        (context.loaders.prospect.load(run.prospectId) as Promise<ProspectRow>),
     }),
   }),
 });
@@ -204,7 +255,7 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'A run by id, with its attempts (`GET /runs/{run_id}`). Null when it is not the caller’s.',
     args: { id: t.arg.id({ required: true, description: 'Its id (`run_…`).' }) },
-    resolve: (_root, args, context) => context.prisma.run.findUnique({ where: { id: String(args.id) } }),
+    resolve: (_root, args, context) => context.db.run.findUnique({ where: { id: String(args.id) } }),
   }),
   runs: t.connection({
     type: Run,
@@ -212,7 +263,11 @@ builder.queryFields((t) => ({
     nullable: true,
     args: {
       workflowId: t.arg.id({ required: true, description: 'The workflow (`wf_…`).' }),
-      filter: t.arg({ type: RunFilterTypes.input(), required: false, description: 'Conditions every run listed meets.' }),
+      filter: t.arg({
+        type: RunFilterTypes.input(),
+        required: false,
+        description: 'Conditions every run listed meets.',
+      }),
       orderBy: t.arg({ type: RunOrderEnum, required: false, description: 'The order (default `STARTED_DESC`).' }),
     },
     resolve: async (_root, args, context, info) => {
@@ -224,3 +279,37 @@ builder.queryFields((t) => ({
     },
   }),
 }));
+
+// The run lists of the types a run points at are declared here, beside Run: a type's file imports only
+// the types it points at, so the schema's modules form no cycle (`npm run lint:layers`).
+const runFilterArgs = builder.args((t) => ({
+  filter: t.field({ type: RunFilterTypes.input(), required: false, description: 'Conditions every run listed meets.' }),
+  orderBy: t.field({ type: RunOrderEnum, required: false, description: 'The order (default `STARTED_DESC`).' }),
+}));
+
+builder.prismaObjectField(Batch, 'runs', (t) =>
+  t.connection({
+    type: Run,
+    description: 'Its runs, filtered and sorted as E6 lists them.',
+    args: runFilterArgs,
+    resolve: (batch, args, context, info) => runsConnection({ batch }, args, context, info),
+  }),
+);
+
+builder.prismaObjectField(Workflow, 'runs', (t) =>
+  t.connection({
+    type: Run,
+    description: 'The runs of all its batches, filtered and sorted as E6 lists them (the root `runs` is E6 itself).',
+    args: runFilterArgs,
+    resolve: (workflow, args, context, info) => runsConnection({ workflowId: workflow.id }, args, context, info),
+  }),
+);
+
+builder.prismaObjectField(Prospect, 'runs', (t) =>
+  t.connection({
+    type: Run,
+    description: "The prospect's runs, most recently started first.",
+    resolve: (prospect, args, context) =>
+      childConnection(args, context.loaders, { list: 'runsOfProspect', parentId: prospect.id, orderBy: runOrderSql() }),
+  }),
+);

@@ -21,10 +21,11 @@ function fieldsIn(info: GraphQLResolveInfo, sets: readonly SelectionSetNode[], n
   return found;
 }
 
-const selectionSets = (fields: readonly FieldNode[]) => fields.flatMap((field) => (field.selectionSet ? [field.selectionSet] : []));
+const selectionSets = (fields: readonly FieldNode[]) =>
+  fields.flatMap((field) => (field.selectionSet ? [field.selectionSet] : []));
 
 /** What a selection reads of a row: the selection sets and the resolver's info, to look inside fragments. */
-export interface RowSelection {
+interface RowSelection {
   info: GraphQLResolveInfo;
   sets: readonly SelectionSetNode[];
 }
@@ -63,8 +64,9 @@ export function selectedColumns(
   for (const field of fieldsIn(selection.info, selection.sets)) {
     const name = field.name.value;
     if (name === '__typename') continue;
-    if (Object.hasOwn(reads, name)) reads[name]!.forEach((column) => needed.add(column));
-    else if (Object.hasOwn(columns, name)) needed.add(columns[name]!);
+    if (Object.hasOwn(reads, name)) {
+      for (const column of reads[name]!) needed.add(column);
+    } else if (Object.hasOwn(columns, name)) needed.add(columns[name]!);
     else return null;
   }
   return [...needed];

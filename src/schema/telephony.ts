@@ -1,11 +1,9 @@
 // SIP trunks and phone numbers. How numbers relate to a trunk pair is told in
 // src/domain/telephony.ts: both trunks of a pair list, and count, the pair's numbers.
-import DataLoader from 'dataloader';
 import {
   createPhoneNumber,
   createPhoneNumbers,
   createSipTrunk,
-  numbersOfPairs,
   pairKeyOf,
   phoneNumberCreate,
   phoneNumbersCreate,
@@ -14,23 +12,11 @@ import {
 } from '../domain/telephony.ts';
 import type { PhoneNumber as PhoneNumberRow, SipTrunk as SipTrunkRow } from '../generated/prisma/client.ts';
 import { builder, type NodeRef } from './builder.ts';
-import type { GraphQLContext } from './context.ts';
+import { scopeOf } from './context.ts';
 import { typesFromSchema } from './json-schema-types.ts';
-import { offsetConnection } from './pagination.ts';
+import { modelConnection } from './pagination.ts';
 
-// One loader per request (the shared `context.loaders` has numbers by trunk,
-// not by pair), so a list of trunks costs one statement for all their numbers.
-const pairLoaders = new WeakMap<GraphQLContext, DataLoader<string, PhoneNumberRow[]>>();
-function numbersOfPair(context: GraphQLContext) {
-  let loader = pairLoaders.get(context);
-  if (!loader) {
-    loader = new DataLoader((keys) => numbersOfPairs(context.prisma, context.viewer.organizationId, keys));
-    pairLoaders.set(context, loader);
-  }
-  return loader;
-}
-
-export const SipTrunk: NodeRef<'SipTrunk'> = builder.prismaNode('SipTrunk', {
+const SipTrunk: NodeRef<'SipTrunk'> = builder.prismaNode('SipTrunk', {
   id: { field: 'id' },
   nullable: true,
   description:
@@ -49,27 +35,31 @@ export const SipTrunk: NodeRef<'SipTrunk'> = builder.prismaNode('SipTrunk', {
     }),
     phoneCount: t.int({
       description: 'How many numbers the trunk pair has (both trunks of a pair share them).',
-      resolve: async (trunk, _args, context) => (await numbersOfPair(context).load(pairKeyOf(trunk))).length,
+      resolve: async (trunk, _args, context) => (await context.loaders.numbersOfPair.load(pairKeyOf(trunk))).length,
     }),
     address: t.exposeString('address', { description: 'The SIP address the trunk connects to, shared by the pair.' }),
     authUsername: t.exposeString('authUsername', {
       nullable: true,
       description: 'The SIP authentication user name; null when none. The password is never returned.',
     }),
-    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created (both trunks of a pair at once).' }),
+    createdAt: t.expose('createdAt', {
+      type: 'DateTime',
+      description: 'When it was created (both trunks of a pair at once).',
+    }),
     livekitTrunkId: t.exposeString('livekitTrunkId', {
       nullable: true,
-      description: "Its id in LiveKit (`ST_…`) when it was created with DIALER=livekit; null otherwise (LiveKit's calls cannot use it).",
+      description:
+        "Its id in LiveKit (`ST_…`) when it was created with DIALER=livekit; null otherwise (LiveKit's calls cannot use it).",
     }),
     phoneNumbers: t.field({
       type: [PhoneNumber],
       description: "The trunk pair's numbers, oldest first.",
-      resolve: (trunk, _args, context) => numbersOfPair(context).load(pairKeyOf(trunk)),
+      resolve: (trunk, _args, context) => context.loaders.numbersOfPair.load(pairKeyOf(trunk)),
     }),
   }),
 });
 
-export const PhoneNumber: NodeRef<'PhoneNumber'> = builder.prismaNode('PhoneNumber', {
+const PhoneNumber: NodeRef<'PhoneNumber'> = builder.prismaNode('PhoneNumber', {
   id: { field: 'id' },
   nullable: true,
   description:
@@ -84,7 +74,9 @@ export const PhoneNumber: NodeRef<'PhoneNumber'> = builder.prismaNode('PhoneNumb
       description: "That trunk's name.",
       resolve: async (number, _args, context) => (await context.loaders.sipTrunk.load(number.sipTrunkId))!.name,
     }),
-    isVerified: t.exposeBoolean('isVerified', { description: 'Whether it was verified: false unless set outside this API.' }),
+    isVerified: t.exposeBoolean('isVerified', {
+      description: 'Whether it was verified: false unless set outside this API.',
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was added.' }),
     sipTrunk: t.field({
       type: SipTrunk,
@@ -95,12 +87,22 @@ export const PhoneNumber: NodeRef<'PhoneNumber'> = builder.prismaNode('PhoneNumb
 });
 
 const CreateSipTrunkPayload = builder
-  .objectRef<{ inboundTrunk: SipTrunkRow; outboundTrunk: SipTrunkRow; phoneNumbers: PhoneNumberRow[] }>('CreateSipTrunkPayload')
+  .objectRef<{ inboundTrunk: SipTrunkRow; outboundTrunk: SipTrunkRow; phoneNumbers: PhoneNumberRow[] }>(
+    'CreateSipTrunkPayload',
+  )
   .implement({
     description: "What `createSipTrunk` answers: E15's response.",
     fields: (t) => ({
-      inboundTrunk: t.field({ type: SipTrunk, description: 'The inbound trunk of the pair.', resolve: (payload) => payload.inboundTrunk }),
-      outboundTrunk: t.field({ type: SipTrunk, description: 'The outbound trunk of the pair.', resolve: (payload) => payload.outboundTrunk }),
+      inboundTrunk: t.field({
+        type: SipTrunk,
+        description: 'The inbound trunk of the pair.',
+        resolve: (payload) => payload.inboundTrunk,
+      }),
+      outboundTrunk: t.field({
+        type: SipTrunk,
+        description: 'The outbound trunk of the pair.',
+        resolve: (payload) => payload.outboundTrunk,
+      }),
       phoneNumbers: t.field({
         type: [PhoneNumber],
         description: 'The numbers created, stored on the outbound trunk.',
@@ -115,7 +117,11 @@ const CreatePhoneNumbersPayload = builder
     description: "What `createPhoneNumbers` answers: E17's response.",
     fields: (t) => ({
       count: t.exposeInt('count', { description: 'How many numbers were created.' }),
-      created: t.field({ type: [PhoneNumber], description: 'The numbers created.', resolve: (payload) => payload.created }),
+      created: t.field({
+        type: [PhoneNumber],
+        description: 'The numbers created.',
+        resolve: (payload) => payload.created,
+      }),
     }),
   });
 
@@ -135,38 +141,22 @@ builder.queryFields((t) => ({
     type: SipTrunk,
     description: "The organization's SIP trunks, newest first; a pair's inbound trunk before its outbound one.",
     resolve: (_root, args, context) =>
-      offsetConnection(
-        args,
-        ({ offset, limit }) =>
-          context.prisma.sipTrunk.findMany({
-            orderBy: [{ createdAt: 'desc' }, { pairId: 'asc' }, { direction: 'asc' }, { id: 'asc' }],
-            skip: offset,
-            take: limit,
-          }),
-        () => context.prisma.sipTrunk.count(),
-      ),
+      modelConnection(args, context.db.sipTrunk, {
+        orderBy: [{ createdAt: 'desc' }, { pairId: 'asc' }, { direction: 'asc' }, { id: 'asc' }],
+      }),
   }),
   phoneNumber: t.field({
     type: PhoneNumber,
     nullable: true,
     description: "A phone number of the organization; null for an unknown id or another organization's.",
     args: { id: t.arg.id({ required: true, description: 'Its id (`num_…`).' }) },
-    resolve: (_root, args, context) => context.prisma.phoneNumber.findUnique({ where: { id: String(args.id) } }),
+    resolve: (_root, args, context) => context.db.phoneNumber.findUnique({ where: { id: String(args.id) } }),
   }),
   phoneNumbers: t.connection({
     type: PhoneNumber,
     description: "The organization's phone numbers, newest first.",
     resolve: (_root, args, context) =>
-      offsetConnection(
-        args,
-        ({ offset, limit }) =>
-          context.prisma.phoneNumber.findMany({
-            orderBy: [{ createdAt: 'desc' }, { number: 'asc' }],
-            skip: offset,
-            take: limit,
-          }),
-        () => context.prisma.phoneNumber.count(),
-      ),
+      modelConnection(args, context.db.phoneNumber, { orderBy: [{ createdAt: 'desc' }, { number: 'asc' }] }),
   }),
 }));
 
@@ -178,19 +168,26 @@ builder.mutationFields((t) => ({
       'created in LiveKit first: BAD_GATEWAY (502) when LiveKit fails, and nothing is written.',
     args: { input: t.arg({ type: SipTrunkCreate.input(), required: true, description: 'The pair and its numbers.' }) },
     resolve: (_root, args, context) =>
-      createSipTrunk(context, context.secrets, SipTrunkCreate.toStored(args.input), context.livekit?.trunks ?? null),
+      createSipTrunk(scopeOf(context), context.secrets, SipTrunkCreate.toStored(args.input), context.trunks),
   }),
   createPhoneNumber: t.field({
     type: PhoneNumber,
-    description: "Adds a number to a trunk of the organization (E16); with DIALER=livekit to the pair's trunks in LiveKit too (BAD_GATEWAY when it fails).",
-    args: { input: t.arg({ type: PhoneNumberCreate.input(), required: true, description: 'The number and its trunk.' }) },
-    resolve: (_root, args, context) => createPhoneNumber(context, PhoneNumberCreate.toStored(args.input), context.livekit?.trunks ?? null),
+    description:
+      "Adds a number to a trunk of the organization (E16); with DIALER=livekit to the pair's trunks in LiveKit too (BAD_GATEWAY when it fails).",
+    args: {
+      input: t.arg({ type: PhoneNumberCreate.input(), required: true, description: 'The number and its trunk.' }),
+    },
+    resolve: (_root, args, context) =>
+      createPhoneNumber(scopeOf(context), PhoneNumberCreate.toStored(args.input), context.trunks),
   }),
   createPhoneNumbers: t.field({
     type: CreatePhoneNumbersPayload,
     description:
       "Adds numbers to a trunk of the organization, all or nothing (E17); with DIALER=livekit to the pair's trunks in LiveKit too (BAD_GATEWAY when it fails).",
-    args: { input: t.arg({ type: PhoneNumbersCreate.input(), required: true, description: 'The numbers and their trunk.' }) },
-    resolve: (_root, args, context) => createPhoneNumbers(context, PhoneNumbersCreate.toStored(args.input), context.livekit?.trunks ?? null),
+    args: {
+      input: t.arg({ type: PhoneNumbersCreate.input(), required: true, description: 'The numbers and their trunk.' }),
+    },
+    resolve: (_root, args, context) =>
+      createPhoneNumbers(scopeOf(context), PhoneNumbersCreate.toStored(args.input), context.trunks),
   }),
 }));

@@ -1,7 +1,6 @@
 // Webhook endpoints and their deliveries (src/domain/webhook-endpoints.ts).
 // No field reads an endpoint's secret: it is shown by the mutations that make
 // one (`createWebhookEndpoint`, `rotateWebhookEndpointSecret`) and nowhere else.
-import DataLoader from 'dataloader';
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
@@ -12,53 +11,54 @@ import {
   webhookEndpointUpdate,
 } from '../domain/webhook-endpoints.ts';
 import { ALL_EVENTS, webhookEventTypes } from '../domain/webhook-events.ts';
-import { WebhookDeliveryStatus } from '../generated/prisma/enums.ts';
 import type { WebhookEndpoint as WebhookEndpointRow } from '../generated/prisma/client.ts';
+import { WebhookDeliveryStatus } from '../generated/prisma/enums.ts';
 import { builder, type NodeRef } from './builder.ts';
-import type { GraphQLContext } from './context.ts';
+import { scopeOf } from './context.ts';
 import { typesFromSchema } from './json-schema-types.ts';
-import { offsetConnection } from './pagination.ts';
+import { modelConnection } from './pagination.ts';
 
 const eventTypes = webhookEventTypes.map((type) => `\`${type}\``).join(', ');
 
-// The type of each delivery's event, batched: a page of deliveries costs one statement for them all.
-const eventTypeLoaders = new WeakMap<GraphQLContext, DataLoader<string, string>>();
-function eventTypeOf(context: GraphQLContext, eventId: string) {
-  let loader = eventTypeLoaders.get(context);
-  if (!loader) {
-    loader = new DataLoader(async (ids) => {
-      const events = await context.prisma.webhookEvent.findMany({ where: { id: { in: [...ids] } }, select: { id: true, type: true } });
-      const types = new Map(events.map((event) => [event.id, event.type]));
-      return ids.map((id) => types.get(id) ?? '');
-    });
-    eventTypeLoaders.set(context, loader);
-  }
-  return loader.load(eventId);
-}
-
-export const WebhookDeliveryStatusEnum = builder.enumType(WebhookDeliveryStatus, {
+const WebhookDeliveryStatusEnum = builder.enumType(WebhookDeliveryStatus, {
   name: 'WebhookDeliveryStatus',
   description: 'Where a delivery is; the values are the REST wire values.',
   values: {
     pending: { description: 'Due, being sent, or waiting for its next attempt (`nextAttemptAt`).' },
     delivered: { description: 'The endpoint answered 2xx.' },
-    failed: { description: 'Given up: every attempt of the retry schedule failed, or the endpoint was disabled. `replayWebhookDelivery` sends it again.' },
+    failed: {
+      description:
+        'Given up: every attempt of the retry schedule failed, or the endpoint was disabled. `replayWebhookDelivery` sends it again.',
+    },
   },
 });
 
-export const WebhookDelivery: NodeRef<'WebhookDelivery'> = builder.prismaNode('WebhookDelivery', {
+const WebhookDelivery: NodeRef<'WebhookDelivery'> = builder.prismaNode('WebhookDelivery', {
   id: { field: 'id' },
   nullable: true,
-  description: 'One event sent to one endpoint, at least once. REST: an item of `GET /webhook-endpoints/{id}/deliveries`.',
+  description:
+    'One event sent to one endpoint, at least once. REST: an item of `GET /webhook-endpoints/{id}/deliveries`.',
   fields: (t) => ({
     eventId: t.exposeID('eventId', { description: 'The event (`evt_…`): the `webhook-id` header of every attempt.' }),
-    eventType: t.string({ description: `The event's type: ${eventTypes}.`, resolve: (delivery, _args, context) => eventTypeOf(context, delivery.eventId) }),
+    eventType: t.string({
+      description: `The event's type: ${eventTypes}.`,
+      resolve: (delivery, _args, context) => context.loaders.webhookEventType.load(delivery.eventId),
+    }),
     endpointId: t.exposeID('endpointId', { description: 'The endpoint (`whe_…`).' }),
     status: t.expose('status', { type: WebhookDeliveryStatusEnum, description: 'Where it is.' }),
     attempts: t.exposeInt('attempts', { description: 'Requests made since it was created or last replayed.' }),
-    lastResponseCode: t.exposeInt('lastResponseCode', { nullable: true, description: "The last answer's HTTP status; null when none came." }),
-    lastError: t.exposeString('lastError', { nullable: true, description: 'Why the last attempt failed; null after a success.' }),
-    latencyMs: t.exposeInt('latencyMs', { nullable: true, description: 'How long the last attempt took, in milliseconds.' }),
+    lastResponseCode: t.exposeInt('lastResponseCode', {
+      nullable: true,
+      description: "The last answer's HTTP status; null when none came.",
+    }),
+    lastError: t.exposeString('lastError', {
+      nullable: true,
+      description: 'Why the last attempt failed; null after a success.',
+    }),
+    latencyMs: t.exposeInt('latencyMs', {
+      nullable: true,
+      description: 'How long the last attempt took, in milliseconds.',
+    }),
     nextAttemptAt: t.field({
       type: 'DateTime',
       nullable: true,
@@ -66,11 +66,15 @@ export const WebhookDelivery: NodeRef<'WebhookDelivery'> = builder.prismaNode('W
       resolve: (delivery) => (delivery.status === 'pending' ? delivery.nextAttemptAt : null),
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When its event happened.' }),
-    deliveredAt: t.expose('deliveredAt', { type: 'DateTime', nullable: true, description: 'When the endpoint answered 2xx; null until then.' }),
+    deliveredAt: t.expose('deliveredAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the endpoint answered 2xx; null until then.',
+    }),
   }),
 });
 
-export const WebhookEndpoint: NodeRef<'WebhookEndpoint'> = builder.prismaNode('WebhookEndpoint', {
+const WebhookEndpoint: NodeRef<'WebhookEndpoint'> = builder.prismaNode('WebhookEndpoint', {
   id: { field: 'id' },
   nullable: true,
   description:
@@ -78,9 +82,13 @@ export const WebhookEndpoint: NodeRef<'WebhookEndpoint'> = builder.prismaNode('W
   // No field reads secretEncrypted: the secret is never returned by a read.
   fields: (t) => ({
     url: t.exposeString('url', { description: 'Where events are POSTed.' }),
-    events: t.exposeStringList('events', { description: `The event types delivered here (${eventTypes}), or \`${ALL_EVENTS}\` for all.` }),
+    events: t.exposeStringList('events', {
+      description: `The event types delivered here (${eventTypes}), or \`${ALL_EVENTS}\` for all.`,
+    }),
     description: t.exposeString('description', { description: 'A free description; empty when none was given.' }),
-    enabled: t.exposeBoolean('enabled', { description: 'Whether events are delivered here: false once disabled by a client, or by failing for too long.' }),
+    enabled: t.exposeBoolean('enabled', {
+      description: 'Whether events are delivered here: false once disabled by a client, or by failing for too long.',
+    }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created.' }),
     failingSince: t.expose('failingSince', {
       type: 'DateTime',
@@ -96,30 +104,30 @@ export const WebhookEndpoint: NodeRef<'WebhookEndpoint'> = builder.prismaNode('W
       type: WebhookDelivery,
       description: 'Its deliveries, newest first (`GET /webhook-endpoints/{id}/deliveries`).',
       resolve: (endpoint, args, context) =>
-        offsetConnection(
-          args,
-          ({ offset, limit }) =>
-            context.prisma.webhookDelivery.findMany({
-              where: { endpointId: endpoint.id },
-              orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-              skip: offset,
-              take: limit,
-            }),
-          () => context.prisma.webhookDelivery.count({ where: { endpointId: endpoint.id } }),
-        ),
+        modelConnection(args, context.db.webhookDelivery, {
+          where: { endpointId: endpoint.id },
+          orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        }),
     }),
   }),
 });
 
-const WebhookEndpointSecret = builder.objectRef<{ endpoint: WebhookEndpointRow; secret: string }>('WebhookEndpointSecret').implement({
-  description: 'An endpoint with its new secret, shown this once.',
-  fields: (t) => ({
-    endpoint: t.field({ type: WebhookEndpoint, description: 'The endpoint.', resolve: (created) => created.endpoint }),
-    secret: t.exposeString('secret', {
-      description: "`whsec_…`: verify the endpoint's deliveries with it (Standard Webhooks); stored sealed, never shown again.",
+const WebhookEndpointSecret = builder
+  .objectRef<{ endpoint: WebhookEndpointRow; secret: string }>('WebhookEndpointSecret')
+  .implement({
+    description: 'An endpoint with its new secret, shown this once.',
+    fields: (t) => ({
+      endpoint: t.field({
+        type: WebhookEndpoint,
+        description: 'The endpoint.',
+        resolve: (created) => created.endpoint,
+      }),
+      secret: t.exposeString('secret', {
+        description:
+          "`whsec_…`: verify the endpoint's deliveries with it (Standard Webhooks); stored sealed, never shown again.",
+      }),
     }),
-  }),
-});
+  });
 
 const WebhookEndpointCreate = typesFromSchema(webhookEndpointCreate);
 const WebhookEndpointUpdate = typesFromSchema(webhookEndpointUpdate);
@@ -129,19 +137,15 @@ builder.queryFields((t) => ({
     type: WebhookEndpoint,
     description: "The organization's webhook endpoints, oldest first (`GET /webhook-endpoints`).",
     resolve: (_root, args, context) =>
-      offsetConnection(
-        args,
-        ({ offset, limit }) =>
-          context.prisma.webhookEndpoint.findMany({ orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], skip: offset, take: limit }),
-        () => context.prisma.webhookEndpoint.count(),
-      ),
+      modelConnection(args, context.db.webhookEndpoint, { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
   }),
   webhookEndpoint: t.field({
     type: WebhookEndpoint,
     nullable: true,
-    description: "A webhook endpoint; null for an unknown id or another organization's (`GET /webhook-endpoints/{id}`).",
+    description:
+      "A webhook endpoint; null for an unknown id or another organization's (`GET /webhook-endpoints/{id}`).",
     args: { id: t.arg.id({ required: true, description: 'Its id (`whe_…`).' }) },
-    resolve: (_root, args, context) => context.prisma.webhookEndpoint.findFirst({ where: { id: String(args.id) } }),
+    resolve: (_root, args, context) => context.db.webhookEndpoint.findFirst({ where: { id: String(args.id) } }),
   }),
 }));
 
@@ -149,29 +153,34 @@ builder.mutationFields((t) => ({
   createWebhookEndpoint: t.field({
     type: WebhookEndpointSecret,
     description: 'Creates a webhook endpoint with a new secret, shown in the answer only (`POST /webhook-endpoints`).',
-    args: { input: t.arg({ type: WebhookEndpointCreate.input(), required: true, description: 'Where, and which events.' }) },
-    resolve: (_root, args, context) => createWebhookEndpoint(context, context, WebhookEndpointCreate.toStored(args.input)),
+    args: {
+      input: t.arg({ type: WebhookEndpointCreate.input(), required: true, description: 'Where, and which events.' }),
+    },
+    resolve: (_root, args, context) =>
+      createWebhookEndpoint(scopeOf(context), context, WebhookEndpointCreate.toStored(args.input)),
   }),
   updateWebhookEndpoint: t.field({
     type: WebhookEndpoint,
-    description: 'Changes an endpoint (`PATCH /webhook-endpoints/{id}`): members given replace its own; disabling it fails its pending deliveries.',
+    description:
+      'Changes an endpoint (`PATCH /webhook-endpoints/{id}`): members given replace its own; disabling it fails its pending deliveries.',
     args: {
       id: t.arg.id({ required: true, description: 'The endpoint (`whe_…`).' }),
       input: t.arg({ type: WebhookEndpointUpdate.input(), required: true, description: 'The members to change.' }),
     },
-    resolve: (_root, args, context) => updateWebhookEndpoint(context, context, String(args.id), WebhookEndpointUpdate.toStored(args.input)),
+    resolve: (_root, args, context) =>
+      updateWebhookEndpoint(scopeOf(context), context, String(args.id), WebhookEndpointUpdate.toStored(args.input)),
   }),
   deleteWebhookEndpoint: t.id({
     description: 'Deletes an endpoint with its deliveries (`DELETE /webhook-endpoints/{id}`); returns its id.',
     args: { id: t.arg.id({ required: true, description: 'The endpoint (`whe_…`).' }) },
-    resolve: (_root, args, context) => deleteWebhookEndpoint(context, String(args.id)),
+    resolve: (_root, args, context) => deleteWebhookEndpoint(scopeOf(context), String(args.id)),
   }),
   rotateWebhookEndpointSecret: t.field({
     type: WebhookEndpointSecret,
     description:
       "Replaces an endpoint's secret (`POST /webhook-endpoints/{id}/rotate-secret`): deliveries from now on are signed with the new one only.",
     args: { id: t.arg.id({ required: true, description: 'The endpoint (`whe_…`).' }) },
-    resolve: (_root, args, context) => rotateWebhookEndpointSecret(context, context.secrets, String(args.id)),
+    resolve: (_root, args, context) => rotateWebhookEndpointSecret(scopeOf(context), context.secrets, String(args.id)),
   }),
   replayWebhookDelivery: t.field({
     type: WebhookDelivery,
@@ -179,6 +188,6 @@ builder.mutationFields((t) => ({
       'Sends a delivery again, due at once with the same `webhook-id`, its attempts counted afresh (`POST /webhook-deliveries/{id}/replay`). ' +
       'CONFLICT while its endpoint is disabled.',
     args: { id: t.arg.id({ required: true, description: 'The delivery (`dlv_…`).' }) },
-    resolve: (_root, args, context) => replayWebhookDelivery(context, String(args.id)),
+    resolve: (_root, args, context) => replayWebhookDelivery(scopeOf(context), String(args.id)),
   }),
 }));

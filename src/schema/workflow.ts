@@ -1,22 +1,22 @@
-import { createWorkflow, publishWorkflowVersion, updateWorkflow, workflowCreate, workflowUpdate, workflowVersionCreate } from '../domain/workflows.ts';
-import { Prisma } from '../generated/prisma/client.ts';
-// Types reference each other (workflow <-> batch <-> run); refs are only read
-// inside field thunks, after every module has loaded.
-import { Batch } from './batch.ts';
+import { newestVersionFirst } from '../db/sql/child-orders.ts';
+import {
+  createWorkflow,
+  publishWorkflowVersion,
+  updateWorkflow,
+  workflowCreate,
+  workflowUpdate,
+  workflowVersionCreate,
+} from '../domain/workflows.ts';
 import { builder, type NodeRef } from './builder.ts';
-import { RunOrderEnum } from './enums.ts';
+import { scopeOf } from './context.ts';
 import { typesFromSchema } from './json-schema-types.ts';
-import { offsetConnection } from './pagination.ts';
-import { Run, RunFilterTypes, runsConnection } from './run.ts';
-
-const noCondition = { sql: Prisma.empty, key: '' };
-const newestVersionFirst = { sql: Prisma.raw('c.version DESC'), key: 'version_desc' };
-const newestBatchFirst = { sql: Prisma.raw('c."createdAt" DESC, c.id DESC'), key: 'created_desc' };
+import { childConnection, modelConnection } from './pagination.ts';
 
 export const Workflow: NodeRef<'Workflow'> = builder.prismaNode('Workflow', {
   id: { field: 'id' },
   nullable: true,
-  description: 'The steps a run follows (its definition), versioned: batches run one version of it. REST: `/workflows/{id}`.',
+  description:
+    'The steps a run follows (its definition), versioned: batches run one version of it. REST: `/workflows/{id}`.',
   fields: (t) => ({
     name: t.exposeString('name', { description: 'Its name; not empty.' }),
     description: t.exposeString('description', { description: 'Free text; empty when none was given.' }),
@@ -40,44 +40,11 @@ export const Workflow: NodeRef<'Workflow'> = builder.prismaNode('Workflow', {
       type: WorkflowVersion,
       description: 'Every version, newest first (E8: `GET /workflows/{id}/versions`).',
       resolve: (workflow, args, context) =>
-        offsetConnection(
-          args,
-          (page) =>
-            context.loaders.pages.load({
-              list: 'versionsOfWorkflow',
-              parentId: workflow.id,
-              where: noCondition,
-              orderBy: newestVersionFirst,
-              ...page,
-            }) as never,
-          () => context.loaders.counts.load({ list: 'versionsOfWorkflow', parentId: workflow.id, where: noCondition }),
-        ),
-    }),
-    batches: t.connection({
-      type: Batch,
-      description: 'Its batches, newest first (E7: `GET /workflows/{id}/batches`).',
-      resolve: (workflow, args, context) =>
-        offsetConnection(
-          args,
-          (page) =>
-            context.loaders.pages.load({
-              list: 'batchesOfWorkflow',
-              parentId: workflow.id,
-              where: noCondition,
-              orderBy: newestBatchFirst,
-              ...page,
-            }) as never,
-          () => context.loaders.counts.load({ list: 'batchesOfWorkflow', parentId: workflow.id, where: noCondition }),
-        ),
-    }),
-    runs: t.connection({
-      type: Run,
-      description: 'The runs of all its batches, filtered and sorted as E6 lists them (the root `runs` is E6 itself).',
-      args: {
-        filter: t.arg({ type: RunFilterTypes.input(), required: false, description: 'Conditions every run listed meets.' }),
-        orderBy: t.arg({ type: RunOrderEnum, required: false, description: 'The order (default `STARTED_DESC`).' }),
-      },
-      resolve: (workflow, args, context, info) => runsConnection({ workflowId: workflow.id }, args, context, info),
+        childConnection(args, context.loaders, {
+          list: 'versionsOfWorkflow',
+          parentId: workflow.id,
+          orderBy: newestVersionFirst,
+        }),
     }),
   }),
 });
@@ -88,7 +55,10 @@ export const WorkflowVersion: NodeRef<'WorkflowVersion'> = builder.prismaNode('W
   description: 'One published definition of a workflow; it never changes once published.',
   fields: (t) => ({
     version: t.exposeInt('version', { description: 'Its number: 1 for the first, then one more for each publish.' }),
-    definition: t.expose('definition', { type: 'JSON', description: 'The definition published: a JSON object (its steps).' }),
+    definition: t.expose('definition', {
+      type: 'JSON',
+      description: 'The definition published: a JSON object (its steps).',
+    }),
     createdBy: t.exposeString('createdBy', { description: 'The id of the API key that published it.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was published.' }),
     workflowId: t.exposeID('workflowId', { description: 'The id of its workflow.' }),
@@ -108,7 +78,8 @@ builder.queryFields((t) => ({
   workflow: t.field({
     type: Workflow,
     nullable: true,
-    description: "A workflow of the organization; null for an unknown id or another organization's (`GET /workflows/{id}`).",
+    description:
+      "A workflow of the organization; null for an unknown id or another organization's (`GET /workflows/{id}`).",
     args: { id: t.arg.id({ required: true, description: 'Its id (`wf_…`).' }) },
     resolve: (_root, args, context) => context.loaders.workflow.load(String(args.id)),
   }),
@@ -116,12 +87,7 @@ builder.queryFields((t) => ({
     type: Workflow,
     description: "The organization's workflows, newest first.",
     resolve: (_root, args, context) =>
-      offsetConnection(
-        args,
-        ({ offset, limit }) =>
-          context.prisma.workflow.findMany({ orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], skip: offset, take: limit }),
-        () => context.prisma.workflow.count(),
-      ),
+      modelConnection(args, context.db.workflow, { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] }),
   }),
 }));
 
@@ -129,26 +95,34 @@ builder.mutationFields((t) => ({
   createWorkflow: t.field({
     type: Workflow,
     description: 'Creates a workflow at version 1 with the given definition (`POST /workflows`).',
-    args: { input: t.arg({ type: WorkflowCreate.input(), required: true, description: 'The workflow; `name` required.' }) },
-    resolve: (_root, args, context) => createWorkflow(context, WorkflowCreate.toStored(args.input)),
+    args: {
+      input: t.arg({ type: WorkflowCreate.input(), required: true, description: 'The workflow; `name` required.' }),
+    },
+    resolve: (_root, args, context) => createWorkflow(scopeOf(context), WorkflowCreate.toStored(args.input)),
   }),
   updateWorkflow: t.field({
     type: Workflow,
     description: 'Changes name, description, trigger type or active flag; never creates a version (E5).',
     args: {
       id: t.arg.id({ required: true, description: 'The workflow (`wf_…`).' }),
-      input: t.arg({ type: WorkflowUpdate.input(), required: true, description: 'The members to change; those absent stay.' }),
+      input: t.arg({
+        type: WorkflowUpdate.input(),
+        required: true,
+        description: 'The members to change; those absent stay.',
+      }),
     },
-    resolve: (_root, args, context) => updateWorkflow(context, String(args.id), WorkflowUpdate.toStored(args.input)),
+    resolve: (_root, args, context) =>
+      updateWorkflow(scopeOf(context), String(args.id), WorkflowUpdate.toStored(args.input)),
   }),
   publishWorkflowVersion: t.field({
     type: Workflow,
-    description: 'Publishes a new definition as version N+1 (`POST /workflows/{id}/versions`); batches created after it run it.',
+    description:
+      'Publishes a new definition as version N+1 (`POST /workflows/{id}/versions`); batches created after it run it.',
     args: {
       workflowId: t.arg.id({ required: true, description: 'The workflow (`wf_…`).' }),
       input: t.arg({ type: WorkflowVersionCreate.input(), required: true, description: 'The new definition.' }),
     },
     resolve: (_root, args, context) =>
-      publishWorkflowVersion(context, String(args.workflowId), WorkflowVersionCreate.toStored(args.input)),
+      publishWorkflowVersion(scopeOf(context), String(args.workflowId), WorkflowVersionCreate.toStored(args.input)),
   }),
 }));

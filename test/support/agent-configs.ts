@@ -74,3 +74,81 @@ export const voice = (provider: string, model: string, fallbacks?: object[]) => 
   ...(fallbacks ? { fallbacks } : {}),
 });
 
+/** The members of an agent that are configuration objects. */
+export const agentConfigMembers = [
+  'background_sound',
+  'extra_config',
+  'goodbye_config',
+  'greeting_config',
+  'llm_config',
+  'precall_webhook',
+  'room_duration_config',
+  'transcriber_config',
+  'vad_config',
+  'voice_config',
+] as const;
+
+/** Every member of the create/update request, config fallbacks two levels deep (stored, snake_case shape). */
+export const fullAgent = {
+  name: 'Support line',
+  type: 'chat',
+  prompt_template: 'You help {{first_name}}.',
+  default_functions: ['end_call', 'transfer_call'],
+  plugins: [{ name: 'crm', options: { sync_mode: 'full' } }, 'recorder'],
+  background_sound: {
+    enabled: true,
+    file: 'office.mp3',
+    initial_volume: 0.2,
+    volume: 0.5,
+    thinking_sound: [
+      { sound: 'typing.mp3', probability: 0.4, volume: 0.3 },
+      { sound: 'hmm.mp3', probability: 1, volume: 0 },
+    ],
+  },
+  extra_config: {
+    allow_interruptions: true,
+    interruption_sensitivity: 0.6,
+    min_words: 2,
+    turn_detector_enabled: true,
+    turn_detector_is_multilingual: false,
+    turn_detector_model_type: 'small',
+    use_gender_plugin: 'enhanced-multi',
+  },
+  goodbye_config: { enabled: true, message: 'Goodbye!' },
+  greeting_config: {
+    agent_speaks_first: true,
+    greeting: 'Hello!',
+    pause_before_first_message: 500,
+    voice_mail_message: 'Please call us back.',
+    welcome_message_is_generated: false,
+  },
+  llm_config: llm('openai', 'gpt-4o', [
+    llm('anthropic', 'claude-sonnet', [llm('groq', 'llama-3')]),
+    llm('azure', 'gpt-4o-mini'),
+  ]),
+  precall_webhook: {
+    method: 'POST',
+    url: 'https://crm.example.com/precall',
+    headers: { Authorization: 'Bearer abc', 'X-Trace': '1' },
+    body_template: { prospect_id: '{{prospect_id}}', extra: { nested_key: [1, 2] } },
+    timeout_seconds: 10,
+  },
+  room_duration_config: {
+    close_room_message: 'We are out of time.',
+    duration_warning_message: 'One minute left.',
+    max_duration_min: 30,
+    max_silence_sec: 20,
+    silence_message: 'Are you there?',
+    wait_for_message_sec: 5,
+  },
+  transcriber_config: transcriber('deepgram', [transcriber('assemblyai', [transcriber('azure')])]),
+  vad_config: {
+    activation_threshold: 0.5,
+    max_buffered_speech: 60,
+    min_silence_duration: 0.55,
+    min_speech_duration: 0.05,
+    prefix_padding_duration: 0.5,
+    sample_rate: 16000,
+  },
+  voice_config: voice('elevenlabs', 'eleven_turbo', [voice('cartesia', 'sonic', [voice('openai', 'tts-1')])]),
+};

@@ -18,7 +18,14 @@ export async function expectStatsMatchRuns(db: Database, batchId: string) {
     ]),
   );
   const count = (status: string) => groups.find((group) => group.status === status)?._count._all ?? 0;
-  const counters = [batch.pendingCount, batch.inProgressCount, batch.pausedCount, batch.finishedCount, batch.cancelledCount, batch.failedCount];
+  const counters = [
+    batch.pendingCount,
+    batch.inProgressCount,
+    batch.pausedCount,
+    batch.finishedCount,
+    batch.cancelledCount,
+    batch.failedCount,
+  ];
   expect(Object.fromEntries(statuses.map((status, index) => [status, counters[index]]))).toEqual(
     Object.fromEntries(statuses.map((status) => [status, count(status)])),
   );
@@ -27,7 +34,11 @@ export async function expectStatsMatchRuns(db: Database, batchId: string) {
 
 /** The batch once its status is one of `wanted`. */
 export const batchIn = (db: Database, batchId: string, wanted: string[], timeoutMs = 60_000) =>
-  eventually(async () => {
-    const batch = await retryTransient(() => db.prisma.batch.findUniqueOrThrow({ where: { id: batchId } }));
-    return wanted.includes(batch.status) ? batch : undefined;
-  }, timeoutMs, `batch ${batchId} in ${wanted.join('/')}`);
+  eventually(
+    async () => {
+      const batch = await retryTransient(() => db.prisma.batch.findUniqueOrThrow({ where: { id: batchId } }));
+      return wanted.includes(batch.status) ? batch : undefined;
+    },
+    timeoutMs,
+    `batch ${batchId} in ${wanted.join('/')}`,
+  );

@@ -22,17 +22,17 @@ import {
   DeleteRoomRequest,
   DeleteRoomResponse,
   DeleteSIPTrunkRequest,
+  type ListUpdate,
   ParticipantInfo,
   ParticipantInfo_Kind,
   Room,
-  SIPInboundTrunkInfo,
-  SIPOutboundTrunkInfo,
+  type SIPInboundTrunkInfo,
+  type SIPOutboundTrunkInfo,
   SIPParticipantInfo,
   SIPTrunkInfo,
   UpdateSIPInboundTrunkRequest,
   UpdateSIPOutboundTrunkRequest,
   WebhookEvent,
-  type ListUpdate,
 } from '@livekit/protocol';
 import { AccessToken, type ClaimGrants, TokenVerifier } from 'livekit-server-sdk';
 
@@ -66,7 +66,11 @@ interface Failure {
 
 /** The Twirp code LiveKit answers a failed dial with, by SIP status. */
 const twirpOfSip = (status: number): Pick<Failure, 'status' | 'code'> =>
-  status === 408 ? { status: 504, code: 'deadline_exceeded' } : status === 404 ? { status: 404, code: 'not_found' } : { status: 503, code: 'unavailable' };
+  status === 408
+    ? { status: 504, code: 'deadline_exceeded' }
+    : status === 404
+      ? { status: 404, code: 'not_found' }
+      : { status: 503, code: 'unavailable' };
 
 type Grants = ClaimGrants;
 
@@ -88,7 +92,10 @@ const sha256Base64 = (body: string) => createHash('sha256').update(body).digest(
 const applyList = (current: string[], update: ListUpdate | undefined) => {
   if (!update) return current;
   const removed = new Set(update.remove);
-  return [...current.filter((number) => !removed.has(number)), ...update.add.filter((number) => !current.includes(number))];
+  return [
+    ...current.filter((number) => !removed.has(number)),
+    ...update.add.filter((number) => !current.includes(number)),
+  ];
 };
 
 export class LiveKitDouble {
@@ -141,7 +148,13 @@ export class LiveKitDouble {
 
   /** As `settings`, in the environment variables of a gateway process. */
   env(agentName = 'outbound-caller'): Record<string, string> {
-    return { DIALER: 'livekit', LIVEKIT_URL: this.url, LIVEKIT_API_KEY: this.apiKey, LIVEKIT_API_SECRET: this.apiSecret, LIVEKIT_AGENT_NAME: agentName };
+    return {
+      DIALER: 'livekit',
+      LIVEKIT_URL: this.url,
+      LIVEKIT_API_KEY: this.apiKey,
+      LIVEKIT_API_SECRET: this.apiSecret,
+      LIVEKIT_AGENT_NAME: agentName,
+    };
   }
 
   /** Waits for the calls' scripted ends, then stops. */
@@ -177,13 +190,19 @@ export class LiveKitDouble {
   }
 
   /** Posts a webhook to the gateway, signed as LiveKit signs them, or with `secret` (a forgery) / `body` (tampered). */
-  async sendWebhook(event: WebhookEvent, forge: { secret?: string; apiKey?: string; body?: string; noSignature?: boolean } = {}) {
+  async sendWebhook(
+    event: WebhookEvent,
+    forge: { secret?: string; apiKey?: string; body?: string; noSignature?: boolean } = {},
+  ) {
     const signed = event.toJsonString();
     const token = new AccessToken(forge.apiKey ?? this.apiKey, forge.secret ?? this.apiSecret, { ttl: '5m' });
     token.sha256 = sha256Base64(signed);
     const response = await fetch(this.webhookUrl, {
       method: 'POST',
-      headers: { 'content-type': 'application/webhook+json', ...(forge.noSignature ? {} : { authorization: await token.toJwt() }) },
+      headers: {
+        'content-type': 'application/webhook+json',
+        ...(forge.noSignature ? {} : { authorization: await token.toJwt() }),
+      },
       body: forge.body ?? signed,
     });
     this.webhooks.push({ event: event.event, room: event.room?.name ?? '', status: response.status });
@@ -197,7 +216,12 @@ export class LiveKitDouble {
     return new WebhookEvent({
       id: `EV_${++this.sequence}`,
       event: 'room_finished',
-      room: new Room({ sid: `RM_${room}`, name: room, creationTime: createdSeconds, creationTimeMs: createdSeconds * 1000n }),
+      room: new Room({
+        sid: `RM_${room}`,
+        name: room,
+        creationTime: createdSeconds,
+        creationTimeMs: createdSeconds * 1000n,
+      }),
       createdAt: createdSeconds + BigInt(durationSeconds),
     });
   }
@@ -209,7 +233,12 @@ export class LiveKitDouble {
       id: `EV_${++this.sequence}`,
       event: 'participant_left',
       room: new Room({ sid: `RM_${room}`, name: room }),
-      participant: new ParticipantInfo({ identity, kind: ParticipantInfo_Kind.SIP, joinedAt: joined, joinedAtMs: joined * 1000n }),
+      participant: new ParticipantInfo({
+        identity,
+        kind: ParticipantInfo_Kind.SIP,
+        joinedAt: joined,
+        joinedAtMs: joined * 1000n,
+      }),
       createdAt: joined + BigInt(durationSeconds),
     });
   }
@@ -222,9 +251,11 @@ export class LiveKitDouble {
       response.writeHead(status, { 'content-type': 'application/json' });
       response.end(typeof body === 'string' ? body : JSON.stringify(body));
     };
-    const fail = (failure: Failure, meta?: Record<string, string>) => send(failure.status, { code: failure.code, msg: failure.msg, ...(meta ? { meta } : {}) });
+    const fail = (failure: Failure, meta?: Record<string, string>) =>
+      send(failure.status, { code: failure.code, msg: failure.msg, ...(meta ? { meta } : {}) });
     const check = ROUTES[route];
-    if (request.method !== 'POST' || !check) return fail({ status: 404, code: 'bad_route', msg: `no route ${request.url}` });
+    if (request.method !== 'POST' || !check)
+      return fail({ status: 404, code: 'bad_route', msg: `no route ${request.url}` });
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
     const header = request.headers.authorization ?? '';
     let grants: Grants;
@@ -259,13 +290,22 @@ export class LiveKitDouble {
     });
   }
 
-  private async answer(route: string, body: unknown): Promise<{ json: unknown } | { failure: Failure; meta?: Record<string, string> }> {
+  private async answer(
+    route: string,
+    body: unknown,
+  ): Promise<{ json: unknown } | { failure: Failure; meta?: Record<string, string> }> {
     switch (route) {
       case 'livekit.RoomService/CreateRoom': {
         const created = CreateRoomRequest.fromJson(body as never);
         this.rooms.push(created);
         this.roomCreated.set(created.name, this.now());
-        return { json: new Room({ sid: `RM_${created.name}`, name: created.name, emptyTimeout: created.emptyTimeout }).toJson() };
+        return {
+          json: new Room({
+            sid: `RM_${created.name}`,
+            name: created.name,
+            emptyTimeout: created.emptyTimeout,
+          }).toJson(),
+        };
       }
       case 'livekit.RoomService/DeleteRoom': {
         const { room } = DeleteRoomRequest.fromJson(body as never);
@@ -276,7 +316,14 @@ export class LiveKitDouble {
       case 'livekit.AgentDispatchService/CreateDispatch': {
         const dispatch = CreateAgentDispatchRequest.fromJson(body as never);
         this.dispatches.push(dispatch);
-        return { json: new AgentDispatch({ id: `AD_${++this.sequence}`, agentName: dispatch.agentName, room: dispatch.room, metadata: dispatch.metadata }).toJson() };
+        return {
+          json: new AgentDispatch({
+            id: `AD_${++this.sequence}`,
+            agentName: dispatch.agentName,
+            room: dispatch.room,
+            metadata: dispatch.metadata,
+          }).toJson(),
+        };
       }
       case 'livekit.SIP/CreateSIPOutboundTrunk': {
         const trunk = CreateSIPOutboundTrunkRequest.fromJson(body as never).trunk!;
@@ -293,14 +340,16 @@ export class LiveKitDouble {
       case 'livekit.SIP/UpdateSIPOutboundTrunk': {
         const update = UpdateSIPOutboundTrunkRequest.fromJson(body as never);
         const trunk = this.outboundTrunks.get(update.sipTrunkId);
-        if (!trunk || update.action.case !== 'update') return { failure: { status: 404, code: 'not_found', msg: 'no such trunk' } };
+        if (!trunk || update.action.case !== 'update')
+          return { failure: { status: 404, code: 'not_found', msg: 'no such trunk' } };
         trunk.numbers = applyList(trunk.numbers, update.action.value.numbers);
         return { json: trunk.toJson() };
       }
       case 'livekit.SIP/UpdateSIPInboundTrunk': {
         const update = UpdateSIPInboundTrunkRequest.fromJson(body as never);
         const trunk = this.inboundTrunks.get(update.sipTrunkId);
-        if (!trunk || update.action.case !== 'update') return { failure: { status: 404, code: 'not_found', msg: 'no such trunk' } };
+        if (!trunk || update.action.case !== 'update')
+          return { failure: { status: 404, code: 'not_found', msg: 'no such trunk' } };
         trunk.numbers = applyList(trunk.numbers, update.action.value.numbers);
         return { json: trunk.toJson() };
       }
@@ -329,7 +378,10 @@ export class LiveKitDouble {
     if (script.kind !== 'answered') {
       this.callsInFlight.delete(request.roomName);
       if (script.kind === 'error') return { failure: { status: 500, code: 'internal', msg: script.message } };
-      const failure = { ...twirpOfSip(script.status), msg: `INVITE failed: sip status: ${script.status} (${script.statusName})` };
+      const failure = {
+        ...twirpOfSip(script.status),
+        msg: `INVITE failed: sip status: ${script.status} (${script.statusName})`,
+      };
       return { failure, meta: { sip_status_code: String(script.status), sip_status: script.statusName } };
     }
     // Answered: the call goes on after the answer; the agent may report, then LiveKit tells its end.

@@ -1,6 +1,6 @@
 // A clock that moves only when a test advances it: the engine's windows,
 // retry delays and pacing are tested without sleeping through them.
-import type { Clock } from '../../src/engine/clock.ts';
+import type { Clock } from '../../src/clock.ts';
 
 export class ManualClock implements Clock {
   private current: number;

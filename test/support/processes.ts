@@ -1,6 +1,7 @@
 // Runs the gateway's own entry points as real child processes.
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
+import { restClient } from './rest.ts';
 
 export const projectRoot = path.resolve(import.meta.dirname, '..', '..');
 
@@ -82,4 +83,16 @@ export async function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/** An organization as `gateway orgs create` prints it. */
+export interface CliOrganization {
+  organization_id: string;
+  api_key: string;
+}
+
+/** Calls the REST API of the server process on `port` as `org`, under /org/{its id}: status, headers and JSON body. */
+export function orgRest(port: number, org: CliOrganization) {
+  const rest = restClient({ url: `http://127.0.0.1:${port}` }, org.organization_id, org.api_key);
+  return (method: string, path: string, body?: unknown) => rest(method, `/org/{org}${path}`, { body });
 }

@@ -15,7 +15,8 @@ export interface RestOptions {
   headers?: Record<string, string>;
 }
 
-export function restClient(server: TestServer, organizationId: string, apiKey: string) {
+/** `server`: a test server, or any gateway's base URL (a server process: test/support/processes.ts). */
+export function restClient(server: Pick<TestServer, 'url'>, organizationId: string, apiKey: string) {
   return async function rest(method: string, path: string, options: RestOptions = {}): Promise<RestResponse> {
     const url = path.startsWith('/') ? `${server.url}${path.replace('{org}', organizationId)}` : path;
     const key = options.apiKey === undefined ? apiKey : options.apiKey;
@@ -33,13 +34,31 @@ export function restClient(server: TestServer, organizationId: string, apiKey: s
   };
 }
 
+/** Two organizations of the server, Acme and Globex, with their REST clients: tenancy checks call as the other. */
+export async function acmeAndGlobex(server: TestServer) {
+  const acme = await server.createOrganization('Acme');
+  const globex = await server.createOrganization('Globex');
+  return {
+    organizationId: acme.organizationId,
+    apiKey: acme.apiKey,
+    rest: restClient(server, acme.organizationId, acme.apiKey),
+    otherOrganizationId: globex.organizationId,
+    otherKey: globex.apiKey,
+    otherRest: restClient(server, globex.organizationId, globex.apiKey),
+  };
+}
+
 /** The error body every failure has (SPEC.md, DECISIONS.md). */
 export function expectErrorBody(response: RestResponse, status: number) {
   if (response.status !== status || response.body?.status !== false) {
     throw new Error(`expected a ${status} error body, got ${response.status} ${JSON.stringify(response.body)}`);
   }
   const keys = Object.keys(response.body).sort();
-  if (keys.join() !== 'data,error,message,status' || response.body.data !== null || typeof response.body.message !== 'string') {
+  if (
+    keys.join() !== 'data,error,message,status' ||
+    response.body.data !== null ||
+    typeof response.body.message !== 'string'
+  ) {
     throw new Error(`not SPEC.md's error body: ${JSON.stringify(response.body)}`);
   }
   return response.body as { status: false; message: string; error: any; data: null };

@@ -2,21 +2,21 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
-import type { Database } from '../../src/db/database.ts';
+import type { Clock } from '../../src/clock.ts';
+import type { GraphQLLimits, RateLimits } from '../../src/config/request-limits.ts';
+import type { OutcomeShares } from '../../src/config/simulated-calls.ts';
+import { defaultWebhookSettings, type WebhookSettings } from '../../src/config/webhook-settings.ts';
 import type { LiveKitSettings } from '../../src/config.ts';
+import type { Database } from '../../src/db/database.ts';
 import { createOrganization } from '../../src/domain/organizations.ts';
 import { SecretBox } from '../../src/domain/secrets.ts';
-import { RunEngine } from '../../src/engine/run-engine.ts';
-import { type Clock, systemClock } from '../../src/engine/clock.ts';
-import { type Dialer, type OutcomeShares, simulatedDialer } from '../../src/engine/dialer.ts';
+import type { Dialer } from '../../src/engine/dialer.ts';
+import type { RunEngine } from '../../src/engine/run-engine.ts';
 import { defaultStepHandlers, type StepHandler } from '../../src/engine/steps.ts';
 import { redisClientOptions } from '../../src/events/redis-health.ts';
-import { defaultWebhookSettings, type WebhookSettings } from '../../src/events/webhook-settings.ts';
 import type { WebhookWorker } from '../../src/events/webhook-worker.ts';
-import type { GraphQLLimits } from '../../src/graphql/protections.ts';
 import { buildApp } from '../../src/http/app.ts';
-import type { RateLimits } from '../../src/http/rate-limits.ts';
-import { createWebhookWorker, prepareDatabase } from '../../src/server.ts';
+import { createEngine, createWebhookWorker, prepareDatabase } from '../../src/server.ts';
 import { createServices, type Services } from '../../src/services.ts';
 import { createTestStorage, type TestStorage } from './storage.ts';
 
@@ -53,7 +53,7 @@ export interface TestServerOptions {
   webhooks?: TestWebhookOptions;
 }
 
-export interface TestWebhookOptions extends Partial<WebhookSettings> {
+interface TestWebhookOptions extends Partial<WebhookSettings> {
   /** Run a webhook delivery worker in this instance. */
   deliver?: boolean;
   clock?: Clock;
@@ -69,6 +69,11 @@ export interface TestServer {
   engine: RunEngine | null;
   /** The webhook delivery worker (with `webhooks.deliver`). */
   webhooks: WebhookWorker | null;
+  /**
+   * Resolves after the engine's next `count` claim transactions (made while it has a free slot): the last began
+   * after this call, so a run that was due now has been taken. Waits for the engine, not for a duration.
+   */
+  engineClaims(count?: number): Promise<void>;
   /** A new organization and its API key. */
   createOrganization(name?: string): Promise<{ organizationId: string; apiKey: string }>;
   /** POSTs a GraphQL operation with the given key and returns status and body. */
@@ -83,23 +88,19 @@ export interface TestServer {
 // Generous: tests that exercise the limits start a server with their own.
 const testRateLimits = { perKey: 100_000, agentUpdate: 100_000, windowMs: 60_000 };
 
-export function testEngine(services: Services, options: TestEngineOptions): RunEngine {
-  const handlers = defaultStepHandlers();
-  for (const [type, handler] of Object.entries(options.handlers ?? {})) handlers.set(type, handler);
-  return new RunEngine(services.db.prisma, services.events, {
+/** The engine the real server builds (src/server.ts createEngine), with the tests' options. */
+function testEngine(services: Services, options: TestEngineOptions): RunEngine {
+  const engine = {
+    enabled: true,
     concurrency: options.concurrency ?? 10,
     leaseMs: options.leaseMs ?? 30_000,
     maxRecoveries: options.maxRecoveries ?? 3,
-    pollMs: 50,
     drainMs: options.drainMs ?? 0,
-    handlers,
-    secrets: services.secrets,
-    dialer:
-      options.dialer ??
-      services.livekit?.dialer(options.clock ?? systemClock) ??
-      simulatedDialer({ durationMs: options.callMs ?? 20, outcomes: options.outcomes ?? { answered: 1 } }),
-    clock: options.clock,
-  });
+    simulatedCalls: { durationMs: options.callMs ?? 20, outcomes: options.outcomes ?? { answered: 1 } },
+    insightsIntervalMs: 0,
+  };
+  const handlers = new Map([...defaultStepHandlers(), ...Object.entries(options.handlers ?? {})]);
+  return createEngine({ engine }, services, { pollMs: 50, handlers, dialer: options.dialer, clock: options.clock })!;
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -108,7 +109,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   // the embedded database admits one process, so instances in it share the handle.
   const shared = options.sharing?.db;
   const ownDatabase = !shared || shared.storage.kind === 'postgres';
-  const db = shared ? (ownDatabase ? await prepareDatabase(shared.storage) : shared) : await prepareDatabase(storage!.storage);
+  const db = shared
+    ? ownDatabase
+      ? await prepareDatabase(shared.storage)
+      : shared
+    : await prepareDatabase(storage!.storage);
   const redis = options.redisUrl ? new Redis(options.redisUrl, redisClientOptions) : undefined;
   // Instances of one deployment share the key, as ENCRYPTION_KEY makes them.
   const secrets = options.sharing?.secrets ?? new SecretBox(randomBytes(32));
@@ -126,6 +131,15 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   const engine = options.engine ? testEngine(services, options.engine) : null;
+  if (engine) services.metrics.attachEngine(engine);
+  const claimWaiters = new Set<{ left: number; resolve: () => void }>();
+  engine?.onClaim(() => {
+    for (const waiter of claimWaiters) {
+      if (--waiter.left > 0) continue;
+      claimWaiters.delete(waiter);
+      waiter.resolve();
+    }
+  });
   engine?.start();
   const webhooks = deliver ? createWebhookWorker(services, { pollMs: 20, clock: webhookClock }) : null;
   if (webhooks) services.metrics.attachWebhooks(webhooks);
@@ -139,6 +153,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     storage,
     engine,
     webhooks,
+    engineClaims(count = 2) {
+      if (!engine) throw new Error('this test server runs no engine');
+      return new Promise((resolve) => claimWaiters.add({ left: count, resolve }));
+    },
     async createOrganization(name = 'Test organization') {
       const { organization, apiKey } = await createOrganization(db.prisma, name);
       return { organizationId: organization.id, apiKey };

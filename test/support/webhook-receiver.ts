@@ -5,7 +5,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 
-export interface ReceivedRequest {
+interface ReceivedRequest {
   /** When it arrived (Date.now()). */
   at: number;
   headers: Record<string, string>;
@@ -13,7 +13,7 @@ export interface ReceivedRequest {
 }
 
 /** How to answer a request: a status, or `hang` (never answer). */
-export type Answer = number | 'hang';
+type Answer = number | 'hang';
 
 export interface Receiver {
   url: string;
@@ -60,7 +60,9 @@ export async function startReceiver(port = 0): Promise<Receiver> {
       const webhook = new Webhook(secret);
       return received.flatMap((request) => {
         try {
-          return [{ id: request.headers['webhook-id']!, payload: webhook.verify(request.body, request.headers) as any }];
+          return [
+            { id: request.headers['webhook-id']!, payload: webhook.verify(request.body, request.headers) as any },
+          ];
         } catch {
           return [];
         }

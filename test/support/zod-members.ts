@@ -10,7 +10,8 @@ export function memberNames(schema: unknown, seen = new Set<unknown>()): string[
   if (def.type === 'object' && node.shape) {
     for (const [name, member] of Object.entries(node.shape)) names.push(name, ...memberNames(member, seen));
   }
-  for (const key of ['innerType', 'in', 'out', 'element', 'valueType', 'left', 'right']) names.push(...memberNames(def[key], seen));
+  for (const key of ['innerType', 'in', 'out', 'element', 'valueType', 'left', 'right'])
+    names.push(...memberNames(def[key], seen));
   for (const option of (def.options as unknown[] | undefined) ?? []) names.push(...memberNames(option, seen));
   return [...new Set(names)];
 }

@@ -5,17 +5,40 @@
 // fields.
 import type { CombinedError } from '@urql/core';
 import { useMutation, useQuery } from '@urql/preact';
+import type { JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { type Draft, fieldId, type FieldSpec, inputOf, otherMembers, parseField, pathOf, type Problem, type SectionSpec, sections, wireName } from '../agent-form.ts';
+import {
+  type AgentDetail,
+  type AgentTool,
+  type ConfigMember,
+  ConsoleAgent,
+  ConsoleUpdateAgent,
+  type WireConfig,
+} from '../../operations/console.ts';
+import {
+  type Draft,
+  type FieldSpec,
+  fieldId,
+  inputOf,
+  otherMembers,
+  type Problem,
+  parseField,
+  pathOf,
+  type SectionSpec,
+  sections,
+  wireName,
+} from '../agent-form.ts';
 import { documentOf } from '../client.ts';
 import { dateTime, words } from '../format.ts';
-import { type AgentDetail, type AgentTool, type ConfigMember, ConsoleAgent, ConsoleUpdateAgent, type WireConfig } from '../operations.ts';
 import { hrefOf } from '../route.ts';
 import { Empty, ErrorNote, errorMessage, Loading } from '../ui.tsx';
 
 export function AgentPage({ id }: { id: string }) {
   const [result, reexecute] = useQuery({ query: documentOf(ConsoleAgent), variables: { id } });
-  if (result.error && !result.data) return <ErrorNote error={result.error} what="the agent" retry={() => reexecute({ requestPolicy: 'network-only' })} />;
+  if (result.error && !result.data)
+    return (
+      <ErrorNote error={result.error} what="the agent" retry={() => reexecute({ requestPolicy: 'network-only' })} />
+    );
   if (!result.data) return <Loading what="the agent" />;
   if (!result.data.agent) {
     return (
@@ -31,21 +54,26 @@ export function AgentPage({ id }: { id: string }) {
 function Breadcrumb({ name }: { name: string }) {
   return (
     <nav class="breadcrumb" aria-label="Breadcrumb">
-      <a href={hrefOf({ page: 'agents' })}>Agents</a> <span aria-hidden="true">/</span> <span aria-current="page">{name}</span>
+      <a href={hrefOf({ page: 'agents' })}>Agents</a> <span aria-hidden="true">/</span>{' '}
+      <span aria-current="page">{name}</span>
     </nav>
   );
 }
 
 const draftOf = (agent: AgentDetail): Draft => ({
   general: { name: agent.name, type: agent.type, prompt_template: agent.promptTemplate },
-  ...Object.fromEntries(sections.flatMap((section) => (section.member ? [[section.member, agent[section.member]?.json ?? null]] : []))),
+  ...Object.fromEntries(
+    sections.flatMap((section) => (section.member ? [[section.member, agent[section.member]?.json ?? null]] : [])),
+  ),
 });
 
 const sectionKey = (section: SectionSpec) => section.member ?? 'general';
 
 /** What E1 said was wrong, member by member; a failure without details is one problem without a path. */
 function problemsOf(error: CombinedError): Problem[] {
-  const detailed = error.graphQLErrors.flatMap((e) => (Array.isArray(e.extensions?.detail) ? (e.extensions.detail as Problem[]) : []));
+  const detailed = error.graphQLErrors.flatMap((e) =>
+    Array.isArray(e.extensions?.detail) ? (e.extensions.detail as Problem[]) : [],
+  );
   return detailed.length > 0 ? detailed : [{ path: '', message: errorMessage(error) }];
 }
 
@@ -105,7 +133,10 @@ function AgentEditor({ agent: loaded }: { agent: AgentDetail }) {
   };
 
   const matched = new Set(sections.flatMap((section) => section.fields.map((field) => pathOf(section, field))));
-  const general = problems.filter((problem) => !matched.has(problem.path) && !sections.some((s) => s.member && problem.path.startsWith(wireName(s.member))));
+  const general = problems.filter(
+    (problem) =>
+      !matched.has(problem.path) && !sections.some((s) => s.member && problem.path.startsWith(wireName(s.member))),
+  );
 
   return (
     <section class="page agent-page" data-agent-id={agent.id} aria-labelledby="agent-title">
@@ -144,9 +175,15 @@ function AgentEditor({ agent: loaded }: { agent: AgentDetail }) {
           <Tools tools={agent.tools} />
           <OtherSettings agent={agent} />
         </div>
-        <div class="save-bar" role="region" aria-label="Save changes">
+        <section class="save-bar" aria-label="Save changes">
           <p class="save-state" role="status">
-            {update.fetching ? 'Saving…' : saved ? 'Saved.' : dirty.size > 0 ? `Unsaved changes in ${[...dirty].map((key) => sections.find((s) => sectionKey(s) === key)!.title).join(', ')}` : 'No changes.'}
+            {update.fetching
+              ? 'Saving…'
+              : saved
+                ? 'Saved.'
+                : dirty.size > 0
+                  ? `Unsaved changes in ${[...dirty].map((key) => sections.find((s) => sectionKey(s) === key)!.title).join(', ')}`
+                  : 'No changes.'}
           </p>
           <button type="button" disabled={dirty.size === 0 || update.fetching} onClick={discard}>
             Discard
@@ -154,7 +191,7 @@ function AgentEditor({ agent: loaded }: { agent: AgentDetail }) {
           <button type="submit" class="primary" disabled={dirty.size === 0 || update.fetching}>
             Save changes
           </button>
-        </div>
+        </section>
       </form>
     </section>
   );
@@ -173,7 +210,9 @@ function SectionView({ section, value, problems, onChange }: SectionViewProps) {
   const others = value ? Object.entries(value).filter(([key]) => !shown.has(key) && key !== 'fallbacks') : [];
   const fallbacks = Array.isArray(value?.fallbacks) ? (value.fallbacks as WireConfig[]) : [];
   const ownFields = new Set(section.fields.map((field) => pathOf(section, field)));
-  const sectionProblems = prefix ? problems.filter((problem) => problem.path.startsWith(prefix) && !ownFields.has(problem.path)) : [];
+  const sectionProblems = prefix
+    ? problems.filter((problem) => problem.path.startsWith(prefix) && !ownFields.has(problem.path))
+    : [];
   const titleId = `section-${sectionKey(section)}`;
   return (
     <fieldset class={`card section section-${sectionKey(section)}`} aria-labelledby={titleId}>
@@ -187,7 +226,16 @@ function SectionView({ section, value, problems, onChange }: SectionViewProps) {
         {section.fields.map((field) => {
           const path = pathOf(section, field);
           const problem = problems.find((p) => p.path === path);
-          return <FieldView key={field.key} field={field} path={path} value={value?.[field.key]} problem={problem} onChange={(raw) => onChange(field, raw)} />;
+          return (
+            <FieldView
+              key={field.key}
+              field={field}
+              path={path}
+              value={value?.[field.key]}
+              problem={problem}
+              onChange={(raw) => onChange(field, raw)}
+            />
+          );
         })}
       </div>
       {sectionProblems.length > 0 && (
@@ -216,7 +264,9 @@ function SectionView({ section, value, problems, onChange }: SectionViewProps) {
 
 /** "anthropic · claude-3-5-haiku", and its own fallbacks after it. */
 function describeFallback(config: WireConfig): string {
-  const own = [config.provider, config.model, config.voice_id].filter((part) => typeof part === 'string' && part).join(' · ');
+  const own = [config.provider, config.model, config.voice_id]
+    .filter((part) => typeof part === 'string' && part)
+    .join(' · ');
   const next = Array.isArray(config.fallbacks) ? (config.fallbacks as WireConfig[]).map(describeFallback) : [];
   return next.length ? `${own}, then ${next.join(', then ')}` : own;
 }
@@ -231,12 +281,20 @@ interface FieldViewProps {
 
 function FieldView({ field, path, value, problem, onChange }: FieldViewProps) {
   const id = fieldId(path);
-  const described = [problem ? `${id}-error` : null, field.hint ? `${id}-hint` : null].filter(Boolean).join(' ') || undefined;
+  const described =
+    [problem ? `${id}-error` : null, field.hint ? `${id}-hint` : null].filter(Boolean).join(' ') || undefined;
   const common = { id, name: path, 'aria-invalid': problem ? true : undefined, 'aria-describedby': described };
   const text = value === undefined || value === null ? '' : String(value);
-  let control;
+  let control: JSX.Element;
   if (field.kind === 'checkbox') {
-    control = <input type="checkbox" {...common} checked={value === true} onChange={(event) => onChange(event.currentTarget.checked)} />;
+    control = (
+      <input
+        type="checkbox"
+        {...common}
+        checked={value === true}
+        onChange={(event) => onChange(event.currentTarget.checked)}
+      />
+    );
   } else if (field.kind === 'textarea') {
     control = <textarea {...common} rows={3} value={text} onInput={(event) => onChange(event.currentTarget.value)} />;
   } else if (field.kind === 'select') {
@@ -327,7 +385,9 @@ function Tools({ tools }: { tools: AgentTool[] }) {
               {tool.description && <p>{tool.description}</p>}
               {tool.parameters.length > 0 && (
                 <p class="muted">
-                  {tool.parameters.map((parameter) => `${parameter.name}: ${parameter.type}${parameter.required ? '' : '?'}`).join(', ')}
+                  {tool.parameters
+                    .map((parameter) => `${parameter.name}: ${parameter.type}${parameter.required ? '' : '?'}`)
+                    .join(', ')}
                 </p>
               )}
             </li>
@@ -349,7 +409,9 @@ function OtherSettings({ agent }: { agent: AgentDetail }) {
       {set.length === 0 ? (
         <p class="muted">None set.</p>
       ) : (
-        set.map((member) => <ReadOnly key={member} title={words(wireName(member))} entries={Object.entries(agent[member]!.json)} />)
+        set.map((member) => (
+          <ReadOnly key={member} title={words(wireName(member))} entries={Object.entries(agent[member]!.json)} />
+        ))
       )}
     </section>
   );

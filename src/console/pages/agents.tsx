@@ -1,12 +1,13 @@
 // Agents: the organization's agents with their models at a glance.
 import { useQuery } from '@urql/preact';
+import { ConsoleAgents } from '../../operations/console.ts';
 import { documentOf } from '../client.ts';
 import { count, dateTime, plural } from '../format.ts';
-import { ConsoleAgents } from '../operations.ts';
 import { hrefOf } from '../route.ts';
 import { Empty, ErrorNote, Loading } from '../ui.tsx';
 
-const modelOf = (config: { provider: string; model: string | null } | null) => (config ? [config.provider, config.model].filter(Boolean).join(' · ') : '—');
+const modelOf = (config: { provider: string; model: string | null } | null) =>
+  config ? [config.provider, config.model].filter(Boolean).join(' · ') : '—';
 
 export function AgentsPage() {
   const [result, reexecute] = useQuery({ query: documentOf(ConsoleAgents) });

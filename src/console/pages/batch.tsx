@@ -3,13 +3,31 @@
 // with each run's call attempts.
 import { useQuery } from '@urql/preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import {
+  type BatchDetail,
+  ConsoleBatch,
+  ConsoleBatchRuns,
+  type RunFilter,
+  type RunOrder,
+  type RunRow,
+  type RunStatus,
+} from '../../operations/console.ts';
 import { documentOf } from '../client.ts';
 import { count, dateTime, duration, etaText, outcomeLabel, percent, plural, time } from '../format.ts';
 import { useLiveBatch } from '../live.ts';
-import { type BatchDetail, ConsoleBatch, ConsoleBatchRuns, type RunFilter, type RunOrder, type RunRow, type RunStatus } from '../operations.ts';
 import { answerRate, attemptsPerMinute, eta, PACE_MINUTES, paceText } from '../pace.ts';
 import { hrefOf } from '../route.ts';
-import { BatchActions, Empty, ErrorNote, Loading, Metric, OutcomeBreakdown, Progress, StatusBadge, TimelineChart } from '../ui.tsx';
+import {
+  BatchActions,
+  Empty,
+  ErrorNote,
+  Loading,
+  Metric,
+  OutcomeBreakdown,
+  Progress,
+  StatusBadge,
+  TimelineChart,
+} from '../ui.tsx';
 
 const RANGES = [
   { label: 'Last hour', minutes: 60, intervalMinutes: 1 },
@@ -39,7 +57,10 @@ function useThrottled(work: () => void, ms: number) {
 export function BatchPage({ id }: { id: string }) {
   const [range, setRange] = useState(0);
   const { minutes, intervalMinutes } = RANGES[range]!;
-  const [result, reexecute] = useQuery({ query: documentOf(ConsoleBatch), variables: { id, minutes, intervalMinutes } });
+  const [result, reexecute] = useQuery({
+    query: documentOf(ConsoleBatch),
+    variables: { id, minutes, intervalMinutes },
+  });
   const [runsVersion, setRunsVersion] = useState(0);
   const reread = useCallback(() => {
     reexecute({ requestPolicy: 'network-only' });
@@ -73,7 +94,8 @@ export function BatchPage({ id }: { id: string }) {
 function Breadcrumb({ name }: { name: string }) {
   return (
     <nav class="breadcrumb" aria-label="Breadcrumb">
-      <a href={hrefOf({ page: 'batches' })}>Batches</a> <span aria-hidden="true">/</span> <span aria-current="page">{name}</span>
+      <a href={hrefOf({ page: 'batches' })}>Batches</a> <span aria-hidden="true">/</span>{' '}
+      <span aria-current="page">{name}</span>
     </nav>
   );
 }
@@ -91,7 +113,8 @@ function BatchView({ batch, range, onRange, onProgress, onChanged, runsVersion }
   const state = useLiveBatch(batch, true, onProgress);
   const perMinute = attemptsPerMinute(batch.lastHour, Date.now());
   const until = etaText(eta(state.status, state.stats, state.outcomes, perMinute, state.windowState));
-  const done = state.stats.totalCount - state.stats.pendingCount - state.stats.inProgressCount - state.stats.pausedCount;
+  const done =
+    state.stats.totalCount - state.stats.pendingCount - state.stats.inProgressCount - state.stats.pausedCount;
   return (
     <section class="page batch-page" data-batch-id={batch.id} aria-labelledby="batch-title">
       <Breadcrumb name={batch.name} />
@@ -106,7 +129,8 @@ function BatchView({ batch, range, onRange, onProgress, onChanged, runsVersion }
             )}
           </h1>
           <p class="subtitle">
-            {batch.workflow.name} v{batch.workflowVersionNumber} · created {dateTime(batch.createdAt)} · {plural(batch.totalProspects, 'prospect')}
+            {batch.workflow.name} v{batch.workflowVersionNumber} · created {dateTime(batch.createdAt)} ·{' '}
+            {plural(batch.totalProspects, 'prospect')}
           </p>
           {state.pausedReason && <p class="note paused-reason">{state.pausedReason}</p>}
           {state.windowState && <p class="note window-state">{state.windowState}</p>}
@@ -115,8 +139,18 @@ function BatchView({ batch, range, onRange, onProgress, onChanged, runsVersion }
       </header>
 
       <dl class="metrics tiles" aria-live="polite">
-        <Metric name="done" label="Done" value={percent(state.stats.totalCount ? done / state.stats.totalCount : 0)} note={`${count(done)} of ${count(state.stats.totalCount)} runs`} />
-        <Metric name="answer-rate" label="Answer rate" value={percent(answerRate(state.outcomes))} note={`${count(state.outcomes.answered)} answered`} />
+        <Metric
+          name="done"
+          label="Done"
+          value={percent(state.stats.totalCount ? done / state.stats.totalCount : 0)}
+          note={`${count(done)} of ${count(state.stats.totalCount)} runs`}
+        />
+        <Metric
+          name="answer-rate"
+          label="Answer rate"
+          value={percent(answerRate(state.outcomes))}
+          note={`${count(state.outcomes.answered)} answered`}
+        />
         <Metric name="pace" label="Pace" value={paceText(perMinute)} note={`attempts, last ${PACE_MINUTES} min`} />
         <Metric name="eta" label="ETA" value={until.value} note={until.note} />
       </dl>
@@ -133,6 +167,8 @@ function BatchView({ batch, range, onRange, onProgress, onChanged, runsVersion }
       <div class="card">
         <header class="card-title spread">
           <h2>Outcomes over time</h2>
+          {/* biome-ignore lint/a11y/useSemanticElements: toggle buttons, not a form section: a fieldset
+              would want a legend and bring its own box (padding, min-width) to undo. */}
           <div class="segmented" role="group" aria-label="Time range">
             {RANGES.map((option, index) => (
               <button key={option.label} type="button" aria-pressed={index === range} onClick={() => onRange(index)}>
@@ -157,7 +193,10 @@ function BatchView({ batch, range, onRange, onProgress, onChanged, runsVersion }
 function Settings({ batch }: { batch: BatchDetail }) {
   const window = batch.callingWindow;
   const rows: [string, string][] = [
-    ['Calling window', window ? `${window.days.join(', ')} · ${window.start}–${window.end} · ${window.timezone}` : 'Any time'],
+    [
+      'Calling window',
+      window ? `${window.days.join(', ')} · ${window.start}–${window.end} · ${window.timezone}` : 'Any time',
+    ],
     ['Concurrency', batch.maxConcurrency === null ? 'Unbounded' : `${count(batch.maxConcurrency)} calls at once`],
     ['Pace limit', batch.callsPerSecond === null ? 'Unpaced' : `${batch.callsPerSecond} calls per second`],
     [
@@ -166,7 +205,12 @@ function Settings({ batch }: { batch: BatchDetail }) {
         ? 'No retries'
         : `Up to ${batch.retry.maxAttempts} attempts on ${batch.retry.on.map(outcomeLabel).join(', ')}, ${duration(batch.retry.delaySeconds * 1000)} apart`,
     ],
-    ['Circuit breaker', batch.autoPause ? `Pauses at ${percent(batch.autoPause.failureRate)} failed of the last ${batch.autoPause.window}` : 'Off'],
+    [
+      'Circuit breaker',
+      batch.autoPause
+        ? `Pauses at ${percent(batch.autoPause.failureRate)} failed of the last ${batch.autoPause.window}`
+        : 'Off',
+    ],
     ['Scheduled', batch.scheduledAt ? dateTime(batch.scheduledAt) : 'At once'],
   ];
   return (
@@ -205,18 +249,29 @@ function Runs({ batchId, version }: { batchId: string; version: number }) {
   const [before, setBefore] = useState('');
   const [orderBy, setOrderBy] = useState<RunOrder>('STARTED_DESC');
   const [page, setPage] = useState<Page>({ offset: 0 });
-  const filter: RunFilter = { ...(status ? { status } : {}), ...(after ? { startedAfter: instant(after) } : {}), ...(before ? { startedBefore: instant(before) } : {}) };
+  const filter: RunFilter = {
+    ...(status ? { status } : {}),
+    ...(after ? { startedAfter: instant(after) } : {}),
+    ...(before ? { startedBefore: instant(before) } : {}),
+  };
   const [result, reexecute] = useQuery({
     query: documentOf(ConsoleBatchRuns),
-    variables: { id: batchId, filter, orderBy, ...(page.last ? { last: page.last, before: page.before } : { first: RUNS_PAGE, after: page.after }) },
+    variables: {
+      id: batchId,
+      filter,
+      orderBy,
+      ...(page.last ? { last: page.last, before: page.before } : { first: RUNS_PAGE, after: page.after }),
+    },
   });
   useEffect(() => {
     if (version > 0) reexecute({ requestPolicy: 'network-only' });
   }, [version]);
-  const restart = <T,>(set: (value: T) => void) => (value: T) => {
-    set(value);
-    setPage({ offset: 0 });
-  };
+  const restart =
+    <T,>(set: (value: T) => void) =>
+    (value: T) => {
+      set(value);
+      setPage({ offset: 0 });
+    };
   const runs = result.data?.batch?.runs;
   // Where the rows shown start: the page asked for only once its rows are in.
   const [offset, setOffset] = useState(0);
@@ -226,13 +281,21 @@ function Runs({ batchId, version }: { batchId: string; version: number }) {
       <header class="card-title spread">
         <h2 id="runs-title">Runs</h2>
         <p class="subtitle runs-summary" aria-live="polite">
-          {runs ? (runs.nodes.length ? `${count(offset + 1)}–${count(offset + runs.nodes.length)} of ${count(runs.totalCount)}` : `0 of ${count(runs.totalCount)}`) : ''}
+          {runs
+            ? runs.nodes.length
+              ? `${count(offset + 1)}–${count(offset + runs.nodes.length)} of ${count(runs.totalCount)}`
+              : `0 of ${count(runs.totalCount)}`
+            : ''}
         </p>
       </header>
       <form class="filters runs-filters" onSubmit={(event) => event.preventDefault()}>
         <label>
           Status
-          <select name="status" value={status} onChange={(event) => restart(setStatus)(event.currentTarget.value as RunStatus | '')}>
+          <select
+            name="status"
+            value={status}
+            onChange={(event) => restart(setStatus)(event.currentTarget.value as RunStatus | '')}
+          >
             <option value="">Any status</option>
             {RUN_STATUSES.map((value) => (
               <option key={value} value={value}>
@@ -243,7 +306,11 @@ function Runs({ batchId, version }: { batchId: string; version: number }) {
         </label>
         <label>
           Sort
-          <select name="order" value={orderBy} onChange={(event) => restart(setOrderBy)(event.currentTarget.value as RunOrder)}>
+          <select
+            name="order"
+            value={orderBy}
+            onChange={(event) => restart(setOrderBy)(event.currentTarget.value as RunOrder)}
+          >
             {ORDERS.map(([value, label]) => (
               <option key={value} value={value}>
                 {label}
@@ -253,11 +320,21 @@ function Runs({ batchId, version }: { batchId: string; version: number }) {
         </label>
         <label class="started">
           Started after
-          <input type="datetime-local" name="started-after" value={after} onChange={(event) => restart(setAfter)(event.currentTarget.value)} />
+          <input
+            type="datetime-local"
+            name="started-after"
+            value={after}
+            onChange={(event) => restart(setAfter)(event.currentTarget.value)}
+          />
         </label>
         <label class="started">
           Started before
-          <input type="datetime-local" name="started-before" value={before} onChange={(event) => restart(setBefore)(event.currentTarget.value)} />
+          <input
+            type="datetime-local"
+            name="started-before"
+            value={before}
+            onChange={(event) => restart(setBefore)(event.currentTarget.value)}
+          />
         </label>
       </form>
       {result.error && !runs ? (
@@ -288,7 +365,11 @@ function Runs({ batchId, version }: { batchId: string; version: number }) {
               type="button"
               disabled={!runs.pageInfo.hasPreviousPage || offset === 0}
               onClick={() => {
-                setPage({ last: RUNS_PAGE, before: runs.pageInfo.startCursor ?? undefined, offset: Math.max(0, offset - RUNS_PAGE) });
+                setPage({
+                  last: RUNS_PAGE,
+                  before: runs.pageInfo.startCursor ?? undefined,
+                  offset: Math.max(0, offset - RUNS_PAGE),
+                });
               }}
             >
               ← Previous
@@ -316,7 +397,9 @@ function RunRowView({ run }: { run: RunRow }) {
     run.lastOutcome && `last ${outcomeLabel(run.lastOutcome)}`,
     run.reason,
     run.error,
-    run.nextAttemptAt && (run.status === 'PENDING' || run.status === 'PAUSED') && `next attempt ${dateTime(run.nextAttemptAt)}`,
+    run.nextAttemptAt &&
+      (run.status === 'PENDING' || run.status === 'PAUSED') &&
+      `next attempt ${dateTime(run.nextAttemptAt)}`,
   ].filter(Boolean);
   return (
     <tbody class="run" data-run-id={run.id}>
@@ -351,7 +434,9 @@ function RunRowView({ run }: { run: RunRow }) {
               {run.callAttempts.map((attempt) => (
                 <li key={attempt.number}>
                   <span class="number">#{attempt.number}</span>
-                  <span class={`outcome outcome-${attempt.outcome ?? 'in-flight'}`}>{attempt.outcome ? outcomeLabel(attempt.outcome) : 'in flight'}</span>
+                  <span class={`outcome outcome-${attempt.outcome ?? 'in-flight'}`}>
+                    {attempt.outcome ? outcomeLabel(attempt.outcome) : 'in flight'}
+                  </span>
                   <span class="when">
                     {time(attempt.startedAt)}
                     {attempt.endedAt && ` → ${time(attempt.endedAt)}`}

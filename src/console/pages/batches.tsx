@@ -3,13 +3,23 @@
 // the last hour, answer rate and ETA; filters by workflow and status.
 import { useQuery } from '@urql/preact';
 import { useCallback, useState } from 'preact/hooks';
+import { type BatchCard, type BatchStatus, ConsoleBatches, ConsoleWorkflows } from '../../operations/console.ts';
 import { documentOf } from '../client.ts';
 import { count, dateTime, etaText, percent } from '../format.ts';
 import { useInterval, useLiveBatch } from '../live.ts';
-import { type BatchCard, type BatchStatus, ConsoleBatches, ConsoleWorkflows } from '../operations.ts';
 import { answerRate, attemptsPerMinute, eta, isFinal, PACE_MINUTES, paceText } from '../pace.ts';
 import { hrefOf } from '../route.ts';
-import { BatchActions, Empty, ErrorNote, Loading, Metric, OutcomeBreakdown, Progress, StatusBadge, TimelineChart } from '../ui.tsx';
+import {
+  BatchActions,
+  Empty,
+  ErrorNote,
+  Loading,
+  Metric,
+  OutcomeBreakdown,
+  Progress,
+  StatusBadge,
+  TimelineChart,
+} from '../ui.tsx';
 
 const STATUSES: BatchStatus[] = ['PENDING', 'IN_PROGRESS', 'PAUSED', 'FINISHED', 'CANCELLED', 'FAILED'];
 /** Subscriptions open at once: each is an HTTP connection, and a browser opens 6 per server. */
@@ -31,7 +41,12 @@ export function BatchesPage() {
   useInterval(refresh, REFRESH_MS);
 
   const nodes = batches.data?.batches.nodes ?? [];
-  const followed = new Set(nodes.filter((batch) => !isFinal(batch.status)).slice(0, FOLLOWED_AT_MOST).map((batch) => batch.id));
+  const followed = new Set(
+    nodes
+      .filter((batch) => !isFinal(batch.status))
+      .slice(0, FOLLOWED_AT_MOST)
+      .map((batch) => batch.id),
+  );
   const filtered = workflowId !== '' || status !== '';
 
   return (
@@ -46,7 +61,13 @@ export function BatchesPage() {
         <form class="filters" onSubmit={(event) => event.preventDefault()}>
           <label>
             Workflow
-            <select value={workflowId} onChange={(event) => (setWorkflowId(event.currentTarget.value), setFirst(PAGE))}>
+            <select
+              value={workflowId}
+              onChange={(event) => {
+                setWorkflowId(event.currentTarget.value);
+                setFirst(PAGE);
+              }}
+            >
               <option value="">All workflows</option>
               {workflows.data?.workflows.nodes.map((workflow) => (
                 <option key={workflow.id} value={workflow.id}>
@@ -57,7 +78,13 @@ export function BatchesPage() {
           </label>
           <label>
             Status
-            <select value={status} onChange={(event) => (setStatus(event.currentTarget.value as BatchStatus | ''), setFirst(PAGE))}>
+            <select
+              value={status}
+              onChange={(event) => {
+                setStatus(event.currentTarget.value as BatchStatus | '');
+                setFirst(PAGE);
+              }}
+            >
               <option value="">Any status</option>
               {STATUSES.map((value) => (
                 <option key={value} value={value}>
@@ -86,7 +113,12 @@ export function BatchesPage() {
             ))}
           </div>
           {batches.data.batches.pageInfo.hasNextPage && first < 100 && (
-            <button type="button" class="more" onClick={() => setFirst(Math.min(100, first + PAGE))} disabled={batches.fetching}>
+            <button
+              type="button"
+              class="more"
+              onClick={() => setFirst(Math.min(100, first + PAGE))}
+              disabled={batches.fetching}
+            >
               Show more batches
             </button>
           )}
@@ -124,7 +156,13 @@ function BatchCardView({ batch, follow, onChanged }: { batch: BatchCard; follow:
       </div>
       <div class="card-chart">
         <h3>Attempts per minute, last hour</h3>
-        <TimelineChart timeline={batch.lastHour} since={batch.createdAt} height={96} compact title={`Attempts per minute of ${batch.name} over the last hour`} />
+        <TimelineChart
+          timeline={batch.lastHour}
+          since={batch.createdAt}
+          height={96}
+          compact
+          title={`Attempts per minute of ${batch.name} over the last hour`}
+        />
       </div>
       <div class="card-side">
         <dl class="metrics">

@@ -1,32 +1,42 @@
 // Insights: call volume and issue rate per period (a chart), and each
 // period's executive summary, newest first.
 import { useQuery } from '@urql/preact';
+import { ConsoleInsights, type InsightRow } from '../../operations/console.ts';
 import { BarChart } from '../chart.tsx';
 import { documentOf } from '../client.ts';
 import { count, dateTime, day, percent, plural } from '../format.ts';
-import { ConsoleInsights, type InsightRow } from '../operations.ts';
 import { Empty, ErrorNote, Loading } from '../ui.tsx';
 
 const period = (insight: InsightRow) =>
-  insight.periodStart === insight.periodEnd ? day(insight.periodStart) : `${day(insight.periodStart)} – ${day(insight.periodEnd)}`;
+  insight.periodStart === insight.periodEnd
+    ? day(insight.periodStart)
+    : `${day(insight.periodStart)} – ${day(insight.periodEnd)}`;
 
 const asPercent = (value: number) => `${Math.round(value)}%`;
 
 export function InsightsPage() {
   const [result, reexecute] = useQuery({ query: documentOf(ConsoleInsights) });
   const insights = result.data?.insights;
-  const chronological = [...(insights?.nodes ?? [])].sort((a, b) => a.periodStart.localeCompare(b.periodStart) || a.periodEnd.localeCompare(b.periodEnd));
+  const chronological = [...(insights?.nodes ?? [])].sort(
+    (a, b) => a.periodStart.localeCompare(b.periodStart) || a.periodEnd.localeCompare(b.periodEnd),
+  );
   const calls = chronological.reduce((sum, insight) => sum + insight.totalCalls, 0);
   return (
     <section class="page insights-page" aria-labelledby="insights-title">
       <header class="page-header">
         <div>
           <h1 id="insights-title">Insights</h1>
-          <p class="subtitle">{insights ? `${plural(insights.totalCount, 'period')} · regenerated hourly for today and yesterday` : ' '}</p>
+          <p class="subtitle">
+            {insights ? `${plural(insights.totalCount, 'period')} · regenerated hourly for today and yesterday` : ' '}
+          </p>
         </div>
       </header>
       {result.error && !insights ? (
-        <ErrorNote error={result.error} what="the insights" retry={() => reexecute({ requestPolicy: 'network-only' })} />
+        <ErrorNote
+          error={result.error}
+          what="the insights"
+          retry={() => reexecute({ requestPolicy: 'network-only' })}
+        />
       ) : !insights ? (
         <Loading what="insights" />
       ) : insights.nodes.length === 0 ? (
@@ -41,7 +51,15 @@ export function InsightsPage() {
               label={`Calls and issue rate over ${plural(chronological.length, 'period')}: ${count(calls)} calls in all`}
               rightAxis={asPercent}
               datasets={[
-                { type: 'bar', label: 'Calls', data: chronological.map((insight) => insight.totalCalls), backgroundColor: '#4263eb', borderRadius: 3, yAxisID: 'y', order: 2 },
+                {
+                  type: 'bar',
+                  label: 'Calls',
+                  data: chronological.map((insight) => insight.totalCalls),
+                  backgroundColor: '#4263eb',
+                  borderRadius: 3,
+                  yAxisID: 'y',
+                  order: 2,
+                },
                 {
                   type: 'line',
                   label: 'Issue rate',

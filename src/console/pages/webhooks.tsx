@@ -2,10 +2,15 @@
 // deliveries (status, attempts, the last answer) and a replay button.
 import { useMutation, useQuery } from '@urql/preact';
 import { useCallback } from 'preact/hooks';
+import {
+  ConsoleReplayWebhookDelivery,
+  ConsoleWebhookEndpoints,
+  type WebhookDeliveryRow,
+  type WebhookEndpointRow,
+} from '../../operations/console.ts';
 import { documentOf } from '../client.ts';
 import { count, dateTime } from '../format.ts';
 import { useInterval } from '../live.ts';
-import { ConsoleReplayWebhookDelivery, ConsoleWebhookEndpoints, type WebhookDeliveryRow, type WebhookEndpointRow } from '../operations.ts';
 import { Empty, ErrorNote, errorMessage, Loading } from '../ui.tsx';
 
 /** Deliveries move on their own (retries, the worker): the page reads them again this often. */
@@ -21,7 +26,11 @@ export function WebhooksPage() {
       <header class="page-header">
         <div>
           <h1 id="webhooks-title">Webhooks</h1>
-          <p class="subtitle">{endpoints ? `${count(endpoints.totalCount)} ${endpoints.totalCount === 1 ? 'endpoint' : 'endpoints'} · events signed per Standard Webhooks` : ' '}</p>
+          <p class="subtitle">
+            {endpoints
+              ? `${count(endpoints.totalCount)} ${endpoints.totalCount === 1 ? 'endpoint' : 'endpoints'} · events signed per Standard Webhooks`
+              : ' '}
+          </p>
         </div>
       </header>
       {result.error && !endpoints ? (
@@ -29,7 +38,10 @@ export function WebhooksPage() {
       ) : !endpoints ? (
         <Loading what="webhook endpoints" />
       ) : endpoints.nodes.length === 0 ? (
-        <Empty>No webhook endpoints yet: add one with the createWebhookEndpoint mutation or POST /org/{'{org_id}'}/webhook-endpoints.</Empty>
+        <Empty>
+          No webhook endpoints yet: add one with the createWebhookEndpoint mutation or POST /org/{'{org_id}'}
+          /webhook-endpoints.
+        </Empty>
       ) : (
         endpoints.nodes.map((endpoint) => <EndpointView key={endpoint.id} endpoint={endpoint} onReplayed={refresh} />)
       )}
@@ -110,7 +122,9 @@ function DeliveryRow({ delivery, onReplayed }: { delivery: WebhookDeliveryRow; o
         <span class={`badge status-${DELIVERY_TONES[delivery.status]}`} data-status={delivery.status}>
           {delivery.status}
         </span>
-        {delivery.status === 'pending' && delivery.nextAttemptAt && <span class="muted small"> next {dateTime(delivery.nextAttemptAt)}</span>}
+        {delivery.status === 'pending' && delivery.nextAttemptAt && (
+          <span class="muted small"> next {dateTime(delivery.nextAttemptAt)}</span>
+        )}
       </td>
       <td data-label="Attempts">{delivery.attempts}</td>
       <td data-label="Last answer" class="answer">

@@ -22,7 +22,9 @@ const toolSchema = z.strictObject({
   method: z.string(),
   is_enabled: z.boolean(),
   config_override: json(),
-  parameters: z.array(z.strictObject({ name: z.string(), description: z.string(), type: z.string(), required: z.boolean() })),
+  parameters: z.array(
+    z.strictObject({ name: z.string(), description: z.string(), type: z.string(), required: z.boolean() }),
+  ),
 });
 
 export const agentSchema = z
@@ -39,7 +41,10 @@ export const agentSchema = z
     default_functions: z.array(z.string()),
     plugins: z.array(z.unknown()),
     ...Object.fromEntries(
-      Object.entries(agentConfigMembers).map(([name, schema]) => [name, schema.nullable().meta({ description: 'The JSON value; null when unset' })]),
+      Object.entries(agentConfigMembers).map(([name, schema]) => [
+        name,
+        schema.nullable().meta({ description: 'The JSON value; null when unset' }),
+      ]),
     ),
     tools: z.array(toolSchema),
   })
@@ -47,7 +52,8 @@ export const agentSchema = z
 
 export const evaluationFragment = `fragment EvaluationRest on Evaluation {
   databaseId agentId orgId category title prompt score createdAt }`;
-export const presentEvaluation = ({ databaseId, ...evaluation }: Record<string, unknown>) => wire({ id: databaseId, ...evaluation });
+export const presentEvaluation = ({ databaseId, ...evaluation }: Record<string, unknown>) =>
+  wire({ id: databaseId, ...evaluation });
 export const evaluationSchema = z
   .strictObject({
     id: int(),

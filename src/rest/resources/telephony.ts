@@ -1,7 +1,7 @@
-// SPEC.md's SIP trunk summary, phone number and insight records.
+// SPEC.md's SIP trunk summary and phone number records.
 import { z } from 'zod';
 import { wire } from '../wire.ts';
-import { int, timestamp } from './common.ts';
+import { int } from './common.ts';
 
 export const trunkFragment = `fragment TrunkRest on SipTrunk { id name provider type isActive maxConcurrency phoneCount }`;
 export const trunkSchema = z
@@ -28,20 +28,5 @@ export const phoneNumberSchema = z
     is_verified: z.boolean(),
   })
   .meta({ id: 'PhoneNumber' });
-
-export const insightFragment = `fragment InsightRest on Insight {
-  id createdAt periodStart periodEnd executiveSummary totalCalls issuesIdentified issueRate }`;
-export const insightSchema = z
-  .strictObject({
-    id: z.string(),
-    created_at: timestamp(),
-    period_start: z.string().meta({ format: 'date' }),
-    period_end: z.string().meta({ format: 'date' }),
-    executive_summary: z.string(),
-    total_calls: int(),
-    issues_identified: int(),
-    issue_rate: z.number(),
-  })
-  .meta({ id: 'Insight' });
 
 export const present = (record: Record<string, unknown>) => wire(record);

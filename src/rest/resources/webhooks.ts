@@ -20,12 +20,22 @@ export const webhookEndpointSchema = z
   .meta({ id: 'WebhookEndpoint' });
 
 /** An endpoint as created or rotated: with its secret, shown this once. */
-export const presentWebhookEndpointSecret = ({ endpoint, secret }: { endpoint: Record<string, unknown>; secret: string }) => ({
+export const presentWebhookEndpointSecret = ({
+  endpoint,
+  secret,
+}: {
+  endpoint: Record<string, unknown>;
+  secret: string;
+}) => ({
   ...presentWebhookEndpoint(endpoint),
   secret,
 });
 export const webhookEndpointSecretSchema = webhookEndpointSchema
-  .extend({ secret: z.string().meta({ description: '`whsec_…`, shown only here: verify deliveries with it (Standard Webhooks)' }) })
+  .extend({
+    secret: z
+      .string()
+      .meta({ description: '`whsec_…`, shown only here: verify deliveries with it (Standard Webhooks)' }),
+  })
   .meta({ id: 'WebhookEndpointWithSecret' });
 
 export const webhookDeliveryFragment = `fragment WebhookDeliveryRest on WebhookDelivery {

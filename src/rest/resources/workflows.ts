@@ -1,5 +1,5 @@
-// SPEC.md's workflow, version, batch, run, prospect and tag records: the
-// GraphQL selection each is read with, how it maps to the wire, and its schema.
+// SPEC.md's workflow, version, batch and run records: the GraphQL selection
+// each is read with, how it maps to the wire, and its schema.
 import { z } from 'zod';
 import { autoPause, callOutcomes, retryPolicy } from '../../domain/batch-settings.ts';
 import { callingWindow } from '../../domain/calling-window.ts';
@@ -98,7 +98,7 @@ export const runSchema = z
   })
   .meta({ id: 'WorkflowRun' });
 
-export const callAttemptSchema = z
+const callAttemptSchema = z
   .strictObject({
     number: int(),
     step_id: z.string(),
@@ -123,28 +123,3 @@ export const runDetailSchema = runSchema
     call_attempts: z.array(callAttemptSchema),
   })
   .meta({ id: 'Run' });
-
-export const tagFragment = `fragment TagRest on Tag { id name }`;
-export const tagSchema = z.strictObject({ id: z.string(), name: z.string() }).meta({ id: 'Tag' });
-
-export const prospectFragment = `fragment ProspectRest on Prospect {
-  id firstName lastName email phone timezone createdAt updatedAt tags { ...TagRest } }
-  ${tagFragment}`;
-export const presentProspect = (prospect: Record<string, unknown>) => wire(prospect, ['tags']);
-export const prospectSchema = z
-  .strictObject({
-    id: z.string(),
-    first_name: z.string(),
-    last_name: z.string(),
-    email: z.string(),
-    phone: z.string(),
-    timezone: z.string().nullable(),
-    created_at: timestamp(),
-    updated_at: timestamp(),
-    tags: z.array(tagSchema),
-  })
-  .meta({ id: 'Prospect' });
-
-export const prospectListSchema = z
-  .strictObject({ id: z.string(), name: z.string(), prospect_count: int() })
-  .meta({ id: 'ProspectList' });

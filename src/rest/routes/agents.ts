@@ -1,26 +1,27 @@
 // Agents and evaluations: E1-E3, E18-E19 and the agent extensions.
 import { z } from 'zod';
 import { agentConfigMembers, agentCreate, agentUpdate } from '../../domain/agent-config.ts';
-import { notFound } from '../../domain/errors.ts';
 import { evaluationCreate } from '../../domain/evaluations.ts';
-import { typesFromSchema } from '../../schema/json-schema-types.ts';
-import { agentFragment, agentSchema, evaluationFragment, evaluationSchema, presentAgent, presentEvaluation } from '../resources/agents.ts';
-import { defineRoutes, envelopeB, envelopeBSchema, pageArgs, pageSizeQuery } from '../route.ts';
+import { wireNames } from '../../schema/json-schema-names.ts';
+import {
+  agentFragment,
+  agentSchema,
+  evaluationFragment,
+  evaluationSchema,
+  presentAgent,
+  presentEvaluation,
+} from '../resources/agents.ts';
+import { envelopeB, envelopeBSchema, found, operationRoute, pageArgs, pageSizeQuery } from '../route.ts';
 
-const AgentCreate = typesFromSchema(agentCreate);
-const AgentUpdate = typesFromSchema(agentUpdate);
-const EvaluationCreate = typesFromSchema(evaluationCreate);
+const AgentCreate = wireNames(agentCreate);
+const AgentUpdate = wireNames(agentUpdate);
+const EvaluationCreate = wireNames(evaluationCreate);
 
 /** Config members (objects) and plugins (a list) may come as UTF-8 JSON bytes. */
 const agentJsonMembers = { objects: Object.keys(agentConfigMembers), lists: ['plugins'] };
 
-const foundAgent = (agent: Record<string, unknown> | null) => {
-  if (!agent) throw notFound('agent');
-  return presentAgent(agent);
-};
-
-export const agentRoutes = defineRoutes(
-  {
+export const agentRoutes = [
+  operationRoute({
     method: 'POST',
     path: '/agents',
     endpoint: null,
@@ -32,8 +33,8 @@ export const agentRoutes = defineRoutes(
     variables: ({ body }) => ({ input: AgentCreate.toInput(body) }),
     respond: (data) => presentAgent(data.createAgent),
     response: agentSchema,
-  },
-  {
+  }),
+  operationRoute({
     method: 'GET',
     path: '/agents',
     endpoint: null,
@@ -43,8 +44,8 @@ export const agentRoutes = defineRoutes(
     variables: ({ query }) => pageArgs(query.page, query.size),
     respond: (data, { query }) => envelopeB(data.agents, query.page, query.size, presentAgent),
     response: envelopeBSchema(agentSchema),
-  },
-  {
+  }),
+  operationRoute({
     method: 'GET',
     path: '/agents/evals',
     endpoint: 'E19',
@@ -53,13 +54,11 @@ export const agentRoutes = defineRoutes(
       evaluations(agentId: $agentId, first: $first, after: $after) { totalCount nodes { ...EvaluationRest } } } ${evaluationFragment}`,
     query: pageSizeQuery.extend({ agent_id: z.string().min(1) }),
     variables: ({ query }) => ({ agentId: query.agent_id, ...pageArgs(query.page, query.size) }),
-    respond: (data, { query }) => {
-      if (!data.evaluations) throw notFound('agent');
-      return envelopeB(data.evaluations, query.page, query.size, presentEvaluation);
-    },
+    respond: (data, { query }) =>
+      envelopeB(found(data.evaluations, 'agent'), query.page, query.size, presentEvaluation),
     response: envelopeBSchema(evaluationSchema),
-  },
-  {
+  }),
+  operationRoute({
     method: 'POST',
     path: '/agents/evals',
     endpoint: 'E18',
@@ -70,18 +69,18 @@ export const agentRoutes = defineRoutes(
     variables: ({ body }) => ({ input: EvaluationCreate.toInput(body) }),
     respond: (data) => presentEvaluation(data.createEvaluation),
     response: evaluationSchema,
-  },
-  {
+  }),
+  operationRoute({
     method: 'GET',
     path: '/agents/:agent_id',
     endpoint: 'E2',
     summary: 'Get an agent',
     operation: `query($id: ID!) { agent(id: $id) { ...AgentRest } } ${agentFragment}`,
     variables: ({ params }) => ({ id: params.agent_id }),
-    respond: (data) => foundAgent(data.agent),
+    respond: (data) => presentAgent(found(data.agent, 'agent')),
     response: agentSchema,
-  },
-  {
+  }),
+  operationRoute({
     method: 'PATCH',
     path: '/agents/:agent_id',
     endpoint: 'E1',
@@ -93,8 +92,8 @@ export const agentRoutes = defineRoutes(
     variables: ({ params, body }) => ({ id: params.agent_id, input: AgentUpdate.toInput(body) }),
     respond: (data) => presentAgent(data.updateAgent),
     response: agentSchema,
-  },
-  {
+  }),
+  operationRoute({
     method: 'DELETE',
     path: '/agents/:agent_id',
     endpoint: 'E3',
@@ -103,5 +102,5 @@ export const agentRoutes = defineRoutes(
     variables: ({ params }) => ({ id: params.agent_id }),
     respond: () => ({}),
     response: z.strictObject({}),
-  },
-);
+  }),
+];

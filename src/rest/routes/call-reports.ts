@@ -3,23 +3,30 @@ import { z } from 'zod';
 import { callOutcomes } from '../../domain/batch-settings.ts';
 import { attemptNumberOf, callOutcomeReport } from '../../domain/call-reports.ts';
 import { int } from '../resources/common.ts';
-import { defineRoutes } from '../route.ts';
+import { operationRoute } from '../route.ts';
 
-export const callReportRoutes = defineRoutes({
-  method: 'POST',
-  path: '/runs/:run_id/attempts/:attempt/outcome',
-  endpoint: null,
-  summary: "Report how the agent's call ends (voicemail): the attempt ends with it when LiveKit reports the call over",
-  operation: `mutation($runId: ID!, $attempt: Int!, $outcome: CallOutcome!) {
+export const callReportRoutes = [
+  operationRoute({
+    method: 'POST',
+    path: '/runs/:run_id/attempts/:attempt/outcome',
+    endpoint: null,
+    summary:
+      "Report how the agent's call ends (voicemail): the attempt ends with it when LiveKit reports the call over",
+    operation: `mutation($runId: ID!, $attempt: Int!, $outcome: CallOutcome!) {
     reportCallOutcome(runId: $runId, attempt: $attempt, outcome: $outcome) { number reportedOutcome } }`,
-  body: callOutcomeReport,
-  variables: ({ params, body }) => ({ runId: params.run_id, attempt: attemptNumberOf(params.attempt!), outcome: body.outcome }),
-  respond: (data, { params }) => ({
-    run_id: params.run_id,
-    attempt: data.reportCallOutcome.number,
-    reported_outcome: data.reportCallOutcome.reportedOutcome,
+    body: callOutcomeReport,
+    variables: ({ params, body }) => ({
+      runId: params.run_id,
+      attempt: attemptNumberOf(params.attempt!),
+      outcome: body.outcome,
+    }),
+    respond: (data, { params }) => ({
+      run_id: params.run_id,
+      attempt: data.reportCallOutcome.number,
+      reported_outcome: data.reportCallOutcome.reportedOutcome,
+    }),
+    response: z
+      .strictObject({ run_id: z.string(), attempt: int(), reported_outcome: z.enum(callOutcomes) })
+      .meta({ id: 'ReportedCallOutcome' }),
   }),
-  response: z
-    .strictObject({ run_id: z.string(), attempt: int(), reported_outcome: z.enum(callOutcomes) })
-    .meta({ id: 'ReportedCallOutcome' }),
-});
+];

@@ -1,27 +1,28 @@
 // The organization's do-not-call list (issue 12).
 import { z } from 'zod';
 import { doNotCallAdd } from '../../domain/do-not-call.ts';
-import { typesFromSchema } from '../../schema/json-schema-types.ts';
+import { wireNames } from '../../schema/json-schema-names.ts';
 import { int } from '../resources/common.ts';
 import { doNotCallFragment, doNotCallSchema, presentDoNotCall } from '../resources/do-not-call.ts';
-import { defineRoutes, envelopeA, envelopeASchema, pageArgs, pageLimitQuery } from '../route.ts';
+import { envelopeA, envelopeASchema, operationRoute, pageArgs, pageLimitQuery } from '../route.ts';
 
-const DoNotCallAdd = typesFromSchema(doNotCallAdd);
+const DoNotCallAdd = wireNames(doNotCallAdd);
 
-export const doNotCallRoutes = defineRoutes(
-  {
+export const doNotCallRoutes = [
+  operationRoute({
     method: 'POST',
     path: '/do-not-call',
     endpoint: null,
-    summary: 'Add numbers to the do-not-call list (idempotent: a listed number stays once, its reason replaced when one is given)',
+    summary:
+      'Add numbers to the do-not-call list (idempotent: a listed number stays once, its reason replaced when one is given)',
     operation: `mutation($input: DoNotCallAddInput!) { addDoNotCallNumbers(input: $input) { count } }`,
     body: doNotCallAdd,
     status: 201,
     variables: ({ body }) => ({ input: DoNotCallAdd.toInput(body) }),
     respond: (data) => ({ count: data.addDoNotCallNumbers.count }),
     response: z.strictObject({ count: int() }),
-  },
-  {
+  }),
+  operationRoute({
     method: 'GET',
     path: '/do-not-call',
     endpoint: null,
@@ -32,8 +33,8 @@ export const doNotCallRoutes = defineRoutes(
     variables: ({ query }) => pageArgs(query.page, query.limit),
     respond: (data, { query }) => envelopeA(data.doNotCallNumbers, query.page, query.limit, presentDoNotCall),
     response: envelopeASchema(doNotCallSchema),
-  },
-  {
+  }),
+  operationRoute({
     method: 'DELETE',
     path: '/do-not-call/:number',
     endpoint: null,
@@ -42,5 +43,5 @@ export const doNotCallRoutes = defineRoutes(
     variables: ({ params }) => ({ number: params.number }),
     respond: () => ({}),
     response: z.strictObject({}),
-  },
-);
+  }),
+];

@@ -11,4 +11,15 @@ import { telephonyRoutes } from './telephony.ts';
 import { webhookRoutes } from './webhooks.ts';
 import { workflowRoutes } from './workflows.ts';
 
-export const routes: Route[] = [...agentRoutes, ...workflowRoutes, ...prospectRoutes, ...prospectImportRoutes, ...integrationRoutes, ...telephonyRoutes, ...doNotCallRoutes, ...signingSecretRoutes, ...callReportRoutes, ...webhookRoutes];
+export const routes: Route[] = [
+  ...agentRoutes,
+  ...workflowRoutes,
+  ...prospectRoutes,
+  ...prospectImportRoutes,
+  ...integrationRoutes,
+  ...telephonyRoutes,
+  ...doNotCallRoutes,
+  ...signingSecretRoutes,
+  ...callReportRoutes,
+  ...webhookRoutes,
+];

@@ -1,8 +1,7 @@
 // Integrations: E10-E14.
 import { z } from 'zod';
-import { notFound } from '../../domain/errors.ts';
 import { integrationConnect } from '../../domain/integrations.ts';
-import { typesFromSchema } from '../../schema/json-schema-types.ts';
+import { wireNames } from '../../schema/json-schema-names.ts';
 import { MAX_PAGE_SIZE } from '../../schema/pagination.ts';
 import {
   availableIntegrationFragment,
@@ -11,17 +10,12 @@ import {
   connectedIntegrationSchema,
   presentIntegration,
 } from '../resources/integrations.ts';
-import { defineRoutes } from '../route.ts';
+import { found, operationRoute } from '../route.ts';
 
-const IntegrationConnect = typesFromSchema(integrationConnect);
+const IntegrationConnect = wireNames(integrationConnect);
 
-const connected = (record: Record<string, unknown> | null) => {
-  if (!record) throw notFound('integration');
-  return presentIntegration(record);
-};
-
-export const integrationRoutes = defineRoutes(
-  {
+export const integrationRoutes = [
+  operationRoute({
     method: 'POST',
     path: '/integrations',
     endpoint: 'E10',
@@ -34,8 +28,8 @@ export const integrationRoutes = defineRoutes(
     variables: ({ body }) => ({ input: IntegrationConnect.toInput(body) }),
     respond: (data) => presentIntegration(data.connectIntegration),
     response: connectedIntegrationSchema,
-  },
-  {
+  }),
+  operationRoute({
     method: 'GET',
     path: '/integrations',
     endpoint: 'E11',
@@ -44,8 +38,8 @@ export const integrationRoutes = defineRoutes(
     variables: () => ({}),
     respond: (data) => ({ data: data.integrations.nodes.map(presentIntegration) }),
     response: z.strictObject({ data: z.array(availableIntegrationSchema) }),
-  },
-  {
+  }),
+  operationRoute({
     method: 'GET',
     path: '/integrations/connected',
     endpoint: 'E12',
@@ -55,25 +49,25 @@ export const integrationRoutes = defineRoutes(
     variables: () => ({}),
     respond: (data) => ({ data: data.connectedIntegrations.nodes.map(presentIntegration) }),
     response: z.strictObject({ data: z.array(connectedIntegrationSchema) }),
-  },
-  {
+  }),
+  operationRoute({
     method: 'GET',
     path: '/integrations/slug/:slug',
     endpoint: 'E13',
     summary: 'Get a connected integration by slug',
     operation: `query($slug: String!) { integrationBySlug(slug: $slug) { ...ConnectedIntegrationRest } } ${connectedIntegrationFragment}`,
     variables: ({ params }) => ({ slug: params.slug }),
-    respond: (data) => connected(data.integrationBySlug),
+    respond: (data) => presentIntegration(found(data.integrationBySlug, 'integration')),
     response: connectedIntegrationSchema,
-  },
-  {
+  }),
+  operationRoute({
     method: 'GET',
     path: '/integrations/:id',
     endpoint: 'E14',
     summary: 'Get a connected integration by id',
     operation: `query($id: ID!) { connectedIntegration(id: $id) { ...ConnectedIntegrationRest } } ${connectedIntegrationFragment}`,
     variables: ({ params }) => ({ id: params.id }),
-    respond: (data) => connected(data.connectedIntegration),
+    respond: (data) => presentIntegration(found(data.connectedIntegration, 'integration')),
     response: connectedIntegrationSchema,
-  },
-);
+  }),
+];

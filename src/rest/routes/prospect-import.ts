@@ -11,16 +11,25 @@ import {
   writeProspectImport,
 } from '../../domain/prospect-import.ts';
 import { int } from '../resources/common.ts';
-import { defineRoutes } from '../route.ts';
+import { uploadRoute } from '../route.ts';
 
 /** The options as query parameters: `tag_ids` a comma-separated list (or the parameter repeated). */
 const importQuery = prospectImportOptions.extend({
   tag_ids: z
     .union([z.string(), z.array(z.string())])
-    .transform((given) => [given].flat().flatMap((text) => text.split(',')).map((id) => id.trim()).filter(Boolean))
+    .transform((given) =>
+      [given]
+        .flat()
+        .flatMap((text) => text.split(','))
+        .map((id) => id.trim())
+        .filter(Boolean),
+    )
     .pipe(prospectImportOptions.shape.tag_ids.unwrap())
     .optional()
-    .meta({ description: 'tags of the organization (`tag_…`, comma-separated) put on the imported prospects; an unknown one is BAD_INPUT (400);' }),
+    .meta({
+      description:
+        'tags of the organization (`tag_…`, comma-separated) put on the imported prospects; an unknown one is BAD_INPUT (400);',
+    }),
 });
 
 const aliases = Object.entries(FIELD_ALIASES)
@@ -29,7 +38,7 @@ const aliases = Object.entries(FIELD_ALIASES)
 
 const CSV_DESCRIPTION =
   `A UTF-8 CSV file (RFC 4180; a BOM, CRLF and quoted commas and newlines are fine). Its first row names the columns: ${aliases}, ` +
-  'in any case and spacing; `phone` is required. Other columns are kept as the prospect\'s `attributes` (strings), ' +
+  "in any case and spacing; `phone` is required. Other columns are kept as the prospect's `attributes` (strings), " +
   'named in snake_case ("Account Number" -> account_number). Any bad row refuses the whole file: 400 listing up to 100 ' +
   `errors as {line, column, rule, message}. At most ${limits.importRows} rows.`;
 
@@ -39,24 +48,28 @@ export const presentImport = (result: ImportResult) => ({
   duplicates_skipped: result.duplicatesSkipped,
 });
 
-export const prospectImportRoutes = defineRoutes({
-  method: 'POST',
-  path: '/prospects/import',
-  endpoint: null,
-  summary: 'Import prospects from a CSV file (text/csv, streamed), all or nothing',
-  query: importQuery,
-  status: 201,
-  upload: { contentType: 'text/csv', description: CSV_DESCRIPTION, maxBytes: limits.importBytes },
-  read: async (scope, query, body) => {
-    const options = await importOptionsOf(scope, query);
-    return { options, parsed: await readProspectCsv(body, options) };
-  },
-  write: async (scope, { options, parsed }) => presentImport(await writeProspectImport(scope, parsed, options)),
-  response: z
-    .strictObject({
-      count: int().meta({ description: 'Prospects created, or updated (`on_duplicate=update`).' }),
-      list_id: z.string().optional().meta({ description: 'The list created (`list_name`).' }),
-      duplicates_skipped: int().meta({ description: 'Rows skipped because their phone was a prospect\'s already, or an earlier row\'s.' }),
-    })
-    .meta({ id: 'ProspectImport' }),
-});
+export const prospectImportRoutes = [
+  uploadRoute({
+    method: 'POST',
+    path: '/prospects/import',
+    endpoint: null,
+    summary: 'Import prospects from a CSV file (text/csv, streamed), all or nothing',
+    query: importQuery,
+    status: 201,
+    upload: { contentType: 'text/csv', description: CSV_DESCRIPTION, maxBytes: limits.importBytes },
+    read: async (scope, query, body) => {
+      const options = await importOptionsOf(scope, query);
+      return { options, parsed: await readProspectCsv(body, options) };
+    },
+    write: async (scope, { options, parsed }) => presentImport(await writeProspectImport(scope, parsed, options)),
+    response: z
+      .strictObject({
+        count: int().meta({ description: 'Prospects created, or updated (`on_duplicate=update`).' }),
+        list_id: z.string().optional().meta({ description: 'The list created (`list_name`).' }),
+        duplicates_skipped: int().meta({
+          description: "Rows skipped because their phone was a prospect's already, or an earlier row's.",
+        }),
+      })
+      .meta({ id: 'ProspectImport' }),
+  }),
+];

@@ -1,28 +1,35 @@
 // Prospects, lists and tags: E21 and DECISIONS.md's extensions.
 import { z } from 'zod';
-import { notFound } from '../../domain/errors.ts';
 import { prospectListCreate, prospectsCreate, prospectTagsAdd, tagCreate } from '../../domain/prospects.ts';
-import { typesFromSchema } from '../../schema/json-schema-types.ts';
+import { wireNames } from '../../schema/json-schema-names.ts';
 import { int } from '../resources/common.ts';
-import { presentProspect, prospectFragment, prospectListSchema, prospectSchema, tagFragment, tagSchema } from '../resources/workflows.ts';
-import { defineRoutes, genericBody, genericBodySchema } from '../route.ts';
+import {
+  presentProspect,
+  prospectFragment,
+  prospectListSchema,
+  prospectSchema,
+  tagFragment,
+  tagSchema,
+} from '../resources/prospects.ts';
+import { found, genericBody, genericBodySchema, operationRoute } from '../route.ts';
 import { wire } from '../wire.ts';
 
-const ProspectsCreate = typesFromSchema(prospectsCreate);
-const ProspectListCreate = typesFromSchema(prospectListCreate);
-const TagCreate = typesFromSchema(tagCreate);
-const ProspectTagsAdd = typesFromSchema(prospectTagsAdd);
+const ProspectsCreate = wireNames(prospectsCreate);
+const ProspectListCreate = wireNames(prospectListCreate);
+const TagCreate = wireNames(tagCreate);
+const ProspectTagsAdd = wireNames(prospectTagsAdd);
 
 /** `{ "prospects": [...] }`, or one prospect's members alone (read as a list of one). */
 const prospectsBody = z
   .preprocess(
-    (body) => (body && typeof body === 'object' && !Array.isArray(body) && !('prospects' in body) ? { prospects: [body] } : body),
+    (body) =>
+      body && typeof body === 'object' && !Array.isArray(body) && !('prospects' in body) ? { prospects: [body] } : body,
     prospectsCreate,
   )
   .meta({ description: 'Many prospects as {"prospects": [...]}, or one prospect\'s members alone' });
 
-export const prospectRoutes = defineRoutes(
-  {
+export const prospectRoutes = [
+  operationRoute({
     method: 'POST',
     path: '/prospects',
     endpoint: null,
@@ -33,21 +40,18 @@ export const prospectRoutes = defineRoutes(
     variables: ({ body }) => ({ input: ProspectsCreate.toInput(body) }),
     respond: (data) => ({ count: data.createProspects.length, created: data.createProspects.map(presentProspect) }),
     response: z.strictObject({ count: int(), created: z.array(prospectSchema) }),
-  },
-  {
+  }),
+  operationRoute({
     method: 'GET',
     path: '/prospects/:prospect_id',
     endpoint: null,
     summary: 'Get a prospect with its tags',
     operation: `query($id: ID!) { prospect(id: $id) { ...ProspectRest } } ${prospectFragment}`,
     variables: ({ params }) => ({ id: params.prospect_id }),
-    respond: (data) => {
-      if (!data.prospect) throw notFound('prospect');
-      return presentProspect(data.prospect);
-    },
+    respond: (data) => presentProspect(found(data.prospect, 'prospect')),
     response: prospectSchema,
-  },
-  {
+  }),
+  operationRoute({
     method: 'POST',
     path: '/prospects/:prospect_id/tags',
     endpoint: 'E21',
@@ -62,8 +66,8 @@ export const prospectRoutes = defineRoutes(
         tags: data.addTagsToProspect.tags.map((tag: Record<string, unknown>) => wire(tag)),
       }),
     response: genericBodySchema(z.strictObject({ prospect_id: z.string(), tags: z.array(tagSchema) })),
-  },
-  {
+  }),
+  operationRoute({
     method: 'POST',
     path: '/prospect-lists',
     endpoint: null,
@@ -74,8 +78,8 @@ export const prospectRoutes = defineRoutes(
     variables: ({ body }) => ({ input: ProspectListCreate.toInput(body) }),
     respond: (data) => wire(data.createProspectList),
     response: prospectListSchema,
-  },
-  {
+  }),
+  operationRoute({
     method: 'POST',
     path: '/tags',
     endpoint: null,
@@ -86,5 +90,5 @@ export const prospectRoutes = defineRoutes(
     variables: ({ body }) => ({ input: TagCreate.toInput(body) }),
     respond: (data) => wire(data.createTag),
     response: tagSchema,
-  },
-);
+  }),
+];

@@ -2,23 +2,16 @@
 import { z } from 'zod';
 import { insightFilter } from '../../domain/insights.ts';
 import { phoneNumberCreate, phoneNumbersCreate, sipTrunkCreate } from '../../domain/telephony.ts';
-import { typesFromSchema } from '../../schema/json-schema-types.ts';
+import { wireNames } from '../../schema/json-schema-names.ts';
 import { cursorBefore, MAX_PAGE_SIZE } from '../../schema/pagination.ts';
 import { int } from '../resources/common.ts';
-import {
-  insightFragment,
-  insightSchema,
-  phoneNumberFragment,
-  phoneNumberSchema,
-  present,
-  trunkFragment,
-  trunkSchema,
-} from '../resources/telephony.ts';
-import { defineRoutes, pageArgs, pageLimitQuery } from '../route.ts';
+import { insightFragment, insightSchema, presentInsight } from '../resources/insights.ts';
+import { phoneNumberFragment, phoneNumberSchema, present, trunkFragment, trunkSchema } from '../resources/telephony.ts';
+import { operationRoute, pageArgs, pageLimitQuery } from '../route.ts';
 
-const SipTrunkCreate = typesFromSchema(sipTrunkCreate);
-const PhoneNumberCreate = typesFromSchema(phoneNumberCreate);
-const PhoneNumbersCreate = typesFromSchema(phoneNumbersCreate);
+const SipTrunkCreate = wireNames(sipTrunkCreate);
+const PhoneNumberCreate = wireNames(phoneNumberCreate);
+const PhoneNumbersCreate = wireNames(phoneNumbersCreate);
 
 /** The lists return `{ data }` (DECISIONS.md); `page` and `limit` select which part, 100 at most. */
 const listQuery = pageLimitQuery.extend({ limit: pageLimitQuery.shape.limit.unwrap().default(MAX_PAGE_SIZE) });
@@ -30,8 +23,8 @@ const insightsQuery = z.object({
   offset: z.coerce.number().int().min(0).max(100_000_000).default(0),
 });
 
-export const telephonyRoutes = defineRoutes(
-  {
+export const telephonyRoutes = [
+  operationRoute({
     method: 'POST',
     path: '/sip-trunks',
     endpoint: 'E15',
@@ -47,9 +40,13 @@ export const telephonyRoutes = defineRoutes(
       outbound_trunk: present(created.outboundTrunk),
       phone_numbers: created.phoneNumbers.map(present),
     }),
-    response: z.strictObject({ inbound_trunk: trunkSchema, outbound_trunk: trunkSchema, phone_numbers: z.array(phoneNumberSchema) }),
-  },
-  {
+    response: z.strictObject({
+      inbound_trunk: trunkSchema,
+      outbound_trunk: trunkSchema,
+      phone_numbers: z.array(phoneNumberSchema),
+    }),
+  }),
+  operationRoute({
     method: 'GET',
     path: '/sip-trunks',
     endpoint: null,
@@ -59,8 +56,8 @@ export const telephonyRoutes = defineRoutes(
     variables: ({ query }) => pageArgs(query.page, query.limit),
     respond: (data) => ({ data: data.sipTrunks.nodes.map(present) }),
     response: z.strictObject({ data: z.array(trunkSchema) }),
-  },
-  {
+  }),
+  operationRoute({
     method: 'POST',
     path: '/phone-numbers',
     endpoint: 'E16',
@@ -71,8 +68,8 @@ export const telephonyRoutes = defineRoutes(
     variables: ({ body }) => ({ input: PhoneNumberCreate.toInput(body) }),
     respond: (data) => present(data.createPhoneNumber),
     response: phoneNumberSchema,
-  },
-  {
+  }),
+  operationRoute({
     method: 'POST',
     path: '/phone-numbers/bulk',
     endpoint: 'E17',
@@ -84,8 +81,8 @@ export const telephonyRoutes = defineRoutes(
     variables: ({ body }) => ({ input: PhoneNumbersCreate.toInput(body) }),
     respond: ({ createPhoneNumbers: result }) => ({ count: result.count, created: result.created.map(present) }),
     response: z.strictObject({ count: int(), created: z.array(phoneNumberSchema) }),
-  },
-  {
+  }),
+  operationRoute({
     method: 'GET',
     path: '/phone-numbers',
     endpoint: null,
@@ -96,8 +93,8 @@ export const telephonyRoutes = defineRoutes(
     variables: ({ query }) => pageArgs(query.page, query.limit),
     respond: (data) => ({ data: data.phoneNumbers.nodes.map(present) }),
     response: z.strictObject({ data: z.array(phoneNumberSchema) }),
-  },
-  {
+  }),
+  operationRoute({
     method: 'GET',
     path: '/analytics/insights',
     endpoint: 'E20',
@@ -113,11 +110,11 @@ export const telephonyRoutes = defineRoutes(
       after: cursorBefore(query.offset),
     }),
     respond: (data, { query }) => ({
-      insights: data.insights.nodes.map(present),
+      insights: data.insights.nodes.map(presentInsight),
       limit: query.limit,
       offset: query.offset,
       total: data.insights.totalCount,
     }),
     response: z.strictObject({ insights: z.array(insightSchema), limit: int(), offset: int(), total: int() }),
-  },
-);
+  }),
+];

@@ -3,9 +3,8 @@
 // kept for the key holds it sealed (`secretMembers`, src/rest/idempotency.ts).
 // Rotating a secret and replaying a delivery act on what exists: 200.
 import { z } from 'zod';
-import { notFound } from '../../domain/errors.ts';
 import { webhookEndpointCreate, webhookEndpointUpdate } from '../../domain/webhook-endpoints.ts';
-import { typesFromSchema } from '../../schema/json-schema-types.ts';
+import { wireNames } from '../../schema/json-schema-names.ts';
 import {
   presentWebhookDelivery,
   presentWebhookEndpoint,
@@ -16,15 +15,23 @@ import {
   webhookEndpointSchema,
   webhookEndpointSecretSchema,
 } from '../resources/webhooks.ts';
-import { dataListQuery, defineRoutes, envelopeA, envelopeASchema, pageArgs, pageLimitQuery } from '../route.ts';
+import {
+  dataListQuery,
+  envelopeA,
+  envelopeASchema,
+  found,
+  operationRoute,
+  pageArgs,
+  pageLimitQuery,
+} from '../route.ts';
 
-const WebhookEndpointCreate = typesFromSchema(webhookEndpointCreate);
-const WebhookEndpointUpdate = typesFromSchema(webhookEndpointUpdate);
+const WebhookEndpointCreate = wireNames(webhookEndpointCreate);
+const WebhookEndpointUpdate = wireNames(webhookEndpointUpdate);
 
 const withSecret = `endpoint { ...WebhookEndpointRest } secret`;
 
-export const webhookRoutes = defineRoutes(
-  {
+export const webhookRoutes = [
+  operationRoute({
     method: 'POST',
     path: '/webhook-endpoints',
     endpoint: null,
@@ -36,8 +43,8 @@ export const webhookRoutes = defineRoutes(
     variables: ({ body }) => ({ input: WebhookEndpointCreate.toInput(body) }),
     respond: (data) => presentWebhookEndpointSecret(data.createWebhookEndpoint),
     response: webhookEndpointSecretSchema,
-  },
-  {
+  }),
+  operationRoute({
     method: 'GET',
     path: '/webhook-endpoints',
     endpoint: null,
@@ -48,21 +55,18 @@ export const webhookRoutes = defineRoutes(
     variables: ({ query }) => pageArgs(query.page, query.limit),
     respond: (data) => ({ data: data.webhookEndpoints.nodes.map(presentWebhookEndpoint) }),
     response: z.strictObject({ data: z.array(webhookEndpointSchema) }),
-  },
-  {
+  }),
+  operationRoute({
     method: 'GET',
     path: '/webhook-endpoints/:id',
     endpoint: null,
     summary: 'Get a webhook endpoint (never its secret)',
     operation: `query($id: ID!) { webhookEndpoint(id: $id) { ...WebhookEndpointRest } } ${webhookEndpointFragment}`,
     variables: ({ params }) => ({ id: params.id }),
-    respond: (data) => {
-      if (!data.webhookEndpoint) throw notFound('webhook endpoint');
-      return presentWebhookEndpoint(data.webhookEndpoint);
-    },
+    respond: (data) => presentWebhookEndpoint(found(data.webhookEndpoint, 'webhook endpoint')),
     response: webhookEndpointSchema,
-  },
-  {
+  }),
+  operationRoute({
     method: 'PATCH',
     path: '/webhook-endpoints/:id',
     endpoint: null,
@@ -73,8 +77,8 @@ export const webhookRoutes = defineRoutes(
     variables: ({ params, body }) => ({ id: params.id, input: WebhookEndpointUpdate.toInput(body) }),
     respond: (data) => presentWebhookEndpoint(data.updateWebhookEndpoint),
     response: webhookEndpointSchema,
-  },
-  {
+  }),
+  operationRoute({
     method: 'DELETE',
     path: '/webhook-endpoints/:id',
     endpoint: null,
@@ -83,8 +87,8 @@ export const webhookRoutes = defineRoutes(
     variables: ({ params }) => ({ id: params.id }),
     respond: () => ({}),
     response: z.strictObject({}),
-  },
-  {
+  }),
+  operationRoute({
     method: 'POST',
     path: '/webhook-endpoints/:id/rotate-secret',
     endpoint: null,
@@ -93,8 +97,8 @@ export const webhookRoutes = defineRoutes(
     variables: ({ params }) => ({ id: params.id }),
     respond: (data) => presentWebhookEndpointSecret(data.rotateWebhookEndpointSecret),
     response: webhookEndpointSecretSchema,
-  },
-  {
+  }),
+  operationRoute({
     method: 'GET',
     path: '/webhook-endpoints/:id/deliveries',
     endpoint: null,
@@ -103,13 +107,16 @@ export const webhookRoutes = defineRoutes(
       deliveries(first: $first, after: $after) { totalCount nodes { ...WebhookDeliveryRest } } } } ${webhookDeliveryFragment}`,
     query: pageLimitQuery,
     variables: ({ params, query }) => ({ id: params.id, ...pageArgs(query.page, query.limit) }),
-    respond: (data, { query }) => {
-      if (!data.webhookEndpoint) throw notFound('webhook endpoint');
-      return envelopeA(data.webhookEndpoint.deliveries, query.page, query.limit, presentWebhookDelivery);
-    },
+    respond: (data, { query }) =>
+      envelopeA(
+        found(data.webhookEndpoint, 'webhook endpoint').deliveries,
+        query.page,
+        query.limit,
+        presentWebhookDelivery,
+      ),
     response: envelopeASchema(webhookDeliverySchema),
-  },
-  {
+  }),
+  operationRoute({
     method: 'POST',
     path: '/webhook-deliveries/:id/replay',
     endpoint: null,
@@ -118,5 +125,5 @@ export const webhookRoutes = defineRoutes(
     variables: ({ params }) => ({ id: params.id }),
     respond: (data) => presentWebhookDelivery(data.replayWebhookDelivery),
     response: webhookDeliverySchema,
-  },
-);
+  }),
+];

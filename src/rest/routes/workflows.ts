@@ -2,10 +2,9 @@
 import { z } from 'zod';
 import { batchSettingsUpdate } from '../../domain/batch-settings.ts';
 import { batchCreate, batchStatusUpdate } from '../../domain/batches.ts';
-import { notFound } from '../../domain/errors.ts';
 import { runFilter, runSorts } from '../../domain/runs.ts';
 import { workflowCreate, workflowUpdate, workflowVersionCreate } from '../../domain/workflows.ts';
-import { typesFromSchema } from '../../schema/json-schema-types.ts';
+import { wireNames } from '../../schema/json-schema-names.ts';
 import {
   batchFragment,
   batchSchema,
@@ -23,14 +22,24 @@ import {
   workflowFragment,
   workflowSchema,
 } from '../resources/workflows.ts';
-import { defineRoutes, envelopeA, envelopeASchema, envelopeB, envelopeBSchema, pageArgs, pageLimitQuery, pageSizeQuery } from '../route.ts';
+import {
+  envelopeA,
+  envelopeASchema,
+  envelopeB,
+  envelopeBSchema,
+  found,
+  operationRoute,
+  pageArgs,
+  pageLimitQuery,
+  pageSizeQuery,
+} from '../route.ts';
 
-const WorkflowCreate = typesFromSchema(workflowCreate);
-const WorkflowUpdate = typesFromSchema(workflowUpdate);
-const WorkflowVersionCreate = typesFromSchema(workflowVersionCreate);
-const BatchCreate = typesFromSchema(batchCreate);
-const BatchSettingsUpdate = typesFromSchema(batchSettingsUpdate);
-const RunFilter = typesFromSchema(runFilter);
+const WorkflowCreate = wireNames(workflowCreate);
+const WorkflowUpdate = wireNames(workflowUpdate);
+const WorkflowVersionCreate = wireNames(workflowVersionCreate);
+const BatchCreate = wireNames(batchCreate);
+const BatchSettingsUpdate = wireNames(batchSettingsUpdate);
+const RunFilter = wireNames(runFilter);
 
 /** E6's query: DECISIONS.md's parameter names, the filter members of `runFilter`, and `sort`. */
 const runsQuery = pageLimitQuery.extend({
@@ -41,13 +50,8 @@ const runsQuery = pageLimitQuery.extend({
 /** Batches of up to 100,000 prospect ids need more than the default 1 MiB. */
 const BATCH_BODY_LIMIT = 8 * 1024 * 1024;
 
-const found = <T>(value: T | null | undefined, what: string): T => {
-  if (value === null || value === undefined) throw notFound(what);
-  return value;
-};
-
-export const workflowRoutes = defineRoutes(
-  {
+export const workflowRoutes = [
+  operationRoute({
     method: 'POST',
     path: '/workflows',
     endpoint: null,
@@ -59,8 +63,8 @@ export const workflowRoutes = defineRoutes(
     variables: ({ body }) => ({ input: WorkflowCreate.toInput(body) }),
     respond: (data) => presentWorkflow(data.createWorkflow),
     response: workflowSchema,
-  },
-  {
+  }),
+  operationRoute({
     method: 'GET',
     path: '/workflows/:workflow_id',
     endpoint: null,
@@ -69,8 +73,8 @@ export const workflowRoutes = defineRoutes(
     variables: ({ params }) => ({ id: params.workflow_id }),
     respond: (data) => presentWorkflow(found(data.workflow, 'workflow')),
     response: workflowSchema,
-  },
-  {
+  }),
+  operationRoute({
     method: 'PATCH',
     path: '/workflows/:workflow_id',
     endpoint: 'E5',
@@ -80,8 +84,8 @@ export const workflowRoutes = defineRoutes(
     variables: ({ params, body }) => ({ id: params.workflow_id, input: WorkflowUpdate.toInput(body) }),
     respond: (data) => presentWorkflow(data.updateWorkflow),
     response: workflowSchema,
-  },
-  {
+  }),
+  operationRoute({
     method: 'POST',
     path: '/workflows/:workflow_id/versions',
     endpoint: null,
@@ -94,8 +98,8 @@ export const workflowRoutes = defineRoutes(
     variables: ({ params, body }) => ({ id: params.workflow_id, input: WorkflowVersionCreate.toInput(body) }),
     respond: (data) => presentWorkflow(data.publishWorkflowVersion),
     response: workflowSchema,
-  },
-  {
+  }),
+  operationRoute({
     method: 'GET',
     path: '/workflows/:workflow_id/versions',
     endpoint: 'E8',
@@ -107,8 +111,8 @@ export const workflowRoutes = defineRoutes(
     respond: (data, { query }) =>
       envelopeB(found(data.workflow, 'workflow').versions, query.page, query.size, presentVersion),
     response: envelopeBSchema(versionSchema),
-  },
-  {
+  }),
+  operationRoute({
     method: 'POST',
     path: '/workflows/:workflow_id/batches',
     endpoint: 'E4',
@@ -120,8 +124,8 @@ export const workflowRoutes = defineRoutes(
     variables: ({ params, body }) => ({ id: params.workflow_id, input: BatchCreate.toInput(body) }),
     respond: (data) => presentBatch(data.createBatch),
     response: batchSchema,
-  },
-  {
+  }),
+  operationRoute({
     method: 'GET',
     path: '/workflows/:workflow_id/batches',
     endpoint: 'E7',
@@ -133,8 +137,8 @@ export const workflowRoutes = defineRoutes(
     respond: (data, { query }) =>
       envelopeA(found(data.workflow, 'workflow').batches, query.page, query.limit, presentBatch),
     response: envelopeASchema(batchSchema),
-  },
-  {
+  }),
+  operationRoute({
     method: 'GET',
     path: '/workflows/:workflow_id/runs',
     endpoint: 'E6',
@@ -154,8 +158,8 @@ export const workflowRoutes = defineRoutes(
     },
     respond: (data, { query }) => envelopeA(found(data.runs, 'workflow'), query.page, query.limit, presentRun),
     response: envelopeASchema(runSchema),
-  },
-  {
+  }),
+  operationRoute({
     method: 'GET',
     path: '/batches/:batch_id',
     endpoint: null,
@@ -164,8 +168,8 @@ export const workflowRoutes = defineRoutes(
     variables: ({ params }) => ({ id: params.batch_id }),
     respond: (data) => presentBatch(found(data.batch, 'batch')),
     response: batchSchema,
-  },
-  {
+  }),
+  operationRoute({
     method: 'PATCH',
     path: '/batches/:batch_id',
     endpoint: 'E9',
@@ -175,8 +179,8 @@ export const workflowRoutes = defineRoutes(
     variables: ({ params, body }) => ({ id: params.batch_id, status: body.status }),
     respond: (data) => presentBatch(data.updateBatchStatus),
     response: batchSchema,
-  },
-  {
+  }),
+  operationRoute({
     method: 'PATCH',
     path: '/batches/:batch_id/settings',
     endpoint: null,
@@ -187,8 +191,8 @@ export const workflowRoutes = defineRoutes(
     variables: ({ params, body }) => ({ id: params.batch_id, input: BatchSettingsUpdate.toInput(body) }),
     respond: (data) => presentBatch(data.updateBatchSettings),
     response: batchSchema,
-  },
-  {
+  }),
+  operationRoute({
     method: 'POST',
     path: '/batches/:batch_id/retry-failed',
     endpoint: null,
@@ -197,15 +201,15 @@ export const workflowRoutes = defineRoutes(
     variables: ({ params }) => ({ id: params.batch_id }),
     respond: (data) => presentBatch(data.retryFailedRuns),
     response: batchSchema,
-  },
-  {
+  }),
+  operationRoute({
     method: 'GET',
     path: '/runs/:run_id',
     endpoint: null,
-    summary: "Get a run with its call attempts, oldest first",
+    summary: 'Get a run with its call attempts, oldest first',
     operation: `query($id: ID!) { run(id: $id) { ...RunDetailRest } } ${runDetailFragment}`,
     variables: ({ params }) => ({ id: params.run_id }),
     respond: (data) => presentRunDetail(found(data.run, 'run')),
     response: runDetailSchema,
-  },
-);
+  }),
+];

@@ -12,8 +12,11 @@ export interface Clock {
 export const systemClock: Clock = {
   now: () => new Date(),
   sleepUntil: async (at, signal) => {
-    const ms = at.getTime() - Date.now();
-    if (ms > 0) await sleep(ms, undefined, { signal });
-    else signal?.throwIfAborted();
+    signal?.throwIfAborted();
+    // A timer may fire a millisecond early by the wall clock (timers run on the monotonic one, rounded):
+    // sleep again until `at` has really passed, so nothing paced by this clock ever happens before its time.
+    for (let ms = at.getTime() - Date.now(); ms > 0; ms = at.getTime() - Date.now()) {
+      await sleep(ms, undefined, { signal });
+    }
   },
 };

@@ -1,10 +1,13 @@
 // The `data` of each webhook event: the REST shape of its object (SPEC.md's
 // names, as GET answers it), built by the database from the rows in the same
-// statement that writes the event. The REST layer builds the same shapes from
+// statement that writes the event (write-webhook-events.ts): the SQL pieces
+// of that statement, one per kind of object. Each reads its object's row by
+// primary key, and its children by their parent's key (Run by batch,
+// RunAttempt by run, AgentTool by agent). The REST layer builds the same shapes from
 // GraphQL results (src/rest/resources/); the domain may not use those (the
 // layers point one way), so the shapes are written here once more, and
 // test/webhooks.test.ts compares each event with the GET answer for its object.
-import { counterColumn } from './batch-state.ts';
+import { counterColumn } from './counter-columns.ts';
 
 /** RFC 3339 UTC with milliseconds, as every REST timestamp (null stays null). */
 const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;

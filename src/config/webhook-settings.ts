@@ -2,14 +2,18 @@
 // how often a failed delivery is tried again, how long one may take, and when
 // an endpoint that keeps failing is disabled. Read from the environment by
 // src/config.ts.
-import type { WebhookUrlPolicy } from '../domain/webhook-urls.ts';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
-export interface WebhookSettings extends WebhookUrlPolicy {
+// The first two members are src/domain/webhook-urls.ts's WebhookUrlPolicy, which these settings satisfy.
+export interface WebhookSettings {
+  /** `http:` URLs allowed besides `https:` (WEBHOOK_ALLOW_HTTP). */
+  allowHttp: boolean;
+  /** Addresses inside private networks allowed (WEBHOOK_ALLOW_PRIVATE). */
+  allowPrivate: boolean;
   /** The waits before the 2nd, 3rd … attempt; a delivery still failing after the last is `failed`. */
   retryScheduleMs: number[];
   /** An endpoint failing without a success for this long is disabled. */

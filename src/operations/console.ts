@@ -3,7 +3,8 @@
 // SHA-256, never its text): the gateway allows them as it allows the REST
 // layer's own (src/http/app.ts), so the console works with
 // GRAPHQL_PERSISTED_ONLY=on; scripts/build-console.js gives the bundle their
-// hashes. This module is plain data, read by the browser bundle and the server.
+// hashes. This module is plain data, read by the browser bundle (src/console/)
+// and the server: it lives below both, so neither imports the other.
 
 /** A document with the types of its answer and variables (they exist for the compiler only). */
 export interface Operation<Data, Variables> {
@@ -121,7 +122,10 @@ export interface BatchDetail extends BatchCard {
   history: AttemptsInterval[];
 }
 
-export const ConsoleBatch = operation<{ batch: BatchDetail | null }, { id: string; minutes: number; intervalMinutes: number }>(
+export const ConsoleBatch = operation<
+  { batch: BatchDetail | null },
+  { id: string; minutes: number; intervalMinutes: number }
+>(
   `query ConsoleBatch($id: ID!, $minutes: Int!, $intervalMinutes: Int!) {
   batch(id: $id) {
     ${BATCH_CARD}
@@ -132,7 +136,7 @@ export const ConsoleBatch = operation<{ batch: BatchDetail | null }, { id: strin
 }`,
 );
 
-export interface CallAttempt {
+interface CallAttempt {
   number: number;
   startedAt: string;
   endedAt: string | null;
@@ -183,11 +187,14 @@ export const ConsoleBatchRuns = operation<
 export const ConsoleSetBatchStatus = operation<
   { updateBatchStatus: { id: string; status: BatchStatus } },
   { id: string; status: 'PAUSED' | 'PENDING' | 'CANCELLED' }
->('mutation ConsoleSetBatchStatus($id: ID!, $status: BatchStatus!) { updateBatchStatus(id: $id, status: $status) { id status } }');
-
-export const ConsoleRetryFailedRuns = operation<{ retryFailedRuns: { id: string; status: BatchStatus } }, { id: string }>(
-  'mutation ConsoleRetryFailedRuns($id: ID!) { retryFailedRuns(id: $id) { id status } }',
+>(
+  'mutation ConsoleSetBatchStatus($id: ID!, $status: BatchStatus!) { updateBatchStatus(id: $id, status: $status) { id status } }',
 );
+
+export const ConsoleRetryFailedRuns = operation<
+  { retryFailedRuns: { id: string; status: BatchStatus } },
+  { id: string }
+>('mutation ConsoleRetryFailedRuns($id: ID!) { retryFailedRuns(id: $id) { id status } }');
 
 export interface AgentSummary {
   id: string;
@@ -213,7 +220,7 @@ export const ConsoleAgents = operation<{ agents: { totalCount: number; nodes: Ag
 export type WireConfig = Record<string, unknown>;
 
 /** The agent's configuration members, by their GraphQL names. */
-export const configMembers = [
+const configMembers = [
   'llmConfig',
   'voiceConfig',
   'transcriberConfig',
@@ -256,7 +263,10 @@ export const ConsoleAgent = operation<{ agent: AgentDetail | null }, { id: strin
   `query ConsoleAgent($id: ID!) { agent(id: $id) { ${AGENT_DETAIL} } }`,
 );
 
-export const ConsoleUpdateAgent = operation<{ updateAgent: AgentDetail }, { id: string; input: Record<string, unknown> }>(
+export const ConsoleUpdateAgent = operation<
+  { updateAgent: AgentDetail },
+  { id: string; input: Record<string, unknown> }
+>(
   `mutation ConsoleUpdateAgent($id: ID!, $input: AgentUpdateInput!) { updateAgent(id: $id, input: $input) { ${AGENT_DETAIL} } }`,
 );
 
@@ -277,7 +287,7 @@ export const ConsoleInsights = operation<{ insights: { totalCount: number; nodes
 }`,
 );
 
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+type DeliveryStatus = 'pending' | 'delivered' | 'failed';
 
 export interface WebhookDeliveryRow {
   id: string;
@@ -305,9 +315,12 @@ export interface WebhookEndpointRow {
   deliveries: { totalCount: number; nodes: WebhookDeliveryRow[] };
 }
 
-const DELIVERY = 'id eventId eventType status attempts lastResponseCode lastError latencyMs createdAt deliveredAt nextAttemptAt';
+const DELIVERY =
+  'id eventId eventType status attempts lastResponseCode lastError latencyMs createdAt deliveredAt nextAttemptAt';
 
-export const ConsoleWebhookEndpoints = operation<{ webhookEndpoints: { totalCount: number; nodes: WebhookEndpointRow[] } }>(
+export const ConsoleWebhookEndpoints = operation<{
+  webhookEndpoints: { totalCount: number; nodes: WebhookEndpointRow[] };
+}>(
   `query ConsoleWebhookEndpoints {
   webhookEndpoints(first: 50) {
     totalCount

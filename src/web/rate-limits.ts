@@ -8,15 +8,8 @@ import { createRequire } from 'node:module';
 import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
+import type { RateLimits } from '../config/request-limits.ts';
 import type { RedisHealth } from '../events/redis-health.ts';
-
-export interface RateLimits {
-  /** Requests per key per window, on every route. */
-  perKey: number;
-  /** Requests per key per window on E1, counted separately. */
-  agentUpdate: number;
-  windowMs: number;
-}
 
 const keyOf = (request: FastifyRequest) => {
   const apiKey = request.headers['x-api-key'];
@@ -27,7 +20,11 @@ const keyOf = (request: FastifyRequest) => {
 };
 
 // The plugin's own stores, in Redis and in this process's memory (the package exports no path to them).
-type PluginStore = new (continueExceeding: boolean, exponentialBackoff: boolean, ...rest: unknown[]) => FastifyRateLimitStore & {
+type PluginStore = new (
+  continueExceeding: boolean,
+  exponentialBackoff: boolean,
+  ...rest: unknown[]
+) => FastifyRateLimitStore & {
   read: FastifyRateLimitStore['incr'];
 };
 const require = createRequire(import.meta.url);
@@ -82,8 +79,15 @@ const NAMESPACE = 'gateway-rate-limit:';
 
 function sharedOrLocalStore(redis: Redis, health: RedisHealth): FastifyRateLimitStoreCtor {
   return class extends SharedOrLocalStore {
-    constructor({ continueExceeding = false, exponentialBackoff = false }: { continueExceeding?: boolean; exponentialBackoff?: boolean }) {
-      super(new RedisStore(continueExceeding, exponentialBackoff, redis, NAMESPACE), new LocalStore(continueExceeding, exponentialBackoff), health);
+    constructor({
+      continueExceeding = false,
+      exponentialBackoff = false,
+    }: { continueExceeding?: boolean; exponentialBackoff?: boolean }) {
+      super(
+        new RedisStore(continueExceeding, exponentialBackoff, redis, NAMESPACE),
+        new LocalStore(continueExceeding, exponentialBackoff),
+        health,
+      );
     }
   };
 }

@@ -1,0 +1,34 @@
+// What one client may ask of the gateway: how much a GraphQL request may ask
+// for (src/graphql/protections.ts enforces it) and how many requests a key may
+// make (src/web/rate-limits.ts). Read from the environment by src/config.ts.
+
+export interface GraphQLLimits {
+  maxDepth: number;
+  maxAliases: number;
+  maxTokens: number;
+  maxDirectives: number;
+  maxCost: number;
+  introspection: boolean;
+  /** Only persisted operations run: those of the file and the REST layer's. */
+  persistedOnly: boolean;
+  /** A JSON object of sha256 hash -> operation text (the allow-list). */
+  persistedOperationsFile?: string;
+}
+
+export const defaultGraphQLLimits: GraphQLLimits = {
+  maxDepth: 12,
+  maxAliases: 15,
+  maxTokens: 2000,
+  maxDirectives: 20,
+  maxCost: 50_000,
+  introspection: true,
+  persistedOnly: false,
+};
+
+export interface RateLimits {
+  /** Requests per key per window, on every route. */
+  perKey: number;
+  /** Requests per key per window on E1, counted separately. */
+  agentUpdate: number;
+  windowMs: number;
+}

@@ -1,0 +1,80 @@
+import { Prisma } from '../../generated/prisma/client.ts';
+import type { SqlQueryable } from '../database.ts';
+import type { SqlPart } from '../sql-part.ts';
+import { columnList, identifier } from './identifiers.ts';
+import { selectRows } from './select-rows.ts';
+
+/** A related row carried inside each row of a page under `name` (a run's prospect): its table, the column naming it. */
+interface EmbeddedRow {
+  name: string;
+  table: string;
+  column: string;
+  /** The columns to read; every column when null. */
+  columns: readonly string[] | null;
+}
+
+/** One page of a child table's rows under each of many parents. */
+export interface ChildPage {
+  table: string;
+  /** The child's column naming its parent. */
+  parent: string;
+  /** Extra conditions on the child rows `c` (AND-ed), or Prisma.empty. */
+  where: SqlPart;
+  orderBy: SqlPart;
+  offset: number;
+  limit: number;
+  /** The columns to read (with those the order uses); every column when null or absent. */
+  columns?: readonly string[] | null;
+  embeds: EmbeddedRow[];
+}
+
+/**
+ * The page of each parent as one JSON array, built by PostgreSQL, in one
+ * statement for every parent: one LATERAL subquery per parent, each stopping
+ * at its LIMIT. Embedded rows are looked up after the LIMIT, for the rows
+ * returned only.
+ * Index: the (parent, order) index of the list: "Run_workflowId_startedAt_id_idx",
+ * "Run_batchId_startedAt_id_idx", "Run_prospectId_startedAt_idx" (with their
+ * status variants, "Run_workflowId_status_startedAt_id_idx" and
+ * "Run_batchId_status_startedAt_id_idx", when the status is filtered),
+ * "Batch_workflowId_createdAt_id_idx", "WorkflowVersion_workflowId_version_key",
+ * "Evaluation_agentId_createdAt_idx"; embedded rows on their primary key.
+ */
+export function childPages(sql: SqlQueryable, page: ChildPage, organizationId: string, parentIds: string[]) {
+  const table = identifier(page.table);
+  const parent = identifier(page.parent);
+  const embedded = page.embeds.map(
+    ({ name, table: embeddedTable, column, columns }) => Prisma.sql`, (SELECT to_json(e) FROM (
+          SELECT ${columnList('e', columns)} FROM ${identifier(embeddedTable)} AS e WHERE e.id = c.${identifier(column)} AND e."organizationId" = ${organizationId}
+        ) AS e) AS ${identifier(name)}`,
+  );
+  const rowsShown =
+    page.offset === 0
+      ? Prisma.sql`
+          SELECT ${columnList('c', page.columns)} FROM ${table} AS c
+          WHERE c.${parent} = parent.id AND c."organizationId" = ${organizationId} ${page.where.sql}
+          ORDER BY ${page.orderBy.sql}
+          LIMIT ${page.limit}`
+      : // A deep page walks the (parent, order) index alone to its offset, reading
+        // no row it skips, then reads the rows shown. Children share their
+        // parent's organization; it is checked on every row returned all the same.
+        Prisma.sql`
+          SELECT ${columnList('c', page.columns)} FROM (
+            SELECT c.id FROM ${table} AS c
+            WHERE c.${parent} = parent.id ${page.where.sql}
+            ORDER BY ${page.orderBy.sql}
+            LIMIT ${page.limit} OFFSET ${page.offset}
+          ) AS shown JOIN ${table} AS c ON c.id = shown.id
+          WHERE c."organizationId" = ${organizationId}`;
+  return selectRows<{ parent: string; rows: Record<string, unknown>[] | null }>(
+    sql,
+    Prisma.sql`
+      SELECT parent.id AS parent, page.rows FROM unnest(${parentIds}::text[]) AS parent(id)
+      CROSS JOIN LATERAL (
+        SELECT json_agg(to_json(c) ORDER BY ${page.orderBy.sql}) AS rows FROM (
+          SELECT c.* ${embedded.length ? Prisma.join(embedded, ' ') : Prisma.empty} FROM (${rowsShown}
+          ) AS c
+        ) AS c
+      ) AS page`,
+  );
+}

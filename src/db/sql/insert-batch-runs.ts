@@ -1,0 +1,31 @@
+import { Prisma } from '../../generated/prisma/client.ts';
+import type { SqlClient } from '../tx.ts';
+
+export interface BatchRuns {
+  organizationId: string;
+  workflowId: string;
+  workflowVersionId: string;
+  batchId: string;
+  /** When the runs are first due. */
+  dueAt: Date;
+  prospectIds: string[];
+  /** A prospect list whose members get a run too (each prospect once), or null. */
+  listId: string | null;
+}
+
+/**
+ * Writes one PENDING run per prospect in one INSERT … SELECT, whatever their
+ * number; returns how many. The runs' key to their prospect, ("prospectId",
+ * "organizationId"), refuses an id that is not one of the organization's.
+ * Index: the list's members on "ProspectListMember_pkey" ("listId", …); the
+ * key's checks on "Prospect_id_organizationId_key".
+ */
+export function insertBatchRuns(tx: SqlClient, runs: BatchRuns) {
+  const members = runs.listId
+    ? Prisma.sql`UNION SELECT m."prospectId" FROM "ProspectListMember" m WHERE m."listId" = ${runs.listId}`
+    : Prisma.empty;
+  return tx.$executeRaw`
+    INSERT INTO "Run" ("organizationId", "workflowId", "workflowVersionId", "batchId", "prospectId", "updatedAt", "nextAttemptAt")
+    SELECT ${runs.organizationId}, ${runs.workflowId}, ${runs.workflowVersionId}, ${runs.batchId}, source.id, now(), ${runs.dueAt}::timestamptz
+    FROM (SELECT unnest(${runs.prospectIds}::text[]) AS id ${members}) AS source`;
+}

@@ -1,0 +1,30 @@
+import { BatchStatus } from '../../generated/prisma/enums.ts';
+import type { SqlClient } from '../tx.ts';
+import { enumValues } from './identifiers.ts';
+import type { LockedBatchRow } from './lock-batches.ts';
+
+/** A due batch: what locking it reads (lock-batches.ts), and what a claim's limits need. */
+export interface DueBatchRow extends LockedBatchRow {
+  maxConcurrency: number | null;
+  callsPerSecond: number | null;
+  nextCallAt: Date | null;
+  inProgressCount: number;
+  traceparent: string | null;
+}
+
+const CLAIMABLE = enumValues(BatchStatus.PENDING, BatchStatus.IN_PROGRESS);
+
+/**
+ * Locks the batches whose runs may be claimed now (PENDING or IN_PROGRESS,
+ * with PENDING runs, scheduled_at passed), in id order (the lock order); a
+ * batch another instance holds is skipped, left to it this time.
+ * Index: "Batch_status_scheduledAt_idx", a range per status.
+ */
+export function lockDueBatches(tx: SqlClient, now: Date) {
+  return tx.$queryRaw<DueBatchRow[]>`
+    SELECT id, "organizationId", status::text AS status, "callingWindow", retry, "autoPause", "maxConcurrency", "callsPerSecond",
+      "nextCallAt", "inProgressCount", traceparent
+    FROM "Batch"
+    WHERE status IN (${CLAIMABLE}) AND "pendingCount" > 0 AND ("scheduledAt" IS NULL OR "scheduledAt" <= ${now})
+    ORDER BY id FOR NO KEY UPDATE SKIP LOCKED`;
+}

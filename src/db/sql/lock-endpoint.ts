@@ -1,0 +1,11 @@
+import type { SqlClient } from '../tx.ts';
+
+/**
+ * Locks a webhook endpoint's row (before its deliveries: the lock order of
+ * src/events/webhook-store.ts) and reads its state; no row when it is gone.
+ * Index: "WebhookEndpoint_pkey".
+ */
+export function lockEndpoint(tx: SqlClient, endpointId: string) {
+  return tx.$queryRaw<{ organizationId: string; enabled: boolean; failingSince: Date | null }[]>`
+    SELECT "organizationId", enabled, "failingSince" FROM "WebhookEndpoint" WHERE id = ${endpointId} FOR NO KEY UPDATE`;
+}

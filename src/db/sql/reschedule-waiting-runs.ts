@@ -1,0 +1,18 @@
+import { RunStatus } from '../../generated/prisma/enums.ts';
+import type { SqlClient } from '../tx.ts';
+import { enumValues } from './identifiers.ts';
+
+const WAITING = enumValues(RunStatus.PENDING, RunStatus.PAUSED);
+
+/**
+ * Makes the batch's waiting runs put off to later due as a retry delay of
+ * `delaySeconds` after their last attempt says (at once when that passed).
+ * Index: the batch's runs on "Run_batchId_status_startedAt_id_idx" (batchId,
+ * status, …); their last attempt on "RunAttempt_runId_number_key".
+ */
+export function rescheduleWaitingRuns(tx: SqlClient, batchId: string, delaySeconds: number) {
+  return tx.$executeRaw`
+    UPDATE "Run" r SET "nextAttemptAt" = GREATEST(now(),
+      coalesce((SELECT max(a."endedAt") FROM "RunAttempt" a WHERE a."runId" = r.id) + ${delaySeconds} * interval '1 second', now()))
+    WHERE r."batchId" = ${batchId} AND r.status IN (${WAITING}) AND r."nextAttemptAt" > now()`;
+}

@@ -1,0 +1,47 @@
+// What every move of the run engine does to the batches of the runs it moves:
+// lock them first (the lock order, src/engine/run-store.ts), keep their status
+// counters equal to their runs' statuses, and end them when their last run ends.
+
+import { completeBatches } from '../db/sql/complete-batches.ts';
+import { counterColumn } from '../db/sql/counter-columns.ts';
+import { lockBatches } from '../db/sql/lock-batches.ts';
+import { moveBatchCounters } from '../db/sql/move-batch-counters.ts';
+import type { Tx } from '../db/tx.ts';
+import { type RetryPolicy, settingsOf } from '../domain/batch-settings.ts';
+import type { RunStatusName } from '../domain/runs.ts';
+import type { Outbox } from '../domain/webhook-events.ts';
+
+export interface LockedBatch {
+  id: string;
+  organizationId: string;
+  status: string;
+  retry: RetryPolicy;
+  autoPause: { failure_rate: number; window: number } | null;
+}
+
+/** Locks batches (in id order: the lock order) and reads what deciding a run's next move needs. */
+export async function lockRunBatches(tx: Tx, batchIds: string[]): Promise<Map<string, LockedBatch>> {
+  const rows = await lockBatches(tx, [...new Set(batchIds)]);
+  return new Map(
+    rows.map((row) => [
+      row.id,
+      { id: row.id, organizationId: row.organizationId, status: row.status, ...settingsOf(row) },
+    ]),
+  );
+}
+
+/** Moves `count` runs of a batch from one status counter to another. */
+export const moveCounters = (tx: Tx, batchId: string, from: RunStatusName, to: RunStatusName, count: number) =>
+  moveBatchCounters(tx, batchId, counterColumn[from], counterColumn[to], count);
+
+/**
+ * Batches whose every run is final move to FINISHED, or FAILED when every
+ * run failed; a client's CANCELLED stays. Their events go to `outbox`.
+ * Returns the batches that moved.
+ */
+export async function endFinishedBatches(tx: Tx, batchIds: string[], outbox: Outbox): Promise<string[]> {
+  if (batchIds.length === 0) return [];
+  const rows = await completeBatches(tx, batchIds);
+  for (const row of rows) outbox.batchMoved(row.organizationId, row.id, row.status);
+  return rows.map((row) => row.id);
+}

@@ -1,0 +1,122 @@
+// Claiming runs: due PENDING runs of due batches move to IN_PROGRESS under
+// this instance's lease, within each batch's max_concurrency and pacing
+// (calls_per_second); runs outside their calling window are put off until it
+// opens. FOR UPDATE SKIP LOCKED lets any number of instances share the work.
+
+import { countClaimedRuns } from '../db/sql/count-claimed-runs.ts';
+import { deferRuns } from '../db/sql/defer-runs.ts';
+import { type DueBatchRow, lockDueBatches } from '../db/sql/lock-due-batches.ts';
+import { type DueRun, lockDueRuns } from '../db/sql/lock-due-runs.ts';
+import { startRuns } from '../db/sql/start-runs.ts';
+import type { Tx } from '../db/tx.ts';
+import { settingsOf } from '../domain/batch-settings.ts';
+import { prospectZone, windowState } from '../domain/calling-window.ts';
+import { Outbox } from '../domain/webhook-events.ts';
+
+export interface ClaimedRun extends DueRun {
+  /** `attributes`: the columns of its CSV import that are not prospect fields. */
+  prospect: {
+    id: string;
+    firstName: string;
+    lastName: string;
+    email: string;
+    phone: string;
+    attributes: Record<string, unknown>;
+  };
+  /** When a paced batch's run may place its call (calls_per_second); null: at once. */
+  slotAt: Date | null;
+  /** The traceparent of the request that created its batch: its attempt's trace links to it. */
+  batchTraceparent: string | null;
+}
+
+/** The lease runs are claimed under: its owner, and its end for a claim made at `now`. */
+export interface Lease {
+  owner: string;
+  until(now: Date): Date;
+}
+
+/** A claim reserves the pacing slots of the next second at most. */
+const PACING_HORIZON_MS = 1000;
+/**
+ * A call is placed at its slot or a little after (timers, the event loop, the
+ * database), never before. Slots `(1000 + margin) / calls_per_second` ms apart
+ * keep any second of actual placements within calls_per_second as long as no
+ * call is later than the margin (ordinarily at most ~50 ms here; more under
+ * heavy load), for 5% of the rate at 10/s. The recorded starts are the slots.
+ */
+const PACING_MARGIN_MS = 50;
+/** Runs of a batch with a calling window looked at per claim beyond those taken, to defer those outside it. */
+const WINDOW_SCAN = 500;
+
+/** A batch's pacing at `now`: the gap between its calls' slots (0: not paced) and its first free slot. */
+function pacingOf(batch: DueBatchRow, now: Date) {
+  const gapMs = batch.callsPerSecond ? (1000 + PACING_MARGIN_MS) / batch.callsPerSecond : 0;
+  const firstSlot = Math.max(batch.nextCallAt?.getTime() ?? 0, now.getTime());
+  return { gapMs, firstSlot };
+}
+
+/** How many runs of the batch a claim with `free` places left may take. */
+function runsToTake(batch: DueBatchRow, free: number, now: Date) {
+  const { gapMs, firstSlot } = pacingOf(batch, now);
+  const take = batch.maxConcurrency === null ? free : Math.min(free, batch.maxConcurrency - batch.inProgressCount);
+  return gapMs ? Math.min(take, Math.max(0, Math.ceil((now.getTime() + PACING_HORIZON_MS - firstSlot) / gapMs))) : take;
+}
+
+/** Takes up to `take` due runs of one locked batch, putting off those outside its calling window. */
+async function claimFromBatch(tx: Tx, batch: DueBatchRow, take: number, now: Date, lease: Lease, outbox: Outbox) {
+  const { callingWindow } = settingsOf(batch);
+  const { gapMs, firstSlot } = pacingOf(batch, now);
+  const candidates = await lockDueRuns(tx, batch.id, now, callingWindow ? take + WINDOW_SCAN : take);
+  const taken: ClaimedRun[] = [];
+  const putOff = new Map<number, string[]>();
+  for (const { firstName, lastName, email, phone, timezone, attributes, ...run } of candidates) {
+    const state = callingWindow
+      ? windowState(callingWindow, prospectZone({ timezone, phone }, callingWindow), now)
+      : { open: true as const };
+    if (!state.open) {
+      const opensAt = state.opensAt.getTime();
+      putOff.set(opensAt, [...(putOff.get(opensAt) ?? []), run.id]);
+    } else if (taken.length < take) {
+      const slotAt = gapMs ? new Date(firstSlot + taken.length * gapMs) : null;
+      taken.push({
+        ...run,
+        prospect: { id: run.prospectId, firstName, lastName, email, phone, attributes },
+        slotAt,
+        batchTraceparent: batch.traceparent,
+      });
+    }
+  }
+  for (const [opensAt, ids] of putOff) await deferRuns(tx, ids, new Date(opensAt));
+  if (taken.length === 0) return taken;
+  await startRuns(
+    tx,
+    taken.map((run) => run.id),
+    lease.owner,
+    now,
+    lease.until(now),
+  );
+  await countClaimedRuns(tx, batch.id, taken.length, gapMs ? new Date(firstSlot + taken.length * gapMs) : null);
+  if (batch.status === 'PENDING') outbox.batchMoved(batch.organizationId, batch.id, 'IN_PROGRESS');
+  for (const run of taken) outbox.runMoved(run.organizationId, run.id, 'IN_PROGRESS');
+  return taken;
+}
+
+/**
+ * Takes up to `limit` due PENDING runs of due batches (PENDING or
+ * IN_PROGRESS, scheduled_at passed), within each batch's max_concurrency
+ * and calls_per_second, moving them to IN_PROGRESS under the lease.
+ */
+export async function claimRuns(tx: Tx, now: Date, limit: number, lease: Lease): Promise<ClaimedRun[]> {
+  // The batches first (the lock order); one another instance holds is left to it this time.
+  const batches = await lockDueBatches(tx, now);
+  const claimed: ClaimedRun[] = [];
+  const outbox = new Outbox();
+  for (const batch of batches) {
+    const free = limit - claimed.length;
+    if (free <= 0) break;
+    const take = runsToTake(batch, free, now);
+    if (take > 0) claimed.push(...(await claimFromBatch(tx, batch, take, now, lease, outbox)));
+  }
+  await outbox.write(tx, now);
+  return claimed;
+}

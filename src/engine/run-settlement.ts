@@ -1,0 +1,61 @@
+// A run whose call attempt reached nobody: by its batch's retry policy it
+// waits for another attempt (held while its batch is paused) or fails; and a
+// batch whose latest attempts failed too often is paused (the circuit breaker).
+
+import { latestAttemptsFailed } from '../db/sql/latest-attempts-failed.ts';
+import { settleAttemptedRuns } from '../db/sql/settle-attempted-runs.ts';
+import type { Tx } from '../db/tx.ts';
+import type { CallOutcomeName, RetryPolicy } from '../domain/batch-settings.ts';
+import { autoPauseBatch } from '../domain/batches.ts';
+import type { RunStatusName } from '../domain/runs.ts';
+import type { Outbox } from '../domain/webhook-events.ts';
+import { endFinishedBatches, type LockedBatch, moveCounters } from './run-batches.ts';
+
+/** What follows an attempt: the run goes on with its next step, is tried again later, or fails. */
+export function afterAttempt(
+  outcome: CallOutcomeName,
+  retry: RetryPolicy,
+  attemptsAtStep: number,
+): 'continue' | 'retry' | 'fail' {
+  const retried = retry.on.includes(outcome) && attemptsAtStep < retry.max_attempts;
+  if (retried) return 'retry';
+  if (outcome === 'answered' || outcome === 'voicemail') return 'continue';
+  return 'fail';
+}
+
+/** A run whose attempt reached nobody: tried again after the delay (held while its batch is paused), or failed. */
+export interface AttemptSettlement {
+  runId: string;
+  decision: 'retry' | 'fail';
+  outcome: CallOutcomeName;
+  error: string;
+}
+
+/** Where a run that waits for another attempt goes, by its batch's status. */
+export const waitingStatus = (batchStatus: string): RunStatusName =>
+  batchStatus === 'PAUSED' ? 'PAUSED' : batchStatus === 'CANCELLED' ? 'CANCELLED' : 'PENDING';
+
+/** The circuit breaker: pauses the batch when its latest attempts failed as often as its auto_pause says. */
+async function tripBreaker(tx: Tx, batch: LockedBatch, outbox: Outbox) {
+  if (!batch.autoPause || !['PENDING', 'IN_PROGRESS'].includes(batch.status)) return;
+  const { failed, total } = await latestAttemptsFailed(tx, batch.id, batch.autoPause.window);
+  if (total < batch.autoPause.window || failed < batch.autoPause.failure_rate * total) return;
+  await autoPauseBatch(tx, batch.id, `auto_pause: ${failed} of ${total} attempts failed`);
+  batch.status = 'PAUSED';
+  outbox.batchMoved(batch.organizationId, batch.id, 'PAUSED');
+}
+
+/** Moves runs of one locked batch whose attempt reached nobody: to wait for a retry, or to FAILED. */
+export async function settle(tx: Tx, now: Date, batch: LockedBatch, runs: AttemptSettlement[], outbox: Outbox) {
+  const retryAt = new Date(now.getTime() + batch.retry.delay_seconds * 1000);
+  const waiting = waitingStatus(batch.status);
+  for (const to of new Set(runs.map((run) => (run.decision === 'retry' ? waiting : 'FAILED')))) {
+    const moving = runs.filter((run) => (run.decision === 'retry' ? waiting : 'FAILED') === to);
+    await settleAttemptedRuns(tx, moving, to, retryAt, now);
+    await moveCounters(tx, batch.id, 'IN_PROGRESS', to, moving.length);
+    for (const run of moving) outbox.runMoved(batch.organizationId, run.runId, to);
+  }
+  // A batch these runs ended is over: the breaker has nothing left to pause.
+  const ended = (await endFinishedBatches(tx, [batch.id], outbox)).length > 0;
+  if (!ended && runs.some((run) => run.outcome === 'failed')) await tripBreaker(tx, batch, outbox);
+}

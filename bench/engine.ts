@@ -13,9 +13,8 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { createOrganization } from '../src/domain/organizations.ts';
-import { prepareDatabase } from '../src/server.ts';
 import { ms, type Report, ratio, rps, verdict } from './report.ts';
+import { insertProspects, seedInTransaction, seedOrganization } from './seed-organization.ts';
 import {
   BENCH_DIR,
   cpuMs,
@@ -49,22 +48,8 @@ interface Seeded {
 
 /** One organization, an agent, a one-step workflow calling it, and a batch of `runs` runs, all due now. */
 async function seedBatch(database: BenchDatabase): Promise<Seeded> {
-  const db = await prepareDatabase({ kind: 'postgres', url: database.url, poolSize: 2 });
-  let organizationId: string;
-  let apiKeyId: string;
-  try {
-    const { organization } = await createOrganization(db.prisma, 'Engine bench');
-    organizationId = organization.id;
-    apiKeyId = (await db.prisma.apiKey.findFirstOrThrow({ where: { organizationId } })).id;
-  } finally {
-    await db.close();
-  }
-  const sql = new pg.Client({ connectionString: database.url });
-  sql.on('error', () => {});
-  await sql.connect();
-  try {
-    await sql.query('BEGIN');
-    const one = async (text: string, params: unknown[]) => (await sql.query<{ id: string }>(text, params)).rows[0]!.id;
+  const { organizationId, apiKeyId } = await seedOrganization(database.url, 'Engine bench');
+  return seedInTransaction(database.url, async (one, sql) => {
     const agentId = await one(
       `INSERT INTO "Agent" ("organizationId", name, "updatedAt") VALUES ($1, 'Bench agent', now()) RETURNING id`,
       [organizationId],
@@ -78,12 +63,7 @@ async function seedBatch(database: BenchDatabase): Promise<Seeded> {
       `INSERT INTO "WorkflowVersion" ("organizationId", "workflowId", version, definition, "createdBy") VALUES ($1, $2, 1, $3, $4) RETURNING id`,
       [organizationId, workflowId, JSON.stringify(definition), apiKeyId],
     );
-    await sql.query(
-      `INSERT INTO "Prospect" ("organizationId", "firstName", "lastName", email, phone, "updatedAt")
-       SELECT $1, 'First' || n, 'Last' || n, 'prospect' || n || '@example.com', '+1415' || lpad(n::text, 7, '0'), now()
-       FROM generate_series(1, $2::int) AS n`,
-      [organizationId, ENGINE_BENCH.runs],
-    );
+    await insertProspects(sql, organizationId, ENGINE_BENCH.runs);
     const batchId = await one(
       `INSERT INTO "Batch" ("organizationId", "workflowId", "workflowVersionId", name, "sourceType", "createdBy", "totalProspects", "pendingCount", "updatedAt")
        VALUES ($1, $2, $3, 'Engine bench', 'prospect_ids', $4, $5, $5, now()) RETURNING id`,
@@ -94,12 +74,8 @@ async function seedBatch(database: BenchDatabase): Promise<Seeded> {
        SELECT $1, $2, $3, $4, id, now() FROM "Prospect" WHERE "organizationId" = $1`,
       [organizationId, workflowId, versionId, batchId],
     );
-    await sql.query('COMMIT');
-    await sql.query('VACUUM ANALYZE');
     return { batchId };
-  } finally {
-    await sql.end();
-  }
+  });
 }
 
 /**

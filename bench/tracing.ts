@@ -10,12 +10,10 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
-import pg from 'pg';
-import { createOrganization } from '../src/domain/organizations.ts';
-import { prepareDatabase } from '../src/server.ts';
 import type { BenchDatabase } from './engine.ts';
 import { TRIVIAL } from './queries.ts';
 import { mib, ms, type Report, ratio, rps } from './report.ts';
+import { insertProspects, seedInTransaction, seedOrganization } from './seed-organization.ts';
 import {
   cpuMs,
   freePort,
@@ -45,24 +43,8 @@ interface Seeded {
 
 /** One organization, a workflow, and a batch of `runs` runs (4 in 5 FINISHED, the rest FAILED), one a second, counters set. */
 async function seedBatch(database: BenchDatabase): Promise<Seeded> {
-  const db = await prepareDatabase({ kind: 'postgres', url: database.url, poolSize: 2 });
-  let organizationId: string;
-  let apiKey: string;
-  let apiKeyId: string;
-  try {
-    const created = await createOrganization(db.prisma, 'Tracing bench');
-    organizationId = created.organization.id;
-    apiKey = created.apiKey;
-    apiKeyId = (await db.prisma.apiKey.findFirstOrThrow({ where: { organizationId } })).id;
-  } finally {
-    await db.close();
-  }
-  const sql = new pg.Client({ connectionString: database.url });
-  sql.on('error', () => {});
-  await sql.connect();
-  try {
-    await sql.query('BEGIN');
-    const one = async (text: string, params: unknown[]) => (await sql.query<{ id: string }>(text, params)).rows[0]!.id;
+  const { organizationId, apiKey, apiKeyId } = await seedOrganization(database.url, 'Tracing bench');
+  return seedInTransaction(database.url, async (one, sql) => {
     const workflowId = await one(
       `INSERT INTO "Workflow" ("organizationId", name, "updatedAt", "publishedAt") VALUES ($1, 'Tracing bench', now(), now()) RETURNING id`,
       [organizationId],
@@ -71,12 +53,7 @@ async function seedBatch(database: BenchDatabase): Promise<Seeded> {
       `INSERT INTO "WorkflowVersion" ("organizationId", "workflowId", version, definition, "createdBy") VALUES ($1, $2, 1, $3, $4) RETURNING id`,
       [organizationId, workflowId, JSON.stringify({ steps: [{ id: 'dial', type: 'call' }] }), apiKeyId],
     );
-    await sql.query(
-      `INSERT INTO "Prospect" ("organizationId", "firstName", "lastName", email, phone, "updatedAt")
-       SELECT $1, 'First' || n, 'Last' || n, 'prospect' || n || '@example.com', '+1415' || lpad(n::text, 7, '0'), now()
-       FROM generate_series(1, $2::int) AS n`,
-      [organizationId, TRACING_BENCH.runs],
-    );
+    await insertProspects(sql, organizationId, TRACING_BENCH.runs);
     const failed = Math.floor(TRACING_BENCH.runs / 5);
     const batchId = await one(
       `INSERT INTO "Batch" ("organizationId", "workflowId", "workflowVersionId", name, "sourceType", "createdBy", status,
@@ -91,12 +68,8 @@ async function seedBatch(database: BenchDatabase): Promise<Seeded> {
        FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM "Prospect" WHERE "organizationId" = $1) AS numbered`,
       [organizationId, workflowId, versionId, batchId],
     );
-    await sql.query('COMMIT');
-    await sql.query('VACUUM ANALYZE');
     return { organizationId, apiKey, workflowId, batchId };
-  } finally {
-    await sql.end();
-  }
+  });
 }
 
 /** An OTLP/HTTP receiver that keeps nothing: 200 to every POST /v1/traces, the spans counted by name. */

@@ -5,18 +5,18 @@
 // (polled); /ready, /metrics and the log say Redis is degraded. Once Redis is
 // back, counters and events are shared through it again. Then the same Redis
 // hangs (SIGSTOP: connections stay open, nothing answers) and resumes.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { Writable } from 'node:stream';
 import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { eventually } from './support/flows.ts';
-import { freePort } from './support/processes.ts';
+import { freePort, spawnChild } from './support/processes.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
 /** A redis-server of this test's own, without persistence: stopping it loses everything, as a crash would. */
 async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn(
+  const child = spawnChild(
     'redis-server',
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
     {

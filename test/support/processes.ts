@@ -1,9 +1,25 @@
 // Runs the gateway's own entry points as real child processes.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
 import path from 'node:path';
+import { afterAll } from 'vitest';
 import { restClient } from './rest.ts';
 
 export const projectRoot = path.resolve(import.meta.dirname, '..', '..');
+
+/** The children still running: a test that fails before stopping its server must not leave it behind. */
+const running = new Set<ChildProcess>();
+// Registered when a test file imports this module (each file loads it anew): after the file's tests.
+afterAll(() => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+/** Spawns a child that is killed, if still running, after the test file that started it. */
+export function spawnChild(command: string, args: string[], options: SpawnOptions): ChildProcess {
+  const child = spawn(command, args, options);
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  return child;
+}
 
 export interface CliResult {
   code: number | null;
@@ -13,15 +29,15 @@ export interface CliResult {
 
 export function runProcess(args: string[], env: Record<string, string>): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, {
+    const child = spawnChild(process.execPath, args, {
       cwd: projectRoot,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.stdout!.on('data', (chunk) => (stdout += chunk));
+    child.stderr!.on('data', (chunk) => (stderr += chunk));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
@@ -38,7 +54,7 @@ export interface StartedServer {
 
 /** Starts `src/main.ts` through tsx (the code `npm start` bundles and runs) and waits until /health answers. */
 export async function startServerProcess(env: Record<string, string>, port: number): Promise<StartedServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src', 'main.ts')], {
+  const child = spawnChild(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src', 'main.ts')], {
     cwd: projectRoot,
     env: { ...process.env, LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -249,6 +249,12 @@ const Run: NodeRef<'Run'> = builder.prismaNode('Run', {
   }),
 });
 
+/** The filter and order of every list of runs (E6's): the root `runs` and the lists below. */
+const runFilterArgs = builder.args((t) => ({
+  filter: t.field({ type: RunFilterTypes.input(), required: false, description: 'Conditions every run listed meets.' }),
+  orderBy: t.field({ type: RunOrderEnum, required: false, description: 'The order (default `STARTED_DESC`).' }),
+}));
+
 builder.queryFields((t) => ({
   run: t.field({
     type: Run,
@@ -261,15 +267,7 @@ builder.queryFields((t) => ({
     type: Run,
     description: "A workflow's runs, filtered and sorted (E6). Null when the workflow is not the caller's.",
     nullable: true,
-    args: {
-      workflowId: t.arg.id({ required: true, description: 'The workflow (`wf_…`).' }),
-      filter: t.arg({
-        type: RunFilterTypes.input(),
-        required: false,
-        description: 'Conditions every run listed meets.',
-      }),
-      orderBy: t.arg({ type: RunOrderEnum, required: false, description: 'The order (default `STARTED_DESC`).' }),
-    },
+    args: { workflowId: t.arg.id({ required: true, description: 'The workflow (`wf_…`).' }), ...runFilterArgs },
     resolve: async (_root, args, context, info) => {
       const workflowId = String(args.workflowId);
       // Checked first: a malformed filter is refused even for a workflow that is not the caller's.
@@ -282,11 +280,6 @@ builder.queryFields((t) => ({
 
 // The run lists of the types a run points at are declared here, beside Run: a type's file imports only
 // the types it points at, so the schema's modules form no cycle (`npm run lint:layers`).
-const runFilterArgs = builder.args((t) => ({
-  filter: t.field({ type: RunFilterTypes.input(), required: false, description: 'Conditions every run listed meets.' }),
-  orderBy: t.field({ type: RunOrderEnum, required: false, description: 'The order (default `STARTED_DESC`).' }),
-}));
-
 builder.prismaObjectField(Batch, 'runs', (t) =>
   t.connection({
     type: Run,

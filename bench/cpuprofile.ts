@@ -58,9 +58,9 @@ function whereOf(url: string, line: number): string {
 
 /**
  * `skipMs`: samples taken in the profile's first `skipMs` (the process's
- * start, the warm-up) are left out.
+ * start, the warm-up) are left out; so are those after `untilMs`, if given.
  */
-export function summarizeProfile(file: string, top = 15, skipMs = 0): ProfileSummary {
+export function summarizeProfile(file: string, top = 15, skipMs = 0, untilMs = Infinity): ProfileSummary {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   // Self time per node from the samples and their time deltas (µs).
@@ -70,7 +70,7 @@ export function summarizeProfile(file: string, top = 15, skipMs = 0): ProfileSum
   let at = 0;
   for (let index = 0; index < samples.length; index++) {
     at += deltas[index] ?? 0;
-    if (at < skipMs * 1000) continue;
+    if (at < skipMs * 1000 || at > untilMs * 1000) continue;
     // A sample's time is the delta to the next sample.
     const duration = deltas[index + 1] ?? 0;
     selfUs.set(samples[index]!, (selfUs.get(samples[index]!) ?? 0) + duration);

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { createOrganization } from '../src/domain/organizations.ts';
-import { prepareDatabase } from '../src/server.ts';
+import { prepareDatabase } from '../src/domain/prepare-database.ts';
 import type { BenchDatabase } from './engine.ts';
 import { mib, ms, type Report, verdict } from './report.ts';
 import { cpuMs, freePort, median, npmStart, startServer } from './support.ts';

@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { ms, type Report, ratio, rps, verdict } from './report.ts';
-import { insertProspects, seedInTransaction, seedOrganization } from './seed-organization.ts';
+import { insertProspects, insertWorkflow, seedInTransaction, seedOrganization } from './seed-organization.ts';
 import {
   BENCH_DIR,
   cpuMs,
@@ -54,15 +54,12 @@ async function seedBatch(database: BenchDatabase): Promise<Seeded> {
       `INSERT INTO "Agent" ("organizationId", name, "updatedAt") VALUES ($1, 'Bench agent', now()) RETURNING id`,
       [organizationId],
     );
-    const workflowId = await one(
-      `INSERT INTO "Workflow" ("organizationId", name, "updatedAt", "publishedAt") VALUES ($1, 'Engine bench', now(), now()) RETURNING id`,
-      [organizationId],
-    );
-    const definition = { steps: [{ id: 'dial', type: 'call', agent_id: agentId }] };
-    const versionId = await one(
-      `INSERT INTO "WorkflowVersion" ("organizationId", "workflowId", version, definition, "createdBy") VALUES ($1, $2, 1, $3, $4) RETURNING id`,
-      [organizationId, workflowId, JSON.stringify(definition), apiKeyId],
-    );
+    const { workflowId, versionId } = await insertWorkflow(one, {
+      organizationId,
+      apiKeyId,
+      name: 'Engine bench',
+      steps: [{ id: 'dial', type: 'call', agent_id: agentId }],
+    });
     await insertProspects(sql, organizationId, ENGINE_BENCH.runs);
     const batchId = await one(
       `INSERT INTO "Batch" ("organizationId", "workflowId", "workflowVersionId", name, "sourceType", "createdBy", "totalProspects", "pendingCount", "updatedAt")

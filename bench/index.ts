@@ -15,9 +15,12 @@
 //       a database of its own
 //   (h) a 100,000-row CSV file imported in one request (bench/csv-import.ts)
 //   (i) the trivial query and E6, tracing off and on (bench/tracing.ts)
+//   (j) one batch change reaching 10,000 WebSocket subscribers over two
+//       instances sharing Redis, and memory per idle subscriber (bench/fanout.ts)
 //
 // `npm run bench -- --only engine` (or BENCH_ONLY=engine) runs (g) alone,
-// without the 1M-run dataset; `--only csv` runs (h) alone, `--only tracing` (i).
+// without the 1M-run dataset; `--only csv` runs (h) alone, `--only tracing`
+// (i), `--only subscribers` (j).
 // The Markdown report is printed and saved to BENCH_REPORT (default
 // bench-report.md in the system's temporary directory).
 import { execFileSync, spawn } from 'node:child_process';
@@ -28,10 +31,11 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import pg from 'pg';
 import { createOrganization } from '../src/domain/organizations.ts';
-import { prepareDatabase } from '../src/server.ts';
+import { prepareDatabase } from '../src/domain/prepare-database.ts';
 import { type ProfileSummary, summarizeProfile } from './cpuprofile.ts';
 import { csvImportTargets, measureCsvImport, reportCsvImport } from './csv-import.ts';
 import { type BenchDatabase, engineTargets, measureEngine, reportEngine } from './engine.ts';
+import { fanoutTargets, measureFanout, reportFanout } from './fanout.ts';
 import {
   digestGatewayDashboard,
   digestPostGraphileDashboard,
@@ -85,8 +89,9 @@ const elapsed = () => `${((performance.now() - startedAt) / 1000).toFixed(0)} s`
 
 const onlyArgument = process.argv.indexOf('--only');
 const only = process.env.BENCH_ONLY || (onlyArgument >= 0 ? (process.argv[onlyArgument + 1] ?? '') : undefined);
-if (only !== undefined && only !== 'engine' && only !== 'csv' && only !== 'tracing') {
-  log(`--only ${only}: the scenarios that run alone are "engine", "csv" and "tracing"`);
+const ALONE = ['engine', 'csv', 'tracing', 'subscribers'] as const;
+if (only !== undefined && !(ALONE as readonly string[]).includes(only)) {
+  log(`--only ${only}: the scenarios that run alone are "engine", "csv", "tracing" and "subscribers"`);
   process.exit(2);
 }
 
@@ -194,43 +199,46 @@ function closeReport() {
 /** (g) runs on two fresh databases of its own: the gateway's and the raw loop's. */
 const engineDatabases = async () => ({ gateway: await newDatabase(), raw: await newDatabase() });
 
-if (only === 'engine') {
-  try {
-    const onEngineDatabases = await engineDatabases();
-    await machineSection(onEngineDatabases.gateway);
-    const engine = await measureEngine(onEngineDatabases, log);
-    reportEngine(report, engine);
-    report.line('');
-    report.line('## Targets');
-    report.table(['target', 'measured', 'verdict'], engineTargets(engine));
-    closeReport();
-  } finally {
-    await cleanUp();
-  }
-  process.exit(0);
+/** The report's targets section of a scenario run alone. */
+function targetsSection(rows: string[][]) {
+  report.line('');
+  report.line('## Targets');
+  report.table(['target', 'measured', 'verdict'], rows);
 }
 
-if (only === 'csv') {
-  try {
+/** The scenarios that run alone (`--only <name>`), each on fresh databases of its own, with the machine section. */
+const aloneScenarios: Record<(typeof ALONE)[number], () => Promise<void>> = {
+  engine: async () => {
+    const databases = await engineDatabases();
+    await machineSection(databases.gateway);
+    const engine = await measureEngine(databases, log);
+    reportEngine(report, engine);
+    targetsSection(engineTargets(engine));
+  },
+  csv: async () => {
     const database = await newDatabase();
     await machineSection(database);
     const csv = await measureCsvImport(database, log);
     reportCsvImport(report, csv);
-    report.line('');
-    report.line('## Targets');
-    report.table(['target', 'measured', 'verdict'], csvImportTargets(csv));
-    closeReport();
-  } finally {
-    await cleanUp();
-  }
-  process.exit(0);
-}
-
-if (only === 'tracing') {
-  try {
+    targetsSection(csvImportTargets(csv));
+  },
+  tracing: async () => {
     const database = await newDatabase();
     await machineSection(database);
     reportTracing(report, await measureTracing(database, log, { duration: DURATION, warmup: WARMUP }));
+  },
+  subscribers: async () => {
+    const database = await newDatabase();
+    await machineSection(database);
+    const fanout = await measureFanout(database, log);
+    reportFanout(report, fanout);
+    targetsSection(fanoutTargets(fanout));
+  },
+};
+
+if (only !== undefined) {
+  try {
+    await aloneScenarios[only as (typeof ALONE)[number]]();
     closeReport();
   } finally {
     await cleanUp();
@@ -674,6 +682,8 @@ try {
   const csv = await measureCsvImport(await newDatabase(), log);
   log(`${elapsed()}: (i) tracing off and on`);
   const traced = await measureTracing(await newDatabase(), log, { duration: DURATION, warmup: WARMUP });
+  log(`${elapsed()}: (j) subscribers over two instances`);
+  const fanout = await measureFanout(await newDatabase(), log);
 
   // ----------------------------------------------------------------- report
   const loadHeader = [
@@ -814,6 +824,7 @@ try {
   reportEngine(report, engine);
   reportCsvImport(report, csv);
   reportTracing(report, traced);
+  reportFanout(report, fanout);
 
   // ---------------------------------------------------------------- targets
   const e6c32 = runs.gateway!.c32;
@@ -856,6 +867,7 @@ try {
       ],
       ...engineTargets(engine),
       ...csvImportTargets(csv),
+      ...fanoutTargets(fanout),
     ],
   );
 

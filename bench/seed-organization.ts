@@ -1,8 +1,8 @@
-// What the engine and tracing benches seed alike: an organization made as the
+// What the engine, tracing and fan-out benches seed alike: an organization made as the
 // gateway makes one, then rows written in one transaction of plain SQL.
 import pg from 'pg';
 import { createOrganization } from '../src/domain/organizations.ts';
-import { prepareDatabase } from '../src/server.ts';
+import { prepareDatabase } from '../src/domain/prepare-database.ts';
 
 /** Migrates the database if needed, then makes an organization with its API key (and the key's row id). */
 export async function seedOrganization(url: string, name: string) {
@@ -36,6 +36,32 @@ export async function seedInTransaction<T>(url: string, seed: (one: InsertOne, s
   } finally {
     await sql.end();
   }
+}
+
+/** A published workflow named `name` whose version 1 has `steps` (default: one call step); its and the version's ids. */
+export async function insertWorkflow(
+  one: InsertOne,
+  {
+    organizationId,
+    apiKeyId,
+    name,
+    steps = [{ id: 'dial', type: 'call' }],
+  }: {
+    organizationId: string;
+    apiKeyId: string;
+    name: string;
+    steps?: Record<string, unknown>[];
+  },
+) {
+  const workflowId = await one(
+    `INSERT INTO "Workflow" ("organizationId", name, "updatedAt", "publishedAt") VALUES ($1, $2, now(), now()) RETURNING id`,
+    [organizationId, name],
+  );
+  const versionId = await one(
+    `INSERT INTO "WorkflowVersion" ("organizationId", "workflowId", version, definition, "createdBy") VALUES ($1, $2, 1, $3, $4) RETURNING id`,
+    [organizationId, workflowId, JSON.stringify({ steps }), apiKeyId],
+  );
+  return { workflowId, versionId };
 }
 
 /** `count` prospects of the organization, numbered 1 to `count`. */

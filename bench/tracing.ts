@@ -13,7 +13,7 @@ import os from 'node:os';
 import type { BenchDatabase } from './engine.ts';
 import { TRIVIAL } from './queries.ts';
 import { mib, ms, type Report, ratio, rps } from './report.ts';
-import { insertProspects, seedInTransaction, seedOrganization } from './seed-organization.ts';
+import { insertProspects, insertWorkflow, seedInTransaction, seedOrganization } from './seed-organization.ts';
 import {
   cpuMs,
   freePort,
@@ -45,14 +45,7 @@ interface Seeded {
 async function seedBatch(database: BenchDatabase): Promise<Seeded> {
   const { organizationId, apiKey, apiKeyId } = await seedOrganization(database.url, 'Tracing bench');
   return seedInTransaction(database.url, async (one, sql) => {
-    const workflowId = await one(
-      `INSERT INTO "Workflow" ("organizationId", name, "updatedAt", "publishedAt") VALUES ($1, 'Tracing bench', now(), now()) RETURNING id`,
-      [organizationId],
-    );
-    const versionId = await one(
-      `INSERT INTO "WorkflowVersion" ("organizationId", "workflowId", version, definition, "createdBy") VALUES ($1, $2, 1, $3, $4) RETURNING id`,
-      [organizationId, workflowId, JSON.stringify({ steps: [{ id: 'dial', type: 'call' }] }), apiKeyId],
-    );
+    const { workflowId, versionId } = await insertWorkflow(one, { organizationId, apiKeyId, name: 'Tracing bench' });
     await insertProspects(sql, organizationId, TRACING_BENCH.runs);
     const failed = Math.floor(TRACING_BENCH.runs / 5);
     const batchId = await one(

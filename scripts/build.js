@@ -1,73 +1,16 @@
 #!/usr/bin/env node
 // `npm run build`, and `npm start` before it starts (prestart): the server as
-// one JavaScript file, dist/main.js, bundled by esbuild from src/main.ts in
-// about a second. Packages stay external: node_modules is read at run time,
-// as under tsx. Running compiled JavaScript instead of TypeScript through
-// tsx's loader keeps the loader out of the server's memory (BENCHMARKS.md (f)).
-// The CLI (bin/gateway.js) and the tests still run the TypeScript through tsx.
-//
-// The bundle sits in dist/, beside src/ and prisma/, and needs them at run
-// time: a source file that finds its files through `import.meta`
-// (src/http/pages.ts its pages, src/db/migrator.ts the migrations in
-// prisma/) gets the `import.meta.url`, `dirname` and `filename` it has in src/.
-//
-// dist/main.js.map maps the bundle back to src/ (`node --enable-source-maps
-// dist/main.js` for stack traces in TypeScript lines).
-//
-// The operator console at /dashboard is built here too, into dist/console/
-// (scripts/build-console.js).
-import { readFile } from 'node:fs/promises';
+// dist/main.js (scripts/build-server.js) and the operator console as
+// dist/console/ (scripts/build-console.js).
 import path from 'node:path';
-import * as esbuild from 'esbuild';
 import { buildConsole, consoleDir } from './build-console.js';
+import { buildServer, serverFile } from './build-server.js';
 
 const root = path.resolve(import.meta.dirname, '..');
-const outfile = path.join(root, 'dist', 'main.js');
-
-const sourceImportMeta = {
-  name: 'source-import-meta',
-  setup(build) {
-    build.onLoad({ filter: /\.[cm]?ts$/ }, async (args) => {
-      if (args.path.includes(`${path.sep}node_modules${path.sep}`)) return undefined;
-      let contents = await readFile(args.path, 'utf8');
-      if (contents.includes('import.meta.')) {
-        const relative = path.relative(path.dirname(outfile), args.path).split(path.sep).join('/');
-        const url = `new URL(${JSON.stringify(relative)}, import.meta.url).href`;
-        contents = contents
-          .replaceAll('import.meta.url', url)
-          .replaceAll('import.meta.filename', `__sourceFile(${url})`)
-          .replaceAll('import.meta.dirname', `__sourceDir(${url})`);
-      }
-      return { contents, loader: 'ts' };
-    });
-  },
-};
-
-await esbuild.build({
-  entryPoints: [path.join(root, 'src', 'main.ts')],
-  outfile,
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  packages: 'external',
-  sourcemap: true,
-  sourcesContent: false,
-  legalComments: 'none',
-  logLevel: 'warning',
-  banner: {
-    js: [
-      "import { dirname as __dirnameOf } from 'node:path';",
-      "import { fileURLToPath as __fileURLToPath } from 'node:url';",
-      'const __sourceFile = (url) => __fileURLToPath(url);',
-      'const __sourceDir = (url) => __dirnameOf(__fileURLToPath(url));',
-    ].join('\n'),
-  },
-  plugins: [sourceImportMeta],
-});
+await buildServer();
 await buildConsole();
 if (!process.argv.includes('--quiet')) {
   process.stdout.write(
-    `built ${path.relative(root, outfile)} from src/main.ts, ${path.relative(root, consoleDir)}/ from src/console/\n`,
+    `built ${path.relative(root, serverFile)} from src/main.ts, ${path.relative(root, consoleDir)}/ from src/console/\n`,
   );
 }

@@ -1,27 +1,22 @@
 // The operator command line: `npx gateway <command>`. Results are JSON on
 // stdout and nothing else goes there; failures go to stderr with exit code 1
 // (2 for a misused command). Reads the same configuration as the server.
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+//
+// A command loads only the modules it uses (dynamic imports below): `--help`
+// or `keys revoke` should not pay for the GraphQL schema or the CSV parser.
 import { parseArgs } from 'node:util';
-import { Presets, SingleBar } from 'cli-progress';
 import { loadConfig } from './config.ts';
-import { type Database, openDatabase } from './db/database.ts';
-import { migrate } from './db/migrator.ts';
-import { tenantClient } from './db/tenant.ts';
-import { type Progress, seedDemo } from './demo/seed-demo.ts';
+import type { Database } from './db/database.ts';
+import type { Progress } from './demo/seed-demo.ts';
 import { DomainError } from './domain/errors.ts';
-import { createOrganization, issueApiKey, revokeApiKey, rotateApiKey } from './domain/organizations.ts';
-import { importProspects } from './domain/prospect-import.ts';
 import type { Scope } from './domain/scope.ts';
-import { loadSecretBox } from './domain/secrets.ts';
-import { importManifest } from './graphql/persisted-manifest.ts';
-import { presentImport } from './rest/routes/prospect-import.ts';
-import { prepareDatabase } from './server.ts';
+
+const organizations = () => import('./domain/organizations.ts');
 
 /** A progress bar on stderr when it is a terminal (stdout carries only the JSON result). */
-function progressBar(): Progress {
+async function progressBar(): Promise<Progress> {
   if (!process.stderr.isTTY) return { start() {}, advance() {}, stop() {} };
+  const { Presets, SingleBar } = await import('cli-progress');
   const bar = new SingleBar(
     { stream: process.stderr, format: ' {label} [{bar}] {value}/{total}', hideCursor: true },
     Presets.shades_classic,
@@ -54,11 +49,18 @@ async function* counted(stream: AsyncIterable<Buffer>, progress: Progress) {
 
 /** `gateway prospects import`: the file streamed into the import, with its progress on stderr. */
 async function importFile(db: Database, values: Record<string, string>, file: string) {
+  const [{ createReadStream }, { stat }, { tenantClient }, { importProspects }, { presentImport }] = await Promise.all([
+    import('node:fs'),
+    import('node:fs/promises'),
+    import('./db/tenant.ts'),
+    import('./domain/prospect-import.ts'),
+    import('./rest/routes/prospect-import.ts'),
+  ]);
   const organizationId = values.org!;
   if (!(await db.prisma.organization.findUnique({ where: { id: organizationId } })))
     throw new Error('organization not found');
   const scope: Scope = { prisma: tenantClient(db.prisma, organizationId), viewer: { organizationId, apiKeyId: 'cli' } };
-  const progress = progressBar();
+  const progress = await progressBar();
   progress.start((await stat(file)).size, 'reading');
   let written = 0;
   try {
@@ -91,7 +93,9 @@ async function importFile(db: Database, values: Record<string, string>, file: st
 
 async function withDatabase<T>(work: (db: Database) => Promise<T>, prepare = true): Promise<T> {
   const config = loadConfig();
-  const db = prepare ? await prepareDatabase(config.storage) : await openDatabase(config.storage);
+  const db = prepare
+    ? await (await import('./domain/prepare-database.ts')).prepareDatabase(config.storage)
+    : await (await import('./db/database.ts')).openDatabase(config.storage);
   try {
     return await work(db);
   } finally {
@@ -104,7 +108,8 @@ const commands: Record<string, Command> = {
     usage: 'gateway migrate',
     summary: 'Apply pending database migrations.',
     options: {},
-    run: () => withDatabase(async (db) => ({ applied: await migrate(db.sql) }), false),
+    run: () =>
+      withDatabase(async (db) => ({ applied: await (await import('./db/migrator.ts')).migrate(db.sql) }), false),
   },
   'orgs create': {
     usage: 'gateway orgs create --name NAME',
@@ -112,7 +117,7 @@ const commands: Record<string, Command> = {
     options: { name: { type: 'string', description: 'the organization name', required: true } },
     run: ({ name }) =>
       withDatabase(async (db) => {
-        const { organization, apiKey } = await createOrganization(db.prisma, name!);
+        const { organization, apiKey } = await (await organizations()).createOrganization(db.prisma, name!);
         return { organization_id: organization.id, api_key: apiKey };
       }),
   },
@@ -124,7 +129,9 @@ const commands: Record<string, Command> = {
       name: { type: 'string', description: 'a label for the key', required: false },
     },
     run: ({ org, name }) =>
-      withDatabase(async (db) => ({ api_key: (await issueApiKey(db.prisma, org!, name)).apiKey })),
+      withDatabase(async (db) => ({
+        api_key: (await (await organizations()).issueApiKey(db.prisma, org!, name)).apiKey,
+      })),
   },
   'seed-demo': {
     usage: 'gateway seed-demo [--org ORG_ID] [--prospects N]',
@@ -137,13 +144,17 @@ const commands: Record<string, Command> = {
       const count = prospects === undefined ? 500 : Number(prospects);
       if (!Number.isInteger(count) || count < 1 || count > 100_000)
         throw new UsageError('--prospects must be 1 to 100000');
-      return withDatabase((db) => {
+      return withDatabase(async (db) => {
         const config = loadConfig();
+        const [{ seedDemo }, { loadSecretBox }] = await Promise.all([
+          import('./demo/seed-demo.ts'),
+          import('./domain/secrets.ts'),
+        ]);
         return seedDemo(
           db,
           loadSecretBox(config.storage, config.encryptionKey),
           { organizationId: org, prospects: count },
-          progressBar(),
+          await progressBar(),
         );
       });
     },
@@ -154,7 +165,7 @@ const commands: Record<string, Command> = {
     options: { key: { type: 'string', description: 'the API key to replace', required: true } },
     run: ({ key }) =>
       withDatabase(async (db) => {
-        const issued = await rotateApiKey(db.prisma, { key: key! });
+        const issued = await (await organizations()).rotateApiKey(db.prisma, { key: key! });
         if (!issued) throw new Error('no such key, or it was revoked already');
         return { api_key: issued.apiKey };
       }),
@@ -178,7 +189,10 @@ const commands: Record<string, Command> = {
       const allowList = out ?? loadConfig().graphqlLimits.persistedOperationsFile;
       if (!allowList) throw new UsageError('--out is required when PERSISTED_OPERATIONS_FILE is unset');
       // Checked against the schema this gateway serves: an operation it would refuse is not registered.
-      const { schema } = await import('./schema/index.ts');
+      const [{ schema }, { importManifest }] = await Promise.all([
+        import('./schema/index.ts'),
+        import('./graphql/persisted-manifest.ts'),
+      ]);
       return importManifest(manifest!, allowList, schema);
     },
   },
@@ -212,7 +226,8 @@ const commands: Record<string, Command> = {
     usage: 'gateway keys revoke --key KEY',
     summary: 'Revoke an API key; it is refused from then on.',
     options: { key: { type: 'string', description: 'the API key to revoke', required: true } },
-    run: ({ key }) => withDatabase(async (db) => ({ revoked: await revokeApiKey(db.prisma, key!) })),
+    run: ({ key }) =>
+      withDatabase(async (db) => ({ revoked: await (await organizations()).revokeApiKey(db.prisma, key!) })),
   },
 };
 

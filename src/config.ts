@@ -25,6 +25,11 @@ const parsed = <T>(parse: (text: string) => T) =>
     }
   });
 
+/** How long an instance remembers a verified API key (src/auth/api-key-cache.ts); 0: not at all. */
+export const API_KEY_CACHE_TTL_MS = 30_000;
+// The longest a revoked key may still be accepted when revocations go unheard (a notification lost).
+const API_KEY_CACHE_TTL_MAX_MS = 300_000;
+
 // Sizes of bulk inputs (DECISIONS.md).
 const bulkLimitVariables = z.object({
   BULK_ITEMS_MAX: z.coerce.number().int().min(1).default(10_000),
@@ -48,6 +53,7 @@ const environment = bulkLimitVariables.extend({
   ENCRYPTION_KEY: z.string().optional(),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
   AGENT_UPDATE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+  API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(API_KEY_CACHE_TTL_MAX_MS).default(API_KEY_CACHE_TTL_MS),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).default(defaultGraphQLLimits.maxDepth),
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).default(defaultGraphQLLimits.maxAliases),
   GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(1).default(defaultGraphQLLimits.maxTokens),
@@ -141,6 +147,8 @@ export interface Config {
   /** Seals secrets at rest; see src/domain/secrets.ts for the embedded default. */
   encryptionKey: string | undefined;
   rateLimits: RateLimits;
+  /** How long a verified API key is remembered (API_KEY_CACHE_TTL_MS); 0: every request reads it. */
+  apiKeyCacheTtlMs: number;
   graphqlLimits: GraphQLLimits;
   /** Origins browsers may call the API from; `*` for any. */
   corsOrigins: string[];
@@ -199,6 +207,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       agentUpdate: values.AGENT_UPDATE_RATE_LIMIT_PER_MINUTE,
       windowMs: 60_000,
     },
+    apiKeyCacheTtlMs: values.API_KEY_CACHE_TTL_MS,
     corsOrigins: values.CORS_ORIGINS.split(',')
       .map((origin) => origin.trim())
       .filter(Boolean),

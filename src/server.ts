@@ -3,11 +3,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { systemClock } from './clock.ts';
-import type { Config, Storage } from './config.ts';
-import { type Database, openDatabase } from './db/database.ts';
-import { migrate } from './db/migrator.ts';
-import { seedIntegrationCatalog } from './domain/integration-catalog.ts';
+import type { Config } from './config.ts';
+import type { Database } from './db/database.ts';
 import { createOrganization } from './domain/organizations.ts';
+import { prepareDatabase } from './domain/prepare-database.ts';
 import { loadSecretBox } from './domain/secrets.ts';
 import { simulatedDialer } from './engine/dialer.ts';
 import { InsightScheduler } from './engine/insight-scheduler.ts';
@@ -25,19 +24,6 @@ export interface RunningServer {
   engine: RunEngine | null;
   url: string;
   close(): Promise<void>;
-}
-
-/** Opens the storage and brings its schema and catalog up to date. */
-export async function prepareDatabase(storage: Storage): Promise<Database> {
-  const db = await openDatabase(storage);
-  try {
-    await migrate(db.sql);
-    await seedIntegrationCatalog(db.prisma);
-    return db;
-  } catch (error) {
-    await db.close();
-    throw error;
-  }
 }
 
 /**
@@ -99,6 +85,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     redis,
     config.livekit,
     config.webhooks,
+    config.apiKeyCacheTtlMs,
   );
   let app: FastifyInstance | undefined;
   let engine: RunEngine | null = null;

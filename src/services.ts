@@ -1,8 +1,9 @@
 // What the process provides every request and the run engine: storage, the
 // secret box and batch-progress events (through Redis when there is one).
 import type { Redis } from 'ioredis';
+import { ApiKeyCache } from './auth/api-key-cache.ts';
 import { defaultWebhookSettings, type WebhookSettings } from './config/webhook-settings.ts';
-import type { LiveKitSettings } from './config.ts';
+import { API_KEY_CACHE_TTL_MS, type LiveKitSettings } from './config.ts';
 import type { Database } from './db/database.ts';
 import type { SecretBox } from './domain/secrets.ts';
 import { BatchProgressHub } from './events/batch-progress.ts';
@@ -12,6 +13,8 @@ import { createMetrics, type Metrics } from './observability/metrics.ts';
 
 export interface Services {
   db: Database;
+  /** The API keys this instance verified lately, forgotten as soon as they are revoked (src/auth/api-key-cache.ts). */
+  apiKeys: ApiKeyCache;
   secrets: SecretBox;
   events: BatchProgressHub;
   metrics: Metrics;
@@ -35,6 +38,7 @@ export function createServices(
   redis?: Redis,
   livekitSettings: LiveKitSettings | null = null,
   webhooks: WebhookSettings = defaultWebhookSettings,
+  apiKeyCacheTtlMs = API_KEY_CACHE_TTL_MS,
 ): Services {
   // Redis delivers a subscriber's messages only on a connection of its own.
   const subscriber = redis?.duplicate();
@@ -44,8 +48,10 @@ export function createServices(
     redis && subscriber && redisHealth ? { publish: redis, subscribe: subscriber, health: redisHealth } : undefined,
   );
   const liveKit = livekitSettings && new LiveKit(livekitSettings, db.prisma);
+  const apiKeys = new ApiKeyCache(db, { ttlMs: apiKeyCacheTtlMs });
   return {
     db,
+    apiKeys,
     secrets,
     events,
     metrics: createMetrics(db, events, redisHealth),
@@ -55,6 +61,7 @@ export function createServices(
     webhooks,
     async close() {
       liveKit?.close();
+      await apiKeys.close();
       events.close();
       redisHealth?.stop();
       // quit, not disconnect: the unsubscribe commands events.close() sent are answered first.

@@ -4,10 +4,11 @@
 // nothing here; a local failure after LiveKit accepted is taken back there.
 // And the settings: DIALER=livekit without them is refused, naming them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serverFile } from '../scripts/build-server.js';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { eventually } from './support/flows.ts';
 import { LiveKitDouble } from './support/livekit-double.ts';
-import { freePort, projectRoot, runCli, runProcess, startServerProcess } from './support/processes.ts';
+import { freePort, runCli, runProcess, startServerProcess } from './support/processes.ts';
 import { expectErrorBody, restClient } from './support/rest.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { createTestStorage } from './support/storage.ts';
@@ -232,7 +233,7 @@ describe('DIALER=livekit settings', () => {
   it('the server refuses to start without them, naming them', async () => {
     const storage = await createTestStorage();
     try {
-      const started = await runProcess(['--import', 'tsx', `${projectRoot}/src/main.ts`], {
+      const started = await runProcess([serverFile], {
         ...storage.env,
         PORT: String(await freePort()),
         DIALER: 'livekit',

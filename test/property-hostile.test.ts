@@ -652,6 +652,18 @@ describe('hostile input, generated: never a 5xx, always the error body, nothing 
 
   /** Row counts and last-change times of every table, in one statement. */
   const state = async () => (await server.db.prisma.$queryRawUnsafe<{ state: string }[]>(stateSql))[0]!.state;
+  /**
+   * The state after the last refused request, which is the state before the next one: nothing else writes
+   * (this server runs no engine and no webhook worker). Unknown after an accepted request, which may have written.
+   * Saves reading every table twice per request, once after a refusal being enough.
+   */
+  let settled: string | undefined;
+  const stateBefore = async () => settled ?? (await state());
+  /** Asserts a refused request wrote nothing, and keeps the state for the next request. */
+  const expectUnchanged = async (before: string, message: string) => {
+    settled = await state();
+    expect(settled, message).toBe(before);
+  };
 
   beforeAll(async () => {
     server = await startTestServer();
@@ -848,7 +860,7 @@ describe('hostile input, generated: never a 5xx, always the error body, nothing 
           const url = `${input.prefix.replace(':org_id', organizationId)}${path}${input.query ? `?${input.query}` : ''}`;
           const valid = route.body ? REST_BODIES[key]!(own) : {};
           const text = bodyText(input.body, valid);
-          const before = await state();
+          const before = await stateBefore();
           const response = await sendRest(route.method, url, input.contentType, text, input.idempotencyKey);
           const where = `${route.method} ${url.slice(0, 300)} [${input.contentType}${input.idempotencyKey === null ? '' : `, Idempotency-Key ${JSON.stringify(input.idempotencyKey.slice(0, 40))}`}] ${String(text).slice(0, 300)}`;
           expect(response.status, `5xx for ${where}: ${response.text.slice(0, 300)}`).toBeLessThan(500);
@@ -867,8 +879,11 @@ describe('hostile input, generated: never a 5xx, always the error body, nothing 
           }
           if (response.status >= 400) {
             outcomes.rest4xx++;
-            expect(await state(), `a refused request (${response.status}) wrote something: ${where}`).toBe(before);
-          } else outcomes.rest2xx++;
+            await expectUnchanged(before, `a refused request (${response.status}) wrote something: ${where}`);
+          } else {
+            outcomes.rest2xx++;
+            settled = undefined;
+          }
         }),
         {
           numRuns: RUNS_PER_PREFIX * REST_PREFIXES.length,
@@ -1019,7 +1034,7 @@ describe('hostile input, generated: never a 5xx, always the error body, nothing 
       await fc.assert(
         fc.asyncProperty(variables, async (spec) => {
           const vars = BROKEN in spec ? JSON.parse(mutate(template!(own), spec[BROKEN] as Mutation) || 'null') : spec;
-          const before = await state();
+          const before = await stateBefore();
           const response = await fetch(`${server.url}/graphql`, {
             method: 'POST',
             headers: {
@@ -1063,8 +1078,11 @@ describe('hostile input, generated: never a 5xx, always the error body, nothing 
             (body.data === null || body.data === undefined || body.data[field.name] === null);
           if (refused) {
             outcomes.graphqlRefused++;
-            expect(await state(), `a refused mutation wrote something: ${where}: ${text.slice(0, 300)}`).toBe(before);
-          } else outcomes.graphqlData++;
+            await expectUnchanged(before, `a refused mutation wrote something: ${where}: ${text.slice(0, 300)}`);
+          } else {
+            outcomes.graphqlData++;
+            settled = undefined;
+          }
         }),
         { numRuns: GRAPHQL_RUNS, seed: seedOf(field.name), endOnFailure: process.env.HOSTILE_SHRINK !== '1' },
       );

@@ -4,10 +4,14 @@
 // instance; a subscriber on one instance still sees a change made on the other
 // (polled); /ready, /metrics and the log say Redis is degraded. Once Redis is
 // back, counters and events are shared through it again. Then the same Redis
-// hangs (SIGSTOP: connections stay open, nothing answers) and resumes.
+// hangs (SIGSTOP: connections stay open, nothing answers) and resumes. Last,
+// only one instance loses Redis (through a proxy the test cuts): a change made
+// there while the others, still connected, do not poll reaches their
+// subscribers once it is back.
 import type { ChildProcess } from 'node:child_process';
+import net from 'node:net';
 import { Writable } from 'node:stream';
-import { createClient } from 'graphql-ws';
+import { type Client, createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { eventually } from './support/flows.ts';
@@ -39,6 +43,57 @@ async function stopRedis(child: ChildProcess) {
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGKILL');
   await exited;
+}
+
+/** A TCP proxy to Redis for one instance: while cut, it closes that instance's connections, open and new. */
+async function redisProxy(redisPort: number) {
+  const sockets = new Set<net.Socket>();
+  let cut = false;
+  const track = (socket: net.Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  };
+  const server = net.createServer((client) => {
+    if (cut) return client.destroy();
+    const upstream = net.connect(redisPort, '127.0.0.1');
+    track(client);
+    track(upstream);
+    for (const [from, to] of [
+      [client, upstream],
+      [upstream, client],
+    ] as const) {
+      from.pipe(to);
+      // Either side going away takes the other with it, as a lost connection would.
+      from.on('error', () => to.destroy()).on('close', () => to.destroy());
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const cutAll = () => {
+    cut = true;
+    for (const socket of sockets) socket.destroy();
+  };
+  return {
+    url: `redis://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
+    cut: cutAll,
+    restore: () => (cut = false),
+    close: () => {
+      cutAll();
+      return new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/** Subscribes `client` to the batch's progress, each status pushed on `statuses`, and waits for the first. */
+async function followProgress(client: Client, batchId: string, statuses: string[]) {
+  client.subscribe<{ batchProgress: { status: string } }>(
+    { query: `subscription($id: ID!) { batchProgress(batchId: $id) { status } }`, variables: { id: batchId } },
+    {
+      next: (message) => message.data && statuses.push(message.data.batchProgress.status),
+      error: () => {},
+      complete: () => {},
+    },
+  );
+  await eventually(async () => (statuses.length > 0 ? true : undefined), 10_000, 'the first progress event');
 }
 
 /** The log lines an instance writes, parsed. */
@@ -131,15 +186,7 @@ describe.runIf(process.env.TEST_REDIS_URL)('Redis stopped while requests run', (
       connectionParams: { 'x-api-key': apiKey },
       retryAttempts: 0,
     });
-    client.subscribe<{ batchProgress: { status: string } }>(
-      { query: `subscription($id: ID!) { batchProgress(batchId: $id) { status } }`, variables: { id: batchId } },
-      {
-        next: (message) => message.data && statuses.push(message.data.batchProgress.status),
-        error: () => {},
-        complete: () => {},
-      },
-    );
-    await eventually(async () => (statuses.length > 0 ? true : undefined), 10_000, 'the first progress event');
+    await followProgress(client, batchId, statuses);
 
     // REST and GraphQL requests on both instances, all along.
     const outcomes: { what: string; at: number; status: number; errors?: unknown }[] = [];
@@ -268,5 +315,63 @@ describe.runIf(process.env.TEST_REDIS_URL)('Redis stopped while requests run', (
     });
     expect(firstLog.lines.filter((line) => line.msg?.startsWith('Redis does not answer'))).toHaveLength(2);
     expect(firstLog.lines.filter((line) => line.msg?.startsWith('Redis answers again'))).toHaveLength(2);
+  }, 60_000);
+  it('announces a change made while only its own instance could not reach Redis, once it can', async () => {
+    // A third instance reaches the same Redis through a proxy; the second one, directly, keeps it all along.
+    const proxy = await redisProxy(redisPort);
+    const cutOff = await startTestServer({ redisUrl: proxy.url, rateLimits, sharing: first });
+    const { apiKey } = await first.createOrganization('Announcements');
+    const call = async (server: TestServer, query: string, variables?: Record<string, unknown>) => {
+      const { status, body } = await server.graphql(apiKey, query, variables);
+      expect(body.errors).toBeUndefined();
+      expect(status).toBe(200);
+      return body.data;
+    };
+    const statuses: string[] = [];
+    const client = createClient({
+      url: `${second.url.replace('http', 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { 'x-api-key': apiKey },
+      retryAttempts: 0,
+    });
+    try {
+      const workflow = (await call(cutOff, `mutation { createWorkflow(input: { name: "Cut off" }) { id } }`))
+        .createWorkflow.id;
+      const prospects = await call(
+        cutOff,
+        `mutation { createProspects(input: { prospects: [{ firstName: "A" }] }) { id } }`,
+      );
+      const batchId = (
+        await call(
+          cutOff,
+          `mutation($w: ID!, $p: [String!]) { createBatch(workflowId: $w, input: { prospectIds: $p }) { id } }`,
+          { w: workflow, p: prospects.createProspects.map((prospect: { id: string }) => prospect.id) },
+        )
+      ).createBatch.id;
+      expect(await redisState(cutOff)).toBe('ok');
+
+      // A subscriber on the second instance, which keeps Redis and so does not poll.
+      await followProgress(client, batchId, statuses);
+
+      proxy.cut();
+      await eventually(async () => ((await redisState(cutOff)) === 'degraded' ? true : undefined));
+      expect(await redisState(second)).toBe('ok');
+      // Changed where Redis cannot be told: the second instance hears nothing of it yet.
+      await call(cutOff, `mutation($id: ID!) { updateBatchStatus(id: $id, status: PAUSED) { status } }`, {
+        id: batchId,
+      });
+
+      proxy.restore();
+      await eventually(
+        async () => (statuses.at(-1) === 'PAUSED' ? true : undefined),
+        10_000,
+        'the pause made while cut off to reach the other instance',
+      );
+      expect(await redisState(cutOff)).toBe('ok');
+    } finally {
+      await client.dispose();
+      await cutOff.close();
+      await proxy.close();
+    }
   }, 60_000);
 });

@@ -69,31 +69,38 @@ describe('the HTTP server', () => {
 });
 
 describe('npm start', () => {
-  it.skipIf(onPostgres)('creates and prints the first organization once on an empty embedded database', async () => {
-    const storage = await createTestStorage({ empty: true });
-    try {
-      const first = await startServerProcess(storage.env, await freePort());
-      expect(await first.stop()).toBe(0);
-      const key = first.output().match(/API key \(shown once, keep it\): (gwk_\S+)/)?.[1];
-      expect(key).toBeDefined();
-
-      const port = await freePort();
-      const second = await startServerProcess(storage.env, port);
+  // Two starts, the first creating the database: minutes on a loaded machine.
+  it.skipIf(onPostgres)(
+    'creates and prints the first organization once on an empty embedded database',
+    {
+      timeout: 180_000,
+    },
+    async () => {
+      const storage = await createTestStorage({ empty: true });
       try {
-        expect(second.output()).not.toContain('API key');
-        const response = await fetch(`http://127.0.0.1:${port}/graphql`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-api-key': key! },
-          body: JSON.stringify({ query: '{ organization { id } }' }),
-        });
-        expect(response.status).toBe(200);
+        const first = await startServerProcess(storage.env, await freePort());
+        expect(await first.stop()).toBe(0);
+        const key = first.output().match(/API key \(shown once, keep it\): (gwk_\S+)/)?.[1];
+        expect(key).toBeDefined();
+
+        const port = await freePort();
+        const second = await startServerProcess(storage.env, port);
+        try {
+          expect(second.output()).not.toContain('API key');
+          const response = await fetch(`http://127.0.0.1:${port}/graphql`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-api-key': key! },
+            body: JSON.stringify({ query: '{ organization { id } }' }),
+          });
+          expect(response.status).toBe(200);
+        } finally {
+          expect(await second.stop()).toBe(0);
+        }
       } finally {
-        expect(await second.stop()).toBe(0);
+        await storage.dispose();
       }
-    } finally {
-      await storage.dispose();
-    }
-  });
+    },
+  );
 
   it.runIf(onPostgres)('on PostgreSQL migrates at start and creates no organization by itself', async () => {
     const storage = await createTestStorage({ empty: true });

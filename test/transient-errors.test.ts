@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/database.ts';
 import { isTransientDatabaseError, retryTransient } from '../src/db/transient.ts';
 import { notFound } from '../src/domain/errors.ts';
+import { prepareDatabase } from '../src/domain/prepare-database.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
-import { prepareDatabase } from '../src/server.ts';
 import { freePort } from './support/processes.ts';
 import { createTestStorage, onPostgres, type TestStorage } from './support/storage.ts';
 

@@ -10,6 +10,8 @@ import type { Storage } from '../config.ts';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import { tracing } from '../observability/tracing.ts';
 import { lockDataDir } from './data-dir-lock.ts';
+import { quoteIdentifier } from './sql/identifiers.ts';
+import { listen } from './sql/listen.ts';
 
 export interface SqlQueryable {
   query<Row = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<{ rows: Row[] }>;
@@ -28,7 +30,22 @@ export interface Database {
   storage: Storage;
   /** Calls `listener` for every SQL statement sent, through Prisma or `sql` (metrics, statement-count tests). */
   onStatement(listener: StatementListener): () => void;
+  /**
+   * Follows a channel of PostgreSQL's NOTIFY: on PostgreSQL on a connection of its own (one more than the pool),
+   * made again whenever it is lost; embedded, through PGlite's. Returns the function that stops it.
+   */
+  listen(channel: string, listener: ChannelListener): () => Promise<void>;
   close(): Promise<void>;
+}
+
+/** What follows a notification channel is told. */
+export interface ChannelListener {
+  /** A notification's payload. */
+  notify(payload: string): void;
+  /** Listening (again): every notification sent from now on reaches `notify`. */
+  listening(): void;
+  /** The connection is lost: notifications are missed until `listening` is called again. */
+  lost(): void;
 }
 
 /** Told of each statement sent; `params` reads its parameters (only a listener that needs them pays for it). */
@@ -107,6 +124,27 @@ async function openEmbedded(dataDir: string): Promise<Database> {
       sql: observedRunner(sql, listeners),
       storage: { kind: 'embedded', dataDir },
       onStatement,
+      listen(channel, listener) {
+        // One process, one connection: nothing to lose but the database itself. PGlite splices the name
+        // into its own LISTEN; quoted, it is taken as written.
+        const stop = pglite
+          .listen(quoteIdentifier(channel), (payload) => listener.notify(payload))
+          .then(
+            (unlisten) => {
+              listener.listening();
+              return unlisten;
+            },
+            () => {
+              listener.lost();
+              return null;
+            },
+          );
+        return async () => {
+          const unlisten = await stop;
+          listener.lost();
+          await unlisten?.().catch(() => {});
+        };
+      },
       async close() {
         await prisma.$disconnect();
         await pglite.close();
@@ -128,6 +166,64 @@ function queryableClient(client: pg.ClientBase | pg.Pool): SqlQueryable {
     exec: async (text) => {
       await client.query(text);
     },
+  };
+}
+
+// Waits before connecting the listening client again: at once after a loss, then doubling up to a few seconds.
+const RELISTEN_FIRST_MS = 50;
+const RELISTEN_MAX_MS = 5000;
+
+/**
+ * LISTENs on a client of its own, outside the pool (a pooled connection goes back to the pool and is
+ * LISTENing for nobody). Lost (the server restarted, the connection was terminated or broke), it is
+ * told to `listener` at once and made again, until stopped.
+ */
+function listenOnPostgres(url: string, channel: string, listener: ChannelListener): () => Promise<void> {
+  let stopped = false;
+  let client: pg.Client | null = null;
+  let retryMs = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const connect = async () => {
+    const current = new pg.Client({
+      connectionString: url,
+      connectionTimeoutMillis: 10_000,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+    });
+    client = current;
+    let lost = false;
+    const lose = () => {
+      if (lost) return;
+      lost = true;
+      listener.lost();
+      current.end().catch(() => {});
+      if (stopped) return;
+      timer = setTimeout(connect, retryMs);
+      timer.unref();
+      retryMs = Math.min(Math.max(retryMs * 2, RELISTEN_FIRST_MS), RELISTEN_MAX_MS);
+    };
+    current.on('error', lose);
+    current.on('end', lose);
+    current.on('notification', (message) => {
+      if (!lost && message.channel === channel && message.payload !== undefined) listener.notify(message.payload);
+    });
+    try {
+      await current.connect();
+      await listen(current, channel);
+    } catch {
+      lose();
+      return;
+    }
+    if (lost || stopped) return;
+    retryMs = 0;
+    listener.listening();
+  };
+  void connect();
+  return async () => {
+    stopped = true;
+    clearTimeout(timer);
+    await client?.end().catch(() => {});
+    listener.lost();
   };
 }
 
@@ -163,6 +259,7 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
     sql: observedRunner(sql, listeners),
     storage: { kind: 'postgres', url, poolSize },
     onStatement,
+    listen: (channel, listener) => listenOnPostgres(url, channel, listener),
     async close() {
       await prisma.$disconnect();
       await pool.end();

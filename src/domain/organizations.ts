@@ -1,6 +1,9 @@
 // Organizations and their API keys: the tenancy root. Keys are made and
 // checked by src/auth/ (a key's format, authentication); issuing, revoking
-// and rotating them is done here.
+// and rotating them is done here. A revocation, once committed, is told to
+// this process's key caches directly; other processes hear it from the
+// database (the "ApiKey" trigger's notification, src/auth/api-key-cache.ts).
+import { forgetRevokedKey } from '../auth/api-key-cache.ts';
 import { hashApiKey, newApiKey } from '../auth/api-keys.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import { badInput, notFound } from './errors.ts';
@@ -32,10 +35,9 @@ export async function issueApiKey(prisma: PrismaClient, organizationId: string, 
 
 /** Revokes a key given in full; returns how many keys it revoked (0 or 1). */
 export async function revokeApiKey(prisma: PrismaClient, key: string): Promise<number> {
-  const result = await prisma.apiKey.updateMany({
-    where: { hash: hashApiKey(key), revokedAt: null },
-    data: { revokedAt: new Date() },
-  });
+  const hash = hashApiKey(key);
+  const result = await prisma.apiKey.updateMany({ where: { hash, revokedAt: null }, data: { revokedAt: new Date() } });
+  forgetRevokedKey(hash);
   return result.count;
 }
 
@@ -46,7 +48,9 @@ export async function revokeApiKeyById(prisma: PrismaClient, organizationId: str
     data: { revokedAt: new Date() },
   });
   if (result.count === 0) throw notFound('API key');
-  return prisma.apiKey.findUniqueOrThrow({ where: { id: apiKeyId } });
+  const revoked = await prisma.apiKey.findUniqueOrThrow({ where: { id: apiKeyId } });
+  forgetRevokedKey(revoked.hash);
+  return revoked;
 }
 
 /**
@@ -60,7 +64,7 @@ export async function rotateApiKey(
 ): Promise<IssuedKey | null> {
   const where =
     'key' in select ? { hash: hashApiKey(select.key) } : { id: select.apiKeyId, organizationId: select.organizationId };
-  return prisma.$transaction(async (tx) => {
+  const rotated = await prisma.$transaction(async (tx) => {
     const old = await tx.apiKey.findFirst({ where: { ...where, revokedAt: null } });
     if (!old) return null;
     const revoked = await tx.apiKey.updateMany({
@@ -72,6 +76,10 @@ export async function rotateApiKey(
     const row = await tx.apiKey.create({
       data: { organizationId: old.organizationId, hash: key.hash, displayPrefix: key.displayPrefix, name: old.name },
     });
-    return { apiKeyId: row.id, apiKey: key.key };
+    return { issued: { apiKeyId: row.id, apiKey: key.key }, revokedHash: old.hash };
   });
+  // After the commit: forgotten before, the old key could be read valid again and kept until the notification.
+  if (!rotated) return null;
+  forgetRevokedKey(rotated.revokedHash);
+  return rotated.issued;
 }

@@ -11,6 +11,13 @@
 // so every watcher reads its batch once per poll interval instead. When Redis
 // returns, the watchers' channels are subscribed again and each reads once, to
 // catch up; then announcements take over again.
+//
+// An instance may also be the only one that cannot reach Redis (its connection
+// lost, or its own event loop blocked past the command timeout) while the
+// others can: they do not poll, so what it could not announce would reach their
+// subscribers only with some later change. It remembers each batch it could not
+// announce (once per batch, whatever the number of changes) and announces them
+// all when Redis answers again; one whose announcement fails is kept for the next.
 import type { Redis } from 'ioredis';
 import type { Batch } from '../generated/prisma/client.ts';
 import type { RedisHealth } from './redis-health.ts';
@@ -99,6 +106,12 @@ export class BatchProgressHub {
   private readonly watchers = new Map<string, Watcher>();
   private readonly intervalMs: number;
   private readonly stopRedis: () => void = () => {};
+  /**
+   * Batches changed while this instance could not tell the others through Redis
+   * (src/events/redis-health.ts refused, or the publish failed): announced when
+   * Redis answers again. A set: at most one entry per batch changed meanwhile.
+   */
+  private readonly unannounced = new Set<string>();
 
   constructor(
     /** Reads a batch by id, whatever its organization (subscribers were checked when they subscribed). */
@@ -117,12 +130,21 @@ export class BatchProgressHub {
     // Back (or connected for the first time): subscribe every watcher's channel, then catch up on what passed meanwhile.
     const onReady = () => this.subscribe([...this.watchers.values()]);
     redis.subscribe.on('message', onMessage).on('ready', onReady);
+    // Redis answers again: tell the other instances what changed while it did not.
+    const stopHealth = redis.health.onChange((degraded) => {
+      if (!degraded) this.announceMissed();
+    });
     const poller = setInterval(() => {
       if (redis.health.degraded) for (const watcher of this.watchers.values()) this.schedule(watcher);
+      // After failed commands only a command that succeeds ends the outage: with nothing else
+      // sent to Redis, one of the missed announcements is the probe (tryRedis lets one through a second).
+      const missed = this.unannounced.values().next();
+      if (!missed.done && redis.health.tryRedis()) this.publish(redis, missed.value);
     }, pollMs);
     poller.unref();
     this.stopRedis = () => {
       clearInterval(poller);
+      stopHealth();
       redis.subscribe.off('message', onMessage).off('ready', onReady);
     };
   }
@@ -134,13 +156,10 @@ export class BatchProgressHub {
       const watcher = this.watchers.get(batchId);
       if (watcher) this.schedule(watcher);
     }
-    if (this.redis?.health.tryRedis()) {
-      const { health } = this.redis;
-      this.redis.publish.publish(CHANNEL_PREFIX + batchId, MESSAGE).then(
-        () => health.commandSucceeded(),
-        () => health.commandFailed(),
-      );
-    }
+    if (!this.redis) return;
+    // Refused now, announced when Redis answers again: instances that reach it do not poll, and would miss it.
+    if (this.redis.health.tryRedis()) this.publish(this.redis, batchId);
+    else this.unannounced.add(batchId);
   }
 
   /** The batch's states from now on (the caller sends the current one first). */
@@ -164,6 +183,7 @@ export class BatchProgressHub {
 
   close(): void {
     this.stopRedis();
+    this.unannounced.clear();
     for (const watcher of [...this.watchers.values()]) this.stopWatcher(watcher);
   }
 
@@ -179,6 +199,24 @@ export class BatchProgressHub {
     this.watchers.set(batchId, watcher);
     this.subscribe([watcher]);
     return watcher;
+  }
+
+  /** Announces through Redis; a failed announcement is kept for when Redis answers again. */
+  private publish(redis: RedisChannels, batchId: string) {
+    this.unannounced.delete(batchId);
+    redis.publish.publish(CHANNEL_PREFIX + batchId, MESSAGE).then(
+      () => redis.health.commandSucceeded(),
+      () => {
+        this.unannounced.add(batchId);
+        redis.health.commandFailed();
+      },
+    );
+  }
+
+  /** Redis answers again: one announcement per batch changed while it did not. */
+  private announceMissed() {
+    if (!this.redis) return;
+    for (const batchId of [...this.unannounced]) this.publish(this.redis, batchId);
   }
 
   private stopWatcher(watcher: Watcher) {

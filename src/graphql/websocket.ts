@@ -21,7 +21,7 @@ export function graphqlWebSocketHandler(
   return makeHandler<Record<string, unknown>, { viewer: Viewer }>({
     onConnect: async (context) => {
       const key = context.connectionParams?.['x-api-key'];
-      const viewer = await authenticate(services.db, typeof key === 'string' ? key : null);
+      const viewer = await authenticate(services.db, typeof key === 'string' ? key : null, services.apiKeys);
       if (!viewer) return false;
       context.extra.viewer = viewer;
       return true;

@@ -92,7 +92,8 @@ export function createGraphQLServer(services: Services, { limits, operations }: 
       ...[tracing().graphqlPlugin].filter((plugin) => plugin !== null),
     ],
     context: async ({ request, viewer: authenticated, audit }): Promise<GraphQLContext> => {
-      const viewer = authenticated ?? (await authenticate(services.db, request.headers.get('x-api-key')));
+      const viewer =
+        authenticated ?? (await authenticate(services.db, request.headers.get('x-api-key'), services.apiKeys));
       if (!viewer) throw unauthenticated();
       if (audit) audit.organizationId = viewer.organizationId;
       return createContext(services, viewer);

@@ -152,7 +152,13 @@ export async function buildApp({
     });
     scope.route({ url: graphql.graphqlEndpoint, method: ['POST', 'OPTIONS'], handler });
   });
-  await registerRestRoutes(app, { db: requestServices.db, graphql, rateLimits, secrets: services.secrets });
+  await registerRestRoutes(app, {
+    db: requestServices.db,
+    apiKeys: services.apiKeys,
+    graphql,
+    rateLimits,
+    secrets: services.secrets,
+  });
   if (services.livekit) await registerLiveKitWebhook(app, services.livekit);
   await registerPages(app);
 

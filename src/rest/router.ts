@@ -9,6 +9,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ApiKeyCache } from '../auth/api-key-cache.ts';
 import { authenticate, type Viewer } from '../auth/authenticate.ts';
 import type { RateLimits } from '../config/request-limits.ts';
 import type { Database } from '../db/database.ts';
@@ -157,10 +158,10 @@ async function prepareUpload(
   };
 }
 
-function handlerFor(route: Route, { db, graphql, secrets }: RestDependencies) {
+function handlerFor(route: Route, { db, apiKeys, graphql, secrets }: RestDependencies) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     try {
-      const viewer = await authenticate(db, request.headers['x-api-key'] as string | undefined);
+      const viewer = await authenticate(db, request.headers['x-api-key'] as string | undefined, apiKeys);
       if (!viewer) {
         return sendError(reply, 401, 'a valid API key is required in the X-API-Key header');
       }
@@ -210,6 +211,8 @@ function handlerFor(route: Route, { db, graphql, secrets }: RestDependencies) {
 
 export interface RestDependencies {
   db: Database;
+  /** The instance's verified keys (src/auth/api-key-cache.ts). */
+  apiKeys: ApiKeyCache;
   graphql: GraphQLServer;
   rateLimits: RateLimits;
   /** Seals the secrets an answer kept for its Idempotency-Key shows. */

@@ -1,4 +1,4 @@
-// Prepares, once per run, the database every test file starts from: migrated
+// Builds dist/main.js, and prepares, once per run, the database every test file starts from: migrated
 // and seeded exactly as a server's first start leaves it (prepareDatabase).
 // Files then clone it (test/support/storage.ts) instead of migrating their own:
 // a fresh embedded database takes seconds of initdb and migrations, a copy of
@@ -8,7 +8,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { prepareDatabase } from '../../src/server.ts';
+import { buildServer } from '../../scripts/build-server.js';
+import { prepareDatabase } from '../../src/domain/prepare-database.ts';
 import { adminDatabaseUrl, dropDatabase, onPostgres, type StorageTemplate, withAdminClient } from './storage.ts';
 
 declare module 'vitest' {
@@ -31,6 +32,8 @@ async function disposeTemplate(template: StorageTemplate) {
 }
 
 export default async function setup(project: TestProject) {
+  // The servers tests start as child processes run the bundle `npm start` runs (test/support/processes.ts).
+  await buildServer();
   const template = await createTemplate();
   try {
     const db = await prepareDatabase(

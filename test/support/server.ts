@@ -9,6 +9,7 @@ import { defaultWebhookSettings, type WebhookSettings } from '../../src/config/w
 import type { LiveKitSettings } from '../../src/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import { createOrganization } from '../../src/domain/organizations.ts';
+import { prepareDatabase } from '../../src/domain/prepare-database.ts';
 import { SecretBox } from '../../src/domain/secrets.ts';
 import type { Dialer } from '../../src/engine/dialer.ts';
 import type { RunEngine } from '../../src/engine/run-engine.ts';
@@ -16,7 +17,7 @@ import { defaultStepHandlers, type StepHandler } from '../../src/engine/steps.ts
 import { redisClientOptions } from '../../src/events/redis-health.ts';
 import type { WebhookWorker } from '../../src/events/webhook-worker.ts';
 import { buildApp } from '../../src/http/app.ts';
-import { createEngine, createWebhookWorker, prepareDatabase } from '../../src/server.ts';
+import { createEngine, createWebhookWorker } from '../../src/server.ts';
 import { createServices, type Services } from '../../src/services.ts';
 import { createTestStorage, type TestStorage } from './storage.ts';
 

@@ -3,18 +3,18 @@
 // Both are guarded by the lease, and closing only closes an open attempt, so a
 // transaction retried after a commit whose answer was lost changes nothing.
 
-import { attemptExists } from '../db/sql/attempt-exists.ts';
-import { closeAttempt } from '../db/sql/close-attempt.ts';
-import { countAttemptsAtStep } from '../db/sql/count-attempts-at-step.ts';
-import { countRunAttempt } from '../db/sql/count-run-attempt.ts';
-import { recordLastOutcome } from '../db/sql/record-last-outcome.ts';
-import { runLeaseHeld } from '../db/sql/run-lease-held.ts';
+import { attemptsAtSteps } from '../db/sql/attempts-at-steps.ts';
+import { attemptsWritten } from '../db/sql/attempts-written.ts';
+import { closeAttempts } from '../db/sql/close-attempts.ts';
+import { countRunAttempts } from '../db/sql/count-run-attempts.ts';
+import { recordLastOutcomes } from '../db/sql/record-last-outcomes.ts';
+import { runsLeasedBy } from '../db/sql/runs-leased-by.ts';
 import type { Tx } from '../db/tx.ts';
 import { Outbox } from '../domain/webhook-events.ts';
 import type { CallResult } from './dialer.ts';
 import { lockRunBatches } from './run-batches.ts';
 import type { ClaimedRun } from './run-claims.ts';
-import { afterAttempt, settle } from './run-settlement.ts';
+import { type AttemptSettlement, afterAttempt, settle } from './run-settlement.ts';
 
 export interface AttemptStart {
   number: number;
@@ -26,63 +26,145 @@ export interface AttemptStart {
   startedAt: Date | null;
 }
 
-/** Writes the attempt open; false when the run is no longer `owner`'s (nothing written). */
-export async function startAttempt(
-  tx: Tx,
-  now: Date,
-  owner: string,
-  run: ClaimedRun,
-  attempt: AttemptStart,
-): Promise<boolean> {
-  const held = await countRunAttempt(tx, run.id, attempt.number, owner, now);
-  if (held === 0) {
-    // Retried after a commit whose answer was lost: the attempt is there already.
-    const [existing] = await attemptExists(tx, run.id, attempt.number);
-    return existing !== undefined;
-  }
-  await tx.runAttempt.create({
-    data: {
-      organizationId: run.organizationId,
-      runId: run.id,
-      batchId: run.batchId,
-      number: attempt.number,
-      stepId: attempt.stepId,
-      startedAt: attempt.startedAt ?? now,
-      fromNumber: attempt.fromNumber,
-      toNumber: attempt.toNumber,
-      dynamicVariables: (attempt.dynamicVariables ?? undefined) as never,
-    },
-  });
-  return true;
+/** An attempt to write open: the run's attempt `attempt.number`. */
+export interface AttemptStartRequest {
+  run: ClaimedRun;
+  attempt: AttemptStart;
 }
 
-/** Closes attempt `number` with its outcome and moves the run on by its batch's retry policy. */
-export async function endAttempt(
+/**
+ * Writes many runs' attempts open in one transaction; for each, in the order
+ * of `starts`, false when its run is no longer `owner`'s (nothing written).
+ */
+export async function startAttempts(
   tx: Tx,
   now: Date,
   owner: string,
-  run: ClaimedRun,
-  number: number,
-  stepId: string,
-  result: CallResult,
-): Promise<{ next: 'continue' | 'ended'; batchIds: string[] }> {
-  const batch = (await lockRunBatches(tx, [run.batchId])).get(run.batchId)!;
-  const closed = await closeAttempt(tx, run.id, number, result, now);
-  const [current] = await runLeaseHeld(tx, run.id, owner);
-  // Closed already (a retry after a lost answer) or taken back: whatever the first commit decided stands.
-  if (closed === 0 || !current?.held) return { next: current?.held ? 'continue' : 'ended', batchIds: [] };
-  const outbox = new Outbox().add('call.attempt_ended', run.organizationId, { kind: 'attempt', runId: run.id, number });
-  const decision = afterAttempt(result.outcome, batch.retry, await countAttemptsAtStep(tx, run.id, stepId));
-  if (decision === 'continue') {
-    await recordLastOutcome(tx, run.id, result.outcome, now);
-    await outbox.write(tx, now);
-    return { next: 'continue', batchIds: [] };
+  starts: AttemptStartRequest[],
+): Promise<boolean[]> {
+  const counted = new Set(
+    (
+      await countRunAttempts(
+        tx,
+        starts.map(({ run, attempt }) => ({ runId: run.id, number: attempt.number })),
+        owner,
+        now,
+      )
+    ).map((row) => row.id),
+  );
+  const uncounted = starts.filter(({ run }) => !counted.has(run.id));
+  // Retried after a commit whose answer was lost: those attempts are there already.
+  const written = new Set(
+    uncounted.length > 0
+      ? (
+          await attemptsWritten(
+            tx,
+            uncounted.map(({ run, attempt }) => ({ runId: run.id, number: attempt.number })),
+          )
+        ).map((row) => row.runId)
+      : [],
+  );
+  const writing = starts.filter(({ run }) => counted.has(run.id));
+  if (writing.length > 0) {
+    await tx.runAttempt.createMany({
+      data: writing.map(({ run, attempt }) => ({
+        organizationId: run.organizationId,
+        runId: run.id,
+        batchId: run.batchId,
+        number: attempt.number,
+        stepId: attempt.stepId,
+        startedAt: attempt.startedAt ?? now,
+        fromNumber: attempt.fromNumber,
+        toNumber: attempt.toNumber,
+        dynamicVariables: (attempt.dynamicVariables ?? undefined) as never,
+      })),
+    });
   }
-  const error =
-    decision === 'fail'
-      ? `the call ended ${result.outcome}${result.reason ? ` (${result.reason})` : ''} after ${number} attempt${number > 1 ? 's' : ''}`
-      : '';
-  await settle(tx, now, batch, [{ runId: run.id, decision, outcome: result.outcome, error }], outbox);
+  return starts.map(({ run }) => counted.has(run.id) || written.has(run.id));
+}
+
+/** A call's end, to be recorded: attempt `number` of the run, at step `stepId`. */
+export interface AttemptEndRequest {
+  run: ClaimedRun;
+  number: number;
+  stepId: string;
+  result: CallResult;
+}
+
+/** What follows an attempt's end: the run goes on with its next step, or it ended (or waits for a retry). */
+export interface AttemptEndResult {
+  next: 'continue' | 'ended';
+  batchIds: string[];
+}
+
+/**
+ * Closes each run's attempt `number` with its outcome and moves the run on by
+ * its batch's retry policy, for many runs in one transaction (a few statements
+ * whatever their number): the results in the order of `ends`.
+ */
+export async function endAttempts(
+  tx: Tx,
+  now: Date,
+  owner: string,
+  ends: AttemptEndRequest[],
+): Promise<AttemptEndResult[]> {
+  const batches = await lockRunBatches(
+    tx,
+    ends.map(({ run }) => run.batchId),
+  );
+  const closed = new Set(
+    (
+      await closeAttempts(
+        tx,
+        ends.map(({ run, number, result }) => ({ runId: run.id, number, ...result, reason: result.reason ?? null })),
+        now,
+      )
+    ).map((row) => row.runId),
+  );
+  const held = new Set(
+    (
+      await runsLeasedBy(
+        tx,
+        ends.map(({ run }) => run.id),
+        owner,
+      )
+    ).map((row) => row.id),
+  );
+  // Closed already (a retry after a lost answer) or taken back: whatever the first commit decided stands.
+  const results = new Map<string, AttemptEndResult>(
+    ends.map(({ run }) => [run.id, { next: held.has(run.id) ? 'continue' : 'ended', batchIds: [] }]),
+  );
+  const moving = ends.filter(({ run }) => closed.has(run.id) && held.has(run.id));
+  const attemptsAtStep =
+    moving.length > 0
+      ? await attemptsAtSteps(
+          tx,
+          moving.map(({ run, stepId }) => ({ runId: run.id, stepId })),
+        )
+      : new Map<string, number>();
+  const outbox = new Outbox();
+  const continuing: { runId: string; outcome: string }[] = [];
+  const settling = new Map<string, AttemptSettlement[]>();
+  for (const { run, number, result } of moving) {
+    outbox.add('call.attempt_ended', run.organizationId, { kind: 'attempt', runId: run.id, number });
+    const batch = batches.get(run.batchId)!;
+    const decision = afterAttempt(result.outcome, batch.retry, attemptsAtStep.get(run.id) ?? 0);
+    if (decision === 'continue') {
+      continuing.push({ runId: run.id, outcome: result.outcome });
+      continue;
+    }
+    const error =
+      decision === 'fail'
+        ? `the call ended ${result.outcome}${result.reason ? ` (${result.reason})` : ''} after ${number} attempt${number > 1 ? 's' : ''}`
+        : '';
+    settling.set(batch.id, [
+      ...(settling.get(batch.id) ?? []),
+      { runId: run.id, decision, outcome: result.outcome, error },
+    ]);
+    results.set(run.id, { next: 'ended', batchIds: [run.batchId] });
+  }
+  if (continuing.length > 0) await recordLastOutcomes(tx, continuing, now);
+  for (const [batchId, runs] of settling) await settle(tx, now, batches.get(batchId)!, runs, outbox);
   await outbox.write(tx, now);
-  return { next: 'ended', batchIds: [run.batchId] };
+  return ends.map(({ run }) => results.get(run.id)!);
 }

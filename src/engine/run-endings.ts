@@ -3,7 +3,7 @@
 // by the lease, and its batch ends with its last run.
 
 import { endRunWithoutCall } from '../db/sql/end-run-without-call.ts';
-import { finishRun } from '../db/sql/finish-run.ts';
+import { finishRuns } from '../db/sql/finish-runs.ts';
 import type { Tx } from '../db/tx.ts';
 import { Outbox } from '../domain/webhook-events.ts';
 import { endFinishedBatches, lockRunBatches, moveCounters } from './run-batches.ts';
@@ -31,16 +31,40 @@ export async function endWithoutCall(
   return ended === 0 ? [] : afterEnd(tx, now, run, end.to);
 }
 
-/** Ends a run FINISHED or FAILED after its steps; no batch ids when it is no longer `owner`'s. */
-export async function finish(
-  tx: Tx,
-  now: Date,
-  owner: string,
-  run: ClaimedRun,
-  outcome: 'FINISHED' | 'FAILED',
-  error: string | null,
-): Promise<string[]> {
-  await lockRunBatches(tx, [run.batchId]);
-  const ended = await finishRun(tx, run.id, owner, outcome, error, now);
-  return ended === 0 ? [] : afterEnd(tx, now, run, outcome);
+/** A run to end after its steps: FINISHED, or FAILED with its error. */
+export interface FinishRequest {
+  run: ClaimedRun;
+  outcome: 'FINISHED' | 'FAILED';
+  error: string | null;
+}
+
+/**
+ * Ends runs FINISHED or FAILED after their steps, many in one transaction (a
+ * few statements whatever their number): for each, in the order of
+ * `finishes`, the batch ids that changed (none when the run is no longer
+ * `owner`'s).
+ */
+export async function finishAll(tx: Tx, now: Date, owner: string, finishes: FinishRequest[]): Promise<string[][]> {
+  const batches = await lockRunBatches(
+    tx,
+    finishes.map(({ run }) => run.batchId),
+  );
+  const ended = await finishRuns(
+    tx,
+    finishes.map(({ run, outcome, error }) => ({ runId: run.id, status: outcome, error })),
+    owner,
+    now,
+  );
+  const outbox = new Outbox();
+  const moves = new Map<string, { batchId: string; to: 'FINISHED' | 'FAILED'; count: number }>();
+  for (const run of ended) {
+    const key = `${run.batchId} ${run.status}`;
+    moves.set(key, { batchId: run.batchId, to: run.status, count: (moves.get(key)?.count ?? 0) + 1 });
+    outbox.runMoved(batches.get(run.batchId)!.organizationId, run.id, run.status);
+  }
+  for (const { batchId, to, count } of moves.values()) await moveCounters(tx, batchId, 'IN_PROGRESS', to, count);
+  const endedIds = new Set(ended.map((run) => run.id));
+  await endFinishedBatches(tx, [...new Set(ended.map((run) => run.batchId))], outbox);
+  await outbox.write(tx, now);
+  return finishes.map(({ run }) => (endedIds.has(run.id) ? [run.batchId] : []));
 }

@@ -4,8 +4,8 @@
 // attempt: it is never re-run at once. A run with no call in flight resumes
 // at its step, and fails once taken back too many times.
 
+import { attemptsAtSteps } from '../db/sql/attempts-at-steps.ts';
 import { batchesOfLeasedRuns } from '../db/sql/batches-of-leased-runs.ts';
-import { countAttemptsAtStep } from '../db/sql/count-attempts-at-step.ts';
 import { failOpenAttempts } from '../db/sql/fail-open-attempts.ts';
 import type { LeasedRuns } from '../db/sql/leased-runs.ts';
 import { type LeasedRunRow, lockLeasedRuns } from '../db/sql/lock-leased-runs.ts';
@@ -24,13 +24,19 @@ async function settleInFlight(
   reason: string,
   outbox: Outbox,
 ) {
+  const runs = inFlight.filter((candidate) => candidate.batchId === batch.id);
+  if (runs.length === 0) return;
+  const attemptsAtStep = await attemptsAtSteps(
+    tx,
+    runs.map((run) => ({ runId: run.id, stepId: run.stepId! })),
+  );
   const settlements: AttemptSettlement[] = [];
-  for (const run of inFlight.filter((candidate) => candidate.batchId === batch.id)) {
-    const decision = afterAttempt('failed', batch.retry, await countAttemptsAtStep(tx, run.id, run.stepId!));
+  for (const run of runs) {
+    const decision = afterAttempt('failed', batch.retry, attemptsAtStep.get(run.id) ?? 0);
     const error = `the call was ${reason}: its instance stopped before it ended (attempt ${run.openAttempt})`;
     settlements.push({ runId: run.id, decision: decision === 'retry' ? 'retry' : 'fail', outcome: 'failed', error });
   }
-  if (settlements.length > 0) await settle(tx, now, batch, settlements, outbox);
+  await settle(tx, now, batch, settlements, outbox);
 }
 
 /** Resumes the batch's runs with no call in flight, or fails those taken back `maxRecoveries` times. */

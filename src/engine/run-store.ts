@@ -23,24 +23,43 @@
 // (it adds none that matter to their order: it inserts new rows only).
 
 import type { Clock } from '../clock.ts';
-import { doNotCallEntry } from '../db/sql/do-not-call-entry.ts';
-import { recordRunStep } from '../db/sql/record-run-step.ts';
+import { doNotCallEntries } from '../db/sql/do-not-call-entries.ts';
+import { recordRunSteps } from '../db/sql/record-run-steps.ts';
 import { releaseTrunkSlot } from '../db/sql/release-trunk-slot.ts';
 import { renewRunLeases } from '../db/sql/renew-run-leases.ts';
 import { retryTransient } from '../db/transient.ts';
 import type { Tx } from '../db/tx.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
+import { Coalesced } from './coalesced.ts';
 import type { CallResult } from './dialer.ts';
-import { type AttemptStart, endAttempt, startAttempt } from './run-attempts.ts';
+import {
+  type AttemptEndRequest,
+  type AttemptEndResult,
+  type AttemptStart,
+  type AttemptStartRequest,
+  endAttempts,
+  startAttempts,
+} from './run-attempts.ts';
 import { type ClaimedRun, claimRuns, type Lease } from './run-claims.ts';
-import { endWithoutCall, finish } from './run-endings.ts';
+import { endWithoutCall, type FinishRequest, finishAll } from './run-endings.ts';
 import { releaseRuns } from './run-recovery.ts';
 import { takeSlot } from './trunk-slots.ts';
 
 export type { ClaimedRun } from './run-claims.ts';
 
+/** Workflow versions whose definitions are kept (a version never changes once written). */
+const DEFINITIONS_KEPT = 1000;
+
 export class RunStore {
   private readonly lease: Lease;
+  // What every run does, for many runs at once (coalesced.ts).
+  private readonly steps: Coalesced<{ runId: string; stepId: string }, boolean>;
+  private readonly doNotCall: Coalesced<{ organizationId: string; number: string }, boolean>;
+  private readonly precallWebhooks: Coalesced<{ organizationId: string; agentId: string }, unknown | null | undefined>;
+  private readonly attemptStarts: Coalesced<AttemptStartRequest, boolean>;
+  private readonly attemptEnds: Coalesced<AttemptEndRequest, AttemptEndResult>;
+  private readonly finishes: Coalesced<FinishRequest, string[]>;
+  private readonly definitions = new Map<string, Promise<{ definition: unknown } | null>>();
 
   constructor(
     private readonly prisma: PrismaClient,
@@ -49,6 +68,34 @@ export class RunStore {
     private readonly clock: Clock,
   ) {
     this.lease = { owner, until: (now) => new Date(now.getTime() + leaseMs) };
+    this.steps = new Coalesced(async (runs) => {
+      const held = await retryTransient(() => recordRunSteps(prisma, runs, owner, clock.now()));
+      const recorded = new Set(held.map((row) => row.id));
+      return runs.map((run) => recorded.has(run.runId));
+    });
+    this.doNotCall = new Coalesced(async (numbers) => {
+      const listed = await retryTransient(() => doNotCallEntries(prisma, numbers));
+      const keys = new Set(listed.map((entry) => `${entry.organizationId} ${entry.number}`));
+      return numbers.map((entry) => keys.has(`${entry.organizationId} ${entry.number}`));
+    });
+    this.precallWebhooks = new Coalesced(async (wanted) => {
+      const agents = await retryTransient(() =>
+        prisma.agent.findMany({
+          where: { id: { in: [...new Set(wanted.map((entry) => entry.agentId))] } },
+          select: { id: true, organizationId: true, precallWebhook: true },
+        }),
+      );
+      const byId = new Map(agents.map((agent) => [agent.id, agent]));
+      return wanted.map(({ organizationId, agentId }) => {
+        const agent = byId.get(agentId);
+        return agent?.organizationId === organizationId ? agent.precallWebhook : undefined;
+      });
+    });
+    this.attemptStarts = new Coalesced((starts) =>
+      this.transaction((tx, now) => startAttempts(tx, now, owner, starts)),
+    );
+    this.attemptEnds = new Coalesced((ends) => this.transaction((tx, now) => endAttempts(tx, now, owner, ends)));
+    this.finishes = new Coalesced((finishes) => this.transaction((tx, now) => finishAll(tx, now, owner, finishes)));
   }
 
   private transaction<T>(work: (tx: Tx, now: Date) => Promise<T>): Promise<T> {
@@ -67,9 +114,8 @@ export class RunStore {
   }
 
   /** Records the step a run is at; false when the run is no longer this instance's. */
-  async atStep(runId: string, stepId: string): Promise<boolean> {
-    const count = await retryTransient(() => recordRunStep(this.prisma, runId, stepId, this.owner, this.clock.now()));
-    return count === 1;
+  atStep(runId: string, stepId: string): Promise<boolean> {
+    return this.steps.submit({ runId, stepId });
   }
 
   /** Extends this instance's leases on the runs it holds. */
@@ -79,17 +125,13 @@ export class RunStore {
   }
 
   /** True when the organization's do-not-call list holds the number. */
-  async onDoNotCallList(organizationId: string, number: string): Promise<boolean> {
-    const rows = await retryTransient(() => doNotCallEntry(this.prisma, organizationId, number));
-    return rows.length > 0;
+  onDoNotCallList(organizationId: string, number: string): Promise<boolean> {
+    return this.doNotCall.submit({ organizationId, number });
   }
 
   /** The organization's agent's pre-call webhook (null when it has none); undefined when the agent is gone. */
-  async precallWebhookOf(organizationId: string, agentId: string): Promise<unknown | null | undefined> {
-    const agent = await retryTransient(() =>
-      this.prisma.agent.findFirst({ where: { id: agentId, organizationId }, select: { precallWebhook: true } }),
-    );
-    return agent ? agent.precallWebhook : undefined;
+  precallWebhookOf(organizationId: string, agentId: string): Promise<unknown | null | undefined> {
+    return this.precallWebhooks.submit({ organizationId, agentId });
   }
 
   /** The organization's sealed signing secret, or null when it has none yet. */
@@ -118,7 +160,7 @@ export class RunStore {
    * run is no longer this instance's (nothing written).
    */
   startAttempt(run: ClaimedRun, attempt: AttemptStart): Promise<boolean> {
-    return this.transaction((tx, now) => startAttempt(tx, now, this.owner, run, attempt));
+    return this.attemptStarts.submit({ run, attempt });
   }
 
   /**
@@ -127,13 +169,8 @@ export class RunStore {
    * run goes on with its next step), or 'ended' (tried again later, failed, or
    * no longer this instance's).
    */
-  endAttempt(
-    run: ClaimedRun,
-    number: number,
-    stepId: string,
-    result: CallResult,
-  ): Promise<{ next: 'continue' | 'ended'; batchIds: string[] }> {
-    return this.transaction((tx, now) => endAttempt(tx, now, this.owner, run, number, stepId, result));
+  endAttempt(run: ClaimedRun, number: number, stepId: string, result: CallResult): Promise<AttemptEndResult> {
+    return this.attemptEnds.submit({ run, number, stepId, result });
   }
 
   /** Ends a run without a call (invalid_number, do_not_call, precall_skip); false when it is no longer this instance's. */
@@ -143,7 +180,7 @@ export class RunStore {
 
   /** Ends a run FINISHED or FAILED after its steps; returns the batch ids that changed (none if the lease was lost). */
   finish(run: ClaimedRun, outcome: 'FINISHED' | 'FAILED', error: string | null): Promise<string[]> {
-    return this.transaction((tx, now) => finish(tx, now, this.owner, run, outcome, error));
+    return this.finishes.submit({ run, outcome, error });
   }
 
   /**
@@ -180,9 +217,17 @@ export class RunStore {
     return retryTransient(() => releaseTrunkSlot(this.prisma, runId, this.owner));
   }
 
+  /** A workflow version's definition, read once per version (and again after a failed read). */
   definitionOf(workflowVersionId: string) {
-    return retryTransient(() =>
-      this.prisma.workflowVersion.findUnique({ where: { id: workflowVersionId }, select: { definition: true } }),
-    );
+    let definition = this.definitions.get(workflowVersionId);
+    if (!definition) {
+      if (this.definitions.size >= DEFINITIONS_KEPT) this.definitions.delete(this.definitions.keys().next().value!);
+      definition = retryTransient(() =>
+        this.prisma.workflowVersion.findUnique({ where: { id: workflowVersionId }, select: { definition: true } }),
+      );
+      this.definitions.set(workflowVersionId, definition);
+      definition.catch(() => this.definitions.delete(workflowVersionId));
+    }
+    return definition;
   }
 }

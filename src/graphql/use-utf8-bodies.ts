@@ -3,10 +3,9 @@ import type { Plugin } from 'graphql-yoga';
 import { INVALID_UTF8, utf8Text } from '../web/utf8.ts';
 import { badInputError } from './bad-input.ts';
 
-/** The REST router's own requests (they come with a viewer) carry the JSON it checked and made: they are let through. */
 export const useUtf8Bodies = (): Plugin => ({
-  onRequestParse({ request, requestParser, setRequestParser, serverContext, fetchAPI }) {
-    if (!requestParser || request.method === 'GET' || (serverContext as { viewer?: unknown }).viewer) return;
+  onRequestParse({ request, requestParser, setRequestParser, fetchAPI }) {
+    if (!requestParser || request.method === 'GET') return;
     setRequestParser(async (raw) => {
       const text = utf8Text(new Uint8Array(await raw.arrayBuffer()));
       if (text === null) throw badInputError(INVALID_UTF8);

@@ -21,11 +21,12 @@ import { useStorableInput } from './use-storable-input.ts';
 import { useUtf8Bodies } from './use-utf8-bodies.ts';
 
 /**
- * What the host hands yoga with each request. The REST router authenticates
+ * What the host hands yoga with each request, and the REST router with each
+ * operation it runs (src/graphql/run-operation.ts). The router authenticates
  * first (401 before 400) and passes the viewer it found, so the key is looked
  * up once; requests to /graphql carry none and are authenticated here.
  */
-interface ServerContext {
+export interface ServerContext {
   viewer?: Viewer;
   /** The HTTP request's log facts, filled in as they become known. */
   audit?: RequestAudit;
@@ -50,6 +51,22 @@ function toGraphQLError(error: DomainError): GraphQLError {
   });
 }
 
+/** What a masked error says: yoga's default, named so that the REST layer's operations say it too. */
+const MASKED_MESSAGE = 'Unexpected error.';
+
+/**
+ * What an operation's failure is answered as: a domain failure with its code,
+ * a database failure that outlasted its retries (src/db/retrying.ts) as a 503,
+ * anything else masked by yoga (`message`, no detail). The REST layer's
+ * operations, run in process (src/graphql/run-operation.ts), fail the same way.
+ */
+export function maskOperationError(error: unknown, message = MASKED_MESSAGE, isDev?: boolean): Error {
+  const original = error instanceof GraphQLError ? error.originalError : error;
+  if (original instanceof DomainError) return toGraphQLError(original);
+  if (isTransientDatabaseError(original)) return toGraphQLError(unavailable());
+  return maskError(error, message, isDev);
+}
+
 export interface GraphQLServerOptions {
   limits: GraphQLLimits;
   /** The operations that may run by hash (the gateway's own: the REST layer's and the console's, and the allow-list's). */
@@ -72,15 +89,7 @@ export function createGraphQLServer(services: Services, { limits, operations }: 
     renderGraphiQL: (options) => loadGraphiQL().renderGraphiQL(options),
     // CORS is the host's (Fastify's), one policy for REST and GraphQL.
     cors: false,
-    maskedErrors: {
-      maskError(error, message, isDev) {
-        const original = error instanceof GraphQLError ? error.originalError : error;
-        if (original instanceof DomainError) return toGraphQLError(original);
-        // Still failing after its retries (src/db/retrying.ts): a 503, not an internal error.
-        if (isTransientDatabaseError(original)) return toGraphQLError(unavailable());
-        return maskError(error, message, isDev);
-      },
-    },
+    maskedErrors: { errorMessage: MASKED_MESSAGE, maskError: maskOperationError },
     plugins: [
       useUtf8Bodies(),
       useStorableInput(),

@@ -1,8 +1,9 @@
 // The REST compatibility layer: each row of the route table becomes a
 // Fastify route under /org/{org_id} and /api/org/{org_id}. A request is
 // authenticated, checked and validated here, then runs the row's GraphQL
-// operation through yoga (the same plugins, context, resolvers and
-// dataloaders as /graphql), and the result is reshaped into SPEC.md's body.
+// operation in process through yoga's envelop pipeline (the same plugins,
+// context, resolvers and dataloaders as /graphql: src/graphql/run-operation.ts),
+// and the result is reshaped into SPEC.md's body.
 // Upload rows (a CSV import) hand their body to the domain as a stream
 // instead, with the same authentication, tenancy check, Idempotency-Key and
 // error body.
@@ -18,7 +19,7 @@ import { DomainError, httpStatusOf, notFound } from '../domain/errors.ts';
 import type { Scope } from '../domain/scope.ts';
 import type { SecretBox } from '../domain/secrets.ts';
 import { parseOrThrow, refuseUnstorable } from '../domain/validation.ts';
-import { operationHash } from '../graphql/protections.ts';
+import { type OperationRunner, operationRunner } from '../graphql/run-operation.ts';
 import type { GraphQLServer } from '../graphql/yoga.ts';
 import { sendError } from '../web/error-body.ts';
 import { jsonTextDepth, MAX_JSON_DEPTH } from '../web/json-depth.ts';
@@ -37,11 +38,6 @@ const statusOfCode: Record<string, number> = {
   GRAPHQL_PARSE_FAILED: 400,
 };
 
-interface GraphQLErrorJson {
-  message: string;
-  extensions?: { code?: string; detail?: unknown };
-}
-
 class OperationFailed extends Error {
   constructor(
     readonly status: number,
@@ -53,38 +49,21 @@ class OperationFailed extends Error {
 }
 
 async function runOperation(
-  graphql: GraphQLServer,
+  run: OperationRunner,
   request: FastifyRequest,
   route: OperationRoute<unknown, unknown>,
   input: RouteInput<unknown, unknown>,
   viewer: Viewer,
 ) {
-  const response = await graphql.fetch(
-    'http://gateway.internal/graphql',
-    {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/graphql-response+json',
-        'x-api-key': String(request.headers['x-api-key'] ?? ''),
-        'x-request-id': request.id,
-      },
-      // The operation travels as a persisted one (its hash): it runs even where only persisted operations may.
-      body: JSON.stringify({
-        extensions: { persistedQuery: { version: 1, sha256Hash: operationHash(route.operation) } },
-        variables: route.variables(input),
-      }),
-    },
-    { viewer, audit: request.audit },
-  );
-  const result = (await response.json()) as { data?: unknown; errors?: GraphQLErrorJson[] };
+  const result = await run(route.operation, route.variables(input), { viewer, audit: request.audit });
   const [error] = result.errors ?? [];
   if (error) {
-    const status = statusOfCode[error.extensions?.code ?? ''] ?? 500;
+    const { code, detail } = error.extensions as { code?: string; detail?: unknown };
+    const status = statusOfCode[code ?? ''] ?? 500;
     throw new OperationFailed(
       status,
       status === 500 ? 'internal error' : error.message,
-      status === 500 ? null : (error.extensions?.detail ?? null),
+      status === 500 ? null : (detail ?? null),
     );
   }
   return result.data;
@@ -98,7 +77,7 @@ interface Prepared {
 
 function prepareOperation(
   route: OperationRoute<unknown, unknown>,
-  graphql: GraphQLServer,
+  run: OperationRunner,
   request: FastifyRequest,
   viewer: Viewer,
   params: Record<string, string>,
@@ -118,7 +97,7 @@ function prepareOperation(
   return {
     // The route and its parameters, not the URL: the same request under either prefix is the same request.
     identity: { params: input.params, body: input.body },
-    respond: async () => route.respond(await runOperation(graphql, request, route, input, viewer), input),
+    respond: async () => route.respond(await runOperation(run, request, route, input, viewer), input),
   };
 }
 
@@ -158,7 +137,7 @@ async function prepareUpload(
   };
 }
 
-function handlerFor(route: Route, { db, apiKeys, graphql, secrets }: RestDependencies) {
+function handlerFor(route: Route, { db, apiKeys, secrets }: RestDependencies, run: OperationRunner) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     try {
       const viewer = await authenticate(db, request.headers['x-api-key'] as string | undefined, apiKeys);
@@ -177,7 +156,7 @@ function handlerFor(route: Route, { db, apiKeys, graphql, secrets }: RestDepende
       const key = status === 201 && idempotencyKey !== undefined ? validKey(idempotencyKey) : undefined;
       const prepared = route.upload
         ? await prepareUpload(route, db, request, viewer, params, query)
-        : prepareOperation(route, graphql, request, viewer, params, query);
+        : prepareOperation(route, run, request, viewer, params, query);
       if (key === undefined) return reply.code(status).send(await prepared.respond());
       const claim = await claimIdempotencyKey(
         db.prisma,
@@ -213,6 +192,7 @@ export interface RestDependencies {
   db: Database;
   /** The instance's verified keys (src/auth/api-key-cache.ts). */
   apiKeys: ApiKeyCache;
+  /** Runs the routes' operations (src/graphql/run-operation.ts). */
   graphql: GraphQLServer;
   rateLimits: RateLimits;
   /** Seals the secrets an answer kept for its Idempotency-Key shows. */
@@ -223,6 +203,7 @@ export async function registerRestRoutes(app: FastifyInstance, dependencies: Res
   const document = openApiDocument(routes);
   app.get('/openapi.json', { config: unlimited }, async () => document);
   const agentUpdateQuota = agentUpdateLimiter(app, dependencies.rateLimits);
+  const run = operationRunner(dependencies.graphql);
   const register = (scope: FastifyInstance, route: Route) => {
     for (const prefix of REST_PREFIXES) {
       scope.route({
@@ -230,7 +211,7 @@ export async function registerRestRoutes(app: FastifyInstance, dependencies: Res
         url: `${prefix}${route.path}`,
         bodyLimit: route.upload ? undefined : route.bodyLimit,
         ...(route.quota === 'agentUpdate' ? { config: unlimited, onRequest: agentUpdateQuota } : {}),
-        handler: handlerFor(route, dependencies),
+        handler: handlerFor(route, dependencies, run),
       });
     }
   };

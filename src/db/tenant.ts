@@ -46,7 +46,7 @@ function conjoin(where: Args | undefined, scope: Args): Args {
   return { ...where, AND: [...and, scope] };
 }
 
-export function tenantClient(prisma: PrismaClient, organizationId: string) {
+function extendedFor(prisma: PrismaClient, organizationId: string) {
   return prisma.$extends({
     name: 'tenant',
     query: {
@@ -69,4 +69,28 @@ export function tenantClient(prisma: PrismaClient, organizationId: string) {
   });
 }
 
-export type TenantClient = ReturnType<typeof tenantClient>;
+export type TenantClient = ReturnType<typeof extendedFor>;
+
+/** How many organizations' clients each Prisma client keeps; the oldest is let go beyond that. */
+const KEPT_PER_CLIENT = 1_000;
+const kept = new WeakMap<PrismaClient, Map<string, TenantClient>>();
+
+/**
+ * The client confined to `organizationId`. Extending a Prisma client costs a
+ * good part of a trivial request's CPU, and the extension holds nothing but the
+ * organization, so each organization's is made once and shared by its requests.
+ */
+export function tenantClient(prisma: PrismaClient, organizationId: string): TenantClient {
+  let byOrganization = kept.get(prisma);
+  if (!byOrganization) {
+    byOrganization = new Map();
+    kept.set(prisma, byOrganization);
+  }
+  let client = byOrganization.get(organizationId);
+  if (!client) {
+    client = extendedFor(prisma, organizationId);
+    if (byOrganization.size >= KEPT_PER_CLIENT) byOrganization.delete(byOrganization.keys().next().value!);
+    byOrganization.set(organizationId, client);
+  }
+  return client;
+}

@@ -23,6 +23,10 @@ import { registerRateLimits, unlimited } from '../web/rate-limits.ts';
 import { registerLiveKitWebhook } from './livekit-webhook.ts';
 import { registerPages } from './pages.ts';
 
+/** An answer yoga made whole (not an event stream or a multipart one): its body is one JSON text. */
+const isWholeJson = (response: Response) =>
+  /^application\/(graphql-response\+)?json\b/.test(response.headers.get('content-type') ?? '');
+
 export interface AppOptions {
   /** The caller owns them: closing the app leaves them open. */
   services: Services;
@@ -141,8 +145,15 @@ export async function buildApp({
     // types GraphQL over HTTP allows), so this route leaves them unparsed.
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
-    const handler = (request: FastifyRequest, reply: FastifyReply) =>
-      graphql.handleNodeRequestAndResponse(request, reply, { audit: request.audit });
+    const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+      const response = await graphql.handleNodeRequestAndResponse(request, reply, { audit: request.audit });
+      if (request.method === 'HEAD' || !isWholeJson(response)) return response;
+      // A JSON answer is already whole: sent as a string, it skips the stream (and its pipeline)
+      // Fastify would send a Response's body through, which costs a trivial query more than its execution.
+      reply.code(response.status);
+      for (const [name, value] of response.headers) reply.header(name, value);
+      return reply.send(await response.text());
+    };
     // GET /graphql: GraphiQL, queries, SSE subscriptions, and graphql-ws upgrades.
     scope.route({
       url: graphql.graphqlEndpoint,

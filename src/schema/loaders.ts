@@ -100,108 +100,112 @@ function groupRequests<R extends { parentId: string }>(requests: readonly R[], k
   return groups;
 }
 
-export function createLoaders(prisma: TenantClient, sql: SqlQueryable, organizationId: string) {
-  /** Rows of an organization's table by id; other organizations' ids load as null. */
-  const byId = <Row extends { id: string }>(table: string) =>
+/** What a request's loaders are made with: its organization's clients, and the loaders rows are primed into. */
+interface Made {
+  prisma: TenantClient;
+  sql: SqlQueryable;
+  organizationId: string;
+  /** The by-id loader of a table whose rows a page brings in whole, if it has one. */
+  primed(table: string): DataLoader<string, unknown> | undefined;
+}
+
+/** Rows of an organization's table by id; other organizations' ids load as null. */
+const byId =
+  <Row extends { id: string }>(table: string) =>
+  ({ sql, organizationId }: Made) =>
     new DataLoader<string, Row | null>(async (ids) => {
       const rows = await rowsById<Row>(sql, table, organizationId, ids);
       const found = new Map(rows.map((row) => [row.id, row]));
       return ids.map((id) => found.get(id) ?? null);
     });
 
-  const rows = {
-    agent: byId<Rows.Agent>('Agent'),
-    workflow: byId<Rows.Workflow>('Workflow'),
-    workflowVersion: byId<Rows.WorkflowVersion>('WorkflowVersion'),
-    batch: byId<Rows.Batch>('Batch'),
-    run: byId<Rows.Run>('Run'),
-    prospect: byId<Rows.Prospect>('Prospect'),
-    sipTrunk: byId<Rows.SipTrunk>('SipTrunk'),
-    // The integration catalog is shared by every organization.
-    integration: new DataLoader<string, Rows.Integration | null>(async (ids) => {
+// Each loader is made the first time a resolver of the request reads it: most
+// queries use a few of them, and a trivial one none.
+const factories = {
+  agent: byId<Rows.Agent>('Agent'),
+  workflow: byId<Rows.Workflow>('Workflow'),
+  workflowVersion: byId<Rows.WorkflowVersion>('WorkflowVersion'),
+  batch: byId<Rows.Batch>('Batch'),
+  run: byId<Rows.Run>('Run'),
+  prospect: byId<Rows.Prospect>('Prospect'),
+  sipTrunk: byId<Rows.SipTrunk>('SipTrunk'),
+  // The integration catalog is shared by every organization.
+  integration: ({ prisma }: Made) =>
+    new DataLoader<string, Rows.Integration | null>(async (ids) => {
       const found = new Map(
         (await prisma.integration.findMany({ where: { id: { in: [...ids] } } })).map((row) => [row.id, row]),
       );
       return ids.map((id) => found.get(id) ?? null);
     }),
-  };
-  // Rows a page brought in are primed into their by-id loader, so a later
-  // lookup of the same row (run -> batch name) costs no statement.
-  const primeByTable: Partial<Record<string, DataLoader<string, unknown>>> = {
-    Run: rows.run,
-    Batch: rows.batch,
-    WorkflowVersion: rows.workflowVersion,
-    Prospect: rows.prospect,
-  };
 
   // One statement for every parent at once (src/db/sql/child-pages.ts).
-  const pages = new DataLoader<PageRequest, Record<string, unknown>[], string>(
-    async (requests) => {
-      const results = new Map<string, Record<string, unknown>[]>();
-      await Promise.all(
-        [...groupRequests(requests, pageKey).entries()].map(async ([groupKey, { sample, parentIds }]) => {
-          const list = childLists[sample.list];
-          const embeds = Object.entries(sample.embeds ?? {}) as [Embed, readonly string[] | null][];
-          const { where, orderBy, offset, limit, columns } = sample;
-          const page = { ...list, where, orderBy, offset, limit, columns };
-          const embedded = embeds.map(([name, embeddedColumns]) => ({
-            name,
-            ...embeddable[name],
-            columns: embeddedColumns,
-          }));
-          const pagesByParent = await childPages(sql, { ...page, embeds: embedded }, organizationId, [...parentIds]);
-          // Only whole rows are primed: a later lookup by id must see every column.
-          const prime = sample.columns ? undefined : primeByTable[list.table];
-          const primeEmbedded = embeds.flatMap(([name, columns]) => {
-            const loader = columns ? undefined : primeByTable[embeddable[name].table];
-            return loader ? [{ name, loader }] : [];
-          });
-          for (const { parent, rows: page } of pagesByParent) {
-            results.set(`${groupKey}|${parent}`, page ?? []);
-            for (const row of page ?? []) {
-              prime?.prime(row.id as string, row);
-              for (const { name, loader } of primeEmbedded) {
-                const embeddedRow = row[name] as { id: string } | null;
-                if (embeddedRow) loader.prime(embeddedRow.id, embeddedRow);
+  pages: ({ sql, organizationId, primed }: Made) =>
+    new DataLoader<PageRequest, Record<string, unknown>[], string>(
+      async (requests) => {
+        const results = new Map<string, Record<string, unknown>[]>();
+        await Promise.all(
+          [...groupRequests(requests, pageKey).entries()].map(async ([groupKey, { sample, parentIds }]) => {
+            const list = childLists[sample.list];
+            const embeds = Object.entries(sample.embeds ?? {}) as [Embed, readonly string[] | null][];
+            const { where, orderBy, offset, limit, columns } = sample;
+            const page = { ...list, where, orderBy, offset, limit, columns };
+            const embedded = embeds.map(([name, embeddedColumns]) => ({
+              name,
+              ...embeddable[name],
+              columns: embeddedColumns,
+            }));
+            const pagesByParent = await childPages(sql, { ...page, embeds: embedded }, organizationId, [...parentIds]);
+            // Only whole rows are primed: a later lookup by id must see every column.
+            const prime = sample.columns ? undefined : primed(list.table);
+            const primeEmbedded = embeds.flatMap(([name, columns]) => {
+              const loader = columns ? undefined : primed(embeddable[name].table);
+              return loader ? [{ name, loader }] : [];
+            });
+            for (const { parent, rows: page } of pagesByParent) {
+              results.set(`${groupKey}|${parent}`, page ?? []);
+              for (const row of page ?? []) {
+                prime?.prime(row.id as string, row);
+                for (const { name, loader } of primeEmbedded) {
+                  const embeddedRow = row[name] as { id: string } | null;
+                  if (embeddedRow) loader.prime(embeddedRow.id, embeddedRow);
+                }
               }
             }
-          }
-        }),
-      );
-      return requests.map((r) => results.get(`${pageKey(r)}|${r.parentId}`) ?? []);
-    },
-    { cacheKeyFn: (r) => `${pageKey(r)}|${r.parentId}` },
-  );
+          }),
+        );
+        return requests.map((r) => results.get(`${pageKey(r)}|${r.parentId}`) ?? []);
+      },
+      { cacheKeyFn: (r) => `${pageKey(r)}|${r.parentId}` },
+    ),
 
-  const counts = new DataLoader<CountRequest, number, string>(
-    async (requests) => {
-      const results = new Map<string, number>();
-      await Promise.all(
-        [...groupRequests(requests, countKey).entries()].map(async ([groupKey, { sample, parentIds }]) => {
-          const list = childLists[sample.list];
-          const counted = await childCounts(sql, { ...list, where: sample.where }, organizationId, [...parentIds]);
-          for (const row of counted) results.set(`${groupKey}|${row.parent}`, Number(row.count));
-        }),
-      );
-      return requests.map((r) => results.get(`${countKey(r)}|${r.parentId}`) ?? 0);
-    },
-    { cacheKeyFn: (r) => `${countKey(r)}|${r.parentId}` },
-  );
+  counts: ({ sql, organizationId }: Made) =>
+    new DataLoader<CountRequest, number, string>(
+      async (requests) => {
+        const results = new Map<string, number>();
+        await Promise.all(
+          [...groupRequests(requests, countKey).entries()].map(async ([groupKey, { sample, parentIds }]) => {
+            const list = childLists[sample.list];
+            const counted = await childCounts(sql, { ...list, where: sample.where }, organizationId, [...parentIds]);
+            for (const row of counted) results.set(`${groupKey}|${row.parent}`, Number(row.count));
+          }),
+        );
+        return requests.map((r) => results.get(`${countKey(r)}|${r.parentId}`) ?? 0);
+      },
+      { cacheKeyFn: (r) => `${countKey(r)}|${r.parentId}` },
+    ),
 
-  return {
-    ...rows,
-    pages,
-    counts,
-    /** The run counters of each workflow's batches, summed: every run belongs to a batch of its workflow. */
-    runCountersOfWorkflow: new DataLoader<string, RunCounters>(async (workflowIds) => {
+  /** The run counters of each workflow's batches, summed: every run belongs to a batch of its workflow. */
+  runCountersOfWorkflow: ({ sql, organizationId }: Made) =>
+    new DataLoader<string, RunCounters>(async (workflowIds) => {
       const sums = await runCountersOfWorkflows(sql, counterColumns, organizationId, workflowIds);
       const counters = (of: (column: keyof RunCounters) => unknown) =>
         Object.fromEntries(counterColumns.map((column) => [column, Number(of(column))])) as RunCounters;
       const found = new Map(sums.map((sum) => [sum.workflowId, counters((column) => sum[column])]));
       return workflowIds.map((id) => found.get(id) ?? counters(() => 0));
     }),
-    /** A workflow's version by number, keyed `workflowId:version`. */
-    workflowVersionByNumber: new DataLoader<string, Rows.WorkflowVersion | null>(async (keys) => {
+  /** A workflow's version by number, keyed `workflowId:version`. */
+  workflowVersionByNumber: ({ prisma }: Made) =>
+    new DataLoader<string, Rows.WorkflowVersion | null>(async (keys) => {
       const pairs = keys.map((key) => {
         const [workflowId, version] = key.split(':');
         return { workflowId: workflowId!, version: Number(version) };
@@ -210,27 +214,29 @@ export function createLoaders(prisma: TenantClient, sql: SqlQueryable, organizat
       const found = new Map(rows.map((row) => [`${row.workflowId}:${row.version}`, row]));
       return keys.map((key) => found.get(key) ?? null);
     }),
-    toolsOfAgent: new DataLoader<string, Rows.AgentTool[]>(async (agentIds) =>
+  toolsOfAgent: ({ prisma }: Made) =>
+    new DataLoader<string, Rows.AgentTool[]>(async (agentIds) =>
       groupBy(
         await prisma.agentTool.findMany({ where: { agentId: { in: [...agentIds] } }, orderBy: { position: 'asc' } }),
         'agentId',
         agentIds,
       ),
     ),
-    /** The numbers of each trunk pair, keyed by `pairKeyOf`: both trunks of a pair list the pair's numbers. */
-    numbersOfPair: new DataLoader<string, Rows.PhoneNumber[]>((pairKeys) =>
-      numbersOfPairs(prisma, organizationId, pairKeys),
-    ),
-    /** The caller's connection to each catalog integration, or null; cleared when a connect or disconnect changes it. */
-    connectionOfIntegration: new DataLoader<string, Rows.OrganizationIntegration | null>(async (integrationIds) => {
+  /** The numbers of each trunk pair, keyed by `pairKeyOf`: both trunks of a pair list the pair's numbers. */
+  numbersOfPair: ({ prisma, organizationId }: Made) =>
+    new DataLoader<string, Rows.PhoneNumber[]>((pairKeys) => numbersOfPairs(prisma, organizationId, pairKeys)),
+  /** The caller's connection to each catalog integration, or null; cleared when a connect or disconnect changes it. */
+  connectionOfIntegration: ({ prisma }: Made) =>
+    new DataLoader<string, Rows.OrganizationIntegration | null>(async (integrationIds) => {
       const rows = await prisma.organizationIntegration.findMany({
         where: { integrationId: { in: [...integrationIds] } },
       });
       const byIntegration = new Map(rows.map((row) => [row.integrationId, row]));
       return integrationIds.map((id) => byIntegration.get(id) ?? null);
     }),
-    /** The type of each webhook event by id. */
-    webhookEventType: new DataLoader<string, string>(async (eventIds) => {
+  /** The type of each webhook event by id. */
+  webhookEventType: ({ prisma }: Made) =>
+    new DataLoader<string, string>(async (eventIds) => {
       const events = await prisma.webhookEvent.findMany({
         where: { id: { in: [...eventIds] } },
         select: { id: true, type: true },
@@ -238,8 +244,9 @@ export function createLoaders(prisma: TenantClient, sql: SqlQueryable, organizat
       const types = new Map(events.map((event) => [event.id, event.type]));
       return eventIds.map((id) => types.get(id) ?? '');
     }),
-    /** Each run's call attempts, oldest first ("RunAttempt_runId_number_key"). */
-    attemptsOfRun: new DataLoader<string, Rows.RunAttempt[]>(async (runIds) =>
+  /** Each run's call attempts, oldest first ("RunAttempt_runId_number_key"). */
+  attemptsOfRun: ({ prisma }: Made) =>
+    new DataLoader<string, Rows.RunAttempt[]>(async (runIds) =>
       groupBy(
         await prisma.runAttempt.findMany({
           where: { runId: { in: [...runIds] } },
@@ -249,16 +256,18 @@ export function createLoaders(prisma: TenantClient, sql: SqlQueryable, organizat
         runIds,
       ),
     ),
-    /** Each batch's attempts counted by outcome (null: in flight), in one statement for every batch asked. */
-    outcomesOfBatch: new DataLoader<string, { outcome: string | null; count: number }[]>(async (batchIds) =>
+  /** Each batch's attempts counted by outcome (null: in flight), in one statement for every batch asked. */
+  outcomesOfBatch: ({ sql, organizationId }: Made) =>
+    new DataLoader<string, { outcome: string | null; count: number }[]>(async (batchIds) =>
       groupBy(await attemptOutcomesOfBatches(sql, organizationId, batchIds), 'batchId', batchIds),
     ),
-    /**
-     * Each batch's attempts by the interval of the window they started in (0 the
-     * first), counted by outcome: one statement per window for every batch asked,
-     * on "RunAttempt_batchId_startedAt_idx". Intervals with no attempt are absent.
-     */
-    attemptsTimeline: new DataLoader<{ batchId: string; window: TimelineWindow }, IntervalCounts[], string>(
+  /**
+   * Each batch's attempts by the interval of the window they started in (0 the
+   * first), counted by outcome: one statement per window for every batch asked,
+   * on "RunAttempt_batchId_startedAt_idx". Intervals with no attempt are absent.
+   */
+  attemptsTimeline: ({ sql, organizationId }: Made) =>
+    new DataLoader<{ batchId: string; window: TimelineWindow }, IntervalCounts[], string>(
       async (requests) => {
         const results = new Map<string, IntervalCounts[]>();
         const byWindow = new Map<string, { window: TimelineWindow; batchIds: Set<string> }>();
@@ -288,13 +297,51 @@ export function createLoaders(prisma: TenantClient, sql: SqlQueryable, organizat
       },
       { cacheKeyFn: (r) => `${windowKey(r.window)}|${r.batchId}` },
     ),
-    tagsOfProspect: new DataLoader<string, Rows.Tag[]>(async (prospectIds) => {
+  tagsOfProspect: ({ sql, organizationId }: Made) =>
+    new DataLoader<string, Rows.Tag[]>(async (prospectIds) => {
       const tagged = await tagsOfProspects(sql, organizationId, prospectIds);
       return groupBy(tagged, 'prospectId', prospectIds).map((group) =>
         group.map(({ prospectId: _prospectId, ...tag }) => tag),
       );
     }),
-  };
+};
+
+export type Loaders = { readonly [Name in keyof typeof factories]: ReturnType<(typeof factories)[Name]> };
+
+// Rows a page brought in are primed into their by-id loader, so a later
+// lookup of the same row (run -> batch name) costs no statement.
+const primeByTable: Partial<Record<string, 'run' | 'batch' | 'workflowVersion' | 'prospect'>> = {
+  Run: 'run',
+  Batch: 'batch',
+  WorkflowVersion: 'workflowVersion',
+  Prospect: 'prospect',
+};
+
+// Under a symbol, so that a request's loaders enumerate as the loaders made so far, and nothing else.
+const made = Symbol('made with');
+
+class RequestLoaders {
+  readonly [made]: Made;
+
+  constructor(prisma: TenantClient, sql: SqlQueryable, organizationId: string) {
+    const primed = (table: string) => {
+      const name = primeByTable[table];
+      return name ? ((this as unknown as Loaders)[name] as DataLoader<string, unknown>) : undefined;
+    };
+    this[made] = { prisma, sql, organizationId, primed };
+  }
+}
+// A getter per loader on the prototype, made once: the first read makes the loader and keeps it on the instance.
+for (const name of Object.keys(factories) as (keyof typeof factories)[]) {
+  Object.defineProperty(RequestLoaders.prototype, name, {
+    get(this: RequestLoaders) {
+      const loader = factories[name](this[made]);
+      Object.defineProperty(this, name, { value: loader, enumerable: true });
+      return loader;
+    },
+  });
 }
 
-export type Loaders = ReturnType<typeof createLoaders>;
+export function createLoaders(prisma: TenantClient, sql: SqlQueryable, organizationId: string): Loaders {
+  return new RequestLoaders(prisma, sql, organizationId) as unknown as Loaders;
+}

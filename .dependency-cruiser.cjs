@@ -3,8 +3,11 @@
 // imports count: a type is a dependency too. `npm run lint:layers` checks it.
 const layers = [
   // Imports nothing of the gateway's but the generated Prisma enums: the environment, read once,
-  // and what anything may use (time, deadlines, traces, the console's GraphQL documents).
-  ['base', '^src/(config[.]ts|config/|clock[.]ts|deadline[.]ts|observability/(tracing|operation-label)|operations/)'],
+  // and what anything may use (time, deadlines, bounded caches, traces, the console's GraphQL documents).
+  [
+    'base',
+    '^src/(config[.]ts|config/|clock[.]ts|deadline[.]ts|bounded-map[.]ts|observability/(tracing|operation-label)|operations/)',
+  ],
   ['db', '^src/db/'],
   ['auth', '^src/auth/'],
   ['domain', '^src/domain/'],

@@ -19,6 +19,7 @@
 // cache holds at most API_KEY_CACHE_MAX_ENTRIES keys, the least recently used
 // forgotten first. Whatever goes wrong with notifications, the TTL bounds how
 // long a revoked key can still be accepted.
+import { BoundedMap } from '../bounded-map.ts';
 import { type Clock, systemClock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import type { Viewer } from './authenticate.ts';
@@ -58,9 +59,8 @@ export function forgetRevokedKey(hash: string): void {
 }
 
 export class ApiKeyCache {
-  readonly #entries = new Map<string, Entry>();
+  readonly #entries: BoundedMap<string, Entry>;
   readonly #ttlMs: number;
-  readonly #maxEntries: number;
   readonly #clock: Clock;
   readonly #stop: () => Promise<void>;
   /** Whether revocations are heard: keys are kept only then. */
@@ -75,7 +75,7 @@ export class ApiKeyCache {
     { ttlMs, maxEntries = API_KEY_CACHE_MAX_ENTRIES, clock = systemClock }: ApiKeyCacheOptions,
   ) {
     this.#ttlMs = ttlMs;
-    this.#maxEntries = maxEntries;
+    this.#entries = new BoundedMap(maxEntries);
     this.#clock = clock;
     this.#heard = new Promise((resolve) => {
       this.#hear = resolve;
@@ -101,8 +101,10 @@ export class ApiKeyCache {
   get(hash: string, now: number): VerifiedKey | undefined {
     const entry = this.#entries.get(hash);
     if (!entry) return undefined;
-    this.#entries.delete(hash);
-    if (entry.expiresAt <= now) return undefined;
+    if (entry.expiresAt <= now) {
+      this.#entries.delete(hash);
+      return undefined;
+    }
     // Back at the end: the Map's order is the order of last use.
     this.#entries.set(hash, entry);
     return entry;
@@ -116,11 +118,6 @@ export class ApiKeyCache {
   /** Remembers a key read valid, unless a key was forgotten, or revocations went unheard, since `generation`. */
   keep(hash: string, key: VerifiedKey, generation: number): void {
     if (!this.#listening || generation !== this.#generation) return;
-    this.#entries.delete(hash);
-    if (this.#entries.size >= this.#maxEntries) {
-      const oldest = this.#entries.keys().next();
-      if (!oldest.done) this.#entries.delete(oldest.value);
-    }
     this.#entries.set(hash, Object.assign(key, { expiresAt: this.now() + this.#ttlMs }));
   }
 

@@ -4,6 +4,7 @@
 // creates get it set on every row. Another organization's row therefore reads
 // as missing and cannot be changed. Resolvers never pass organizationId
 // themselves, so a forgotten check cannot leak data.
+import { BoundedMap } from '../bounded-map.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 
 // Models reached only through an organization-owned parent, or shared by all
@@ -73,7 +74,7 @@ export type TenantClient = ReturnType<typeof extendedFor>;
 
 /** How many organizations' clients each Prisma client keeps; the oldest is let go beyond that. */
 const KEPT_PER_CLIENT = 1_000;
-const kept = new WeakMap<PrismaClient, Map<string, TenantClient>>();
+const kept = new WeakMap<PrismaClient, BoundedMap<string, TenantClient>>();
 
 /**
  * The client confined to `organizationId`. Extending a Prisma client costs a
@@ -83,13 +84,12 @@ const kept = new WeakMap<PrismaClient, Map<string, TenantClient>>();
 export function tenantClient(prisma: PrismaClient, organizationId: string): TenantClient {
   let byOrganization = kept.get(prisma);
   if (!byOrganization) {
-    byOrganization = new Map();
+    byOrganization = new BoundedMap(KEPT_PER_CLIENT);
     kept.set(prisma, byOrganization);
   }
   let client = byOrganization.get(organizationId);
   if (!client) {
     client = extendedFor(prisma, organizationId);
-    if (byOrganization.size >= KEPT_PER_CLIENT) byOrganization.delete(byOrganization.keys().next().value!);
     byOrganization.set(organizationId, client);
   }
   return client;

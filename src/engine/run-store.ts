@@ -22,6 +22,7 @@
 // own transaction: one statement at its end, after the locks above were taken
 // (it adds none that matter to their order: it inserts new rows only).
 
+import { BoundedMap } from '../bounded-map.ts';
 import type { Clock } from '../clock.ts';
 import { doNotCallEntries } from '../db/sql/do-not-call-entries.ts';
 import { recordRunSteps } from '../db/sql/record-run-steps.ts';
@@ -59,7 +60,7 @@ export class RunStore {
   private readonly attemptStarts: Coalesced<AttemptStartRequest, boolean>;
   private readonly attemptEnds: Coalesced<AttemptEndRequest, AttemptEndResult>;
   private readonly finishes: Coalesced<FinishRequest, string[]>;
-  private readonly definitions = new Map<string, Promise<{ definition: unknown } | null>>();
+  private readonly definitions = new BoundedMap<string, Promise<{ definition: unknown } | null>>(DEFINITIONS_KEPT);
 
   constructor(
     private readonly prisma: PrismaClient,
@@ -221,7 +222,6 @@ export class RunStore {
   definitionOf(workflowVersionId: string) {
     let definition = this.definitions.get(workflowVersionId);
     if (!definition) {
-      if (this.definitions.size >= DEFINITIONS_KEPT) this.definitions.delete(this.definitions.keys().next().value!);
       definition = retryTransient(() =>
         this.prisma.workflowVersion.findUnique({ where: { id: workflowVersionId }, select: { definition: true } }),
       );

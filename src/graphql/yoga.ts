@@ -17,8 +17,8 @@ import { useCompiledQueries } from './compiled-execution.ts';
 import { type PersistedOperations, protectionPlugins } from './protections.ts';
 import { useBadInputCode } from './use-bad-input-code.ts';
 import { useOperationMetrics } from './use-operation-metrics.ts';
+import { useRequestBodies } from './use-request-bodies.ts';
 import { useStorableInput } from './use-storable-input.ts';
-import { useUtf8Bodies } from './use-utf8-bodies.ts';
 
 /**
  * What the host hands yoga with each request, and the REST router with each
@@ -89,9 +89,11 @@ export function createGraphQLServer(services: Services, { limits, operations }: 
     renderGraphiQL: (options) => loadGraphiQL().renderGraphiQL(options),
     // CORS is the host's (Fastify's), one policy for REST and GraphQL.
     cors: false,
+    // Bodies are limited where they are read (src/graphql/use-request-bodies.ts), without yoga's stream.
+    maxRequestBodySize: false,
     maskedErrors: { errorMessage: MASKED_MESSAGE, maskError: maskOperationError },
     plugins: [
-      useUtf8Bodies(),
+      useRequestBodies(),
       useStorableInput(),
       ...protectionPlugins(limits, operations),
       useCompiledQueries(),

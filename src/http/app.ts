@@ -1,7 +1,6 @@
 // The HTTP host: Fastify, with yoga mounted at /graphql. Built by a function
 // and started elsewhere (src/server.ts), so tests run the same app in-process.
 import cors from '@fastify/cors';
-import helmet from '@fastify/helmet';
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import { defaultGraphQLLimits, type GraphQLLimits, type RateLimits } from '../config/request-limits.ts';
@@ -22,6 +21,7 @@ import { errorBody, sendError } from '../web/error-body.ts';
 import { registerRateLimits, unlimited } from '../web/rate-limits.ts';
 import { registerLiveKitWebhook } from './livekit-webhook.ts';
 import { registerPages } from './pages.ts';
+import { registerSecurityHeaders } from './security-headers.ts';
 
 /** An answer yoga made whole (not an event stream or a multipart one): its body is one JSON text. */
 const isWholeJson = (response: Response) =>
@@ -111,7 +111,7 @@ export async function buildApp({
 
   await registerRateLimits(app, rateLimits, redis && redisHealth ? { redis, health: redisHealth } : undefined);
 
-  await app.register(helmet, {
+  registerSecurityHeaders(app, {
     contentSecurityPolicy: {
       directives: {
         // GraphiQL is one self-contained page (no CDN): its inline script and style are its own.

@@ -1,6 +1,9 @@
 // A body whose bytes are not UTF-8 is refused (400), on REST routes and on
-// /graphql alike, instead of being decoded into U+FFFD and stored.
+// /graphql alike, instead of being decoded into U+FFFD and stored; a /graphql
+// body past its size limit is refused (413), declared or streamed.
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_REQUEST_BODY_BYTES } from '../src/graphql/use-request-bodies.ts';
 import { expectErrorBody } from './support/rest.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
@@ -79,5 +82,70 @@ describe('a body that is not UTF-8', () => {
       Buffer.from(JSON.stringify({ query, variables: { name: `${name} 2` } }), 'utf8'),
     );
     expect(viaGraphQL.body).toEqual({ data: { createWorkflow: { name: `${name} 2` } } });
+  });
+});
+
+describe('a /graphql body past the size limit', () => {
+  const query = '{"query":"{ __typename }"}';
+
+  /**
+   * Posts `size` bytes to /graphql (the query padded with spaces) over a plain socket, in chunks
+   * (no Content-Length) or after a declared one, and returns what came back until the server
+   * closed or answered. A socket, not an HTTP client: the server may answer 413 and close
+   * while the body is still being written, and a client would report the write's failure only.
+   */
+  function post(size: number, { declare = false, write = true } = {}) {
+    return new Promise<string>((resolve) => {
+      const socket = net.connect(Number(new URL(server.url).port), '127.0.0.1');
+      let answer = '';
+      socket.on('data', (data: Buffer) => {
+        answer += data;
+        if (/\r\n0\r\n\r\n$|"data"|"errors"/.test(answer)) socket.destroy();
+      });
+      socket.on('error', () => {});
+      socket.on('close', () => resolve(answer));
+      const length = declare ? `content-length: ${size}` : 'transfer-encoding: chunked';
+      socket.write(
+        `POST /graphql HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\nx-api-key: ${org.apiKey}\r\n${length}\r\n\r\n`,
+      );
+      if (!write) return;
+      const pieces = [
+        Buffer.from(query),
+        ...Array.from({ length: Math.ceil(size / 2 ** 20) }, () => Buffer.alloc(2 ** 20, ' ')),
+      ];
+      let left = size;
+      for (const piece of pieces) {
+        const bytes = piece.subarray(0, Math.min(left, piece.length));
+        left -= bytes.length;
+        if (bytes.length === 0 || socket.destroyed) break;
+        socket.write(
+          declare
+            ? bytes
+            : Buffer.concat([Buffer.from(`${bytes.length.toString(16)}\r\n`), bytes, Buffer.from('\r\n')]),
+        );
+      }
+      if (!declare && !socket.destroyed) socket.write('0\r\n\r\n');
+    });
+  }
+  const statusOf = (answer: string) => Number(answer.split(' ')[1]);
+
+  it('is a 413 when its Content-Length says so, before it is read', async () => {
+    const answer = await post(MAX_REQUEST_BODY_BYTES + 1, { declare: true, write: false });
+    expect(statusOf(answer)).toBe(413);
+    expect(answer).toContain('"code":"REQUEST_ENTITY_TOO_LARGE"');
+  });
+
+  it('is a 413 when it is streamed past the limit', async () => {
+    const answer = await post(MAX_REQUEST_BODY_BYTES + 1);
+    expect(statusOf(answer)).toBe(413);
+    expect(answer).toContain('"code":"REQUEST_ENTITY_TOO_LARGE"');
+  });
+
+  it('is read whole when it is streamed or declared within the limit', async () => {
+    for (const declare of [false, true]) {
+      const answer = await post(MAX_REQUEST_BODY_BYTES, { declare });
+      expect(statusOf(answer)).toBe(200);
+      expect(answer).toContain('{"data":{"__typename":"Query"}}');
+    }
   });
 });

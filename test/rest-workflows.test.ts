@@ -5,6 +5,7 @@ import { prospectSchema } from '../src/rest/resources/prospects.ts';
 import { batchSchema, runSchema, versionSchema, workflowSchema } from '../src/rest/resources/workflows.ts';
 import { acmeAndGlobex, expectErrorBody, type restClient } from './support/rest.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
+import { recordStatements } from './support/statements.ts';
 
 const PREFIXES = ['/org/{org}', '/api/org/{org}'];
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -14,11 +15,12 @@ describe.each(PREFIXES)('REST under %s: workflows, batches, runs, prospects', (p
   let rest: ReturnType<typeof restClient>;
   let otherRest: ReturnType<typeof restClient>;
   let organizationId: string;
+  let apiKey: string;
   const url = (path: string) => `${prefix}${path}`;
 
   beforeAll(async () => {
     server = await startTestServer();
-    ({ organizationId, rest, otherRest } = await acmeAndGlobex(server));
+    ({ organizationId, apiKey, rest, otherRest } = await acmeAndGlobex(server));
   });
   afterAll(() => server.close());
 
@@ -211,6 +213,51 @@ describe.each(PREFIXES)('REST under %s: workflows, batches, runs, prospects', (p
       expect(expectErrorBody(response, 400).error[0].path).toBe(bad.split('=')[0]);
     }
     expectErrorBody(await rest('GET', url('/workflows/wf_missing/runs')), 404);
+  });
+
+  it('E6 writes each run byte for byte as GET /runs/{id} shows it (its page is JSON text made by PostgreSQL)', async () => {
+    const tricky = 'Out "bound" \\ é 😀\n\t\u0001\u001f';
+    const { id } = await workflow({ name: tricky, definition: { steps: [] } });
+    const created = await rest('POST', url('/prospects'), {
+      body: {
+        prospects: [0, 1, 2].map((n) => ({ first_name: `${tricky}${n}`, last_name: 'L', phone: '+14155550100' })),
+      },
+    });
+    expect(created.status).toBe(201);
+    const ids = created.body.created.map((prospect: { id: string }) => prospect.id);
+    const { id: batchId } = await batch(id, { name: tricky, prospect_ids: ids });
+    // Instants with whole and partial milliseconds; one run never started.
+    await server.db.sql.query(
+      `UPDATE "Run" SET "currentStepId" = 'dial', "startedAt" = $2::timestamptz + make_interval(secs => n * 1.02),
+         "endedAt" = CASE WHEN n = 1 THEN $2::timestamptz + interval '1 minute' END
+       FROM (SELECT id AS run, row_number() OVER (ORDER BY id) AS n FROM "Run" WHERE "batchId" = $1) AS numbered
+       WHERE id = numbered.run AND n < 3`,
+      [batchId, '2026-11-21T04:09:00.000Z'],
+    );
+
+    const path = url(`/workflows/${id}/runs?sort=started_asc`).replace('{org}', organizationId);
+    const response = await fetch(`${server.url}${path}`, { headers: { 'x-api-key': apiKey } });
+    expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    const text = await response.text();
+    const { data, pagination } = JSON.parse(text);
+    expect(data.map((run: { started_at: string | null }) => run.started_at)).toEqual([
+      '2026-11-21T04:09:01.020Z',
+      '2026-11-21T04:09:02.040Z',
+      null,
+    ]);
+    const shown = await Promise.all(
+      data.map(async (run: { id: string }) => (await rest('GET', url(`/runs/${run.id}`))).body),
+    );
+    const members = Object.keys(runSchema.shape);
+    const expected = shown.map((run) => Object.fromEntries(members.map((member) => [member, run[member]])));
+    expect(text).toBe(JSON.stringify({ data: expected, pagination }));
+
+    // Filtered by batch: the workflow and the batch are read in one statement, then the page in another.
+    const byBatch = await recordStatements(server.db, () =>
+      rest('GET', url(`/workflows/${id}/runs?batch_id=${batchId}&status=PENDING`)),
+    );
+    expect(byBatch.result.body.pagination.total).toBe(3);
+    expect(byBatch.statements.filter((statement) => !statement.includes('"ApiKey"'))).toHaveLength(2);
   });
 
   it('E21 adds tags idempotently with the generic body; the extensions create and read prospects, lists and tags', async () => {

@@ -1,8 +1,10 @@
 // What a REST route is: a row of the table in src/rest/routes/. The router
 // (src/rest/router.ts) does the rest the same way for every row.
 import { z } from 'zod';
+import type { SqlQueryable } from '../db/database.ts';
 import { notFound } from '../domain/errors.ts';
 import type { Scope } from '../domain/scope.ts';
+import type { Loaders } from '../schema/loaders.ts';
 import { cursorBefore, MAX_PAGE_SIZE } from '../schema/pagination.ts';
 
 /** Every route answers under both (DECISIONS.md). */
@@ -73,8 +75,31 @@ export interface UploadRoute<Query = Record<string, never>, Accepted = undefined
   body?: never;
 }
 
+/** What a text route reads with: the caller's organization, the database, this request's dataloaders. */
+interface ReadScope {
+  organizationId: string;
+  sql: SqlQueryable;
+  loaders: Loaders;
+}
+
+/**
+ * A read answered without a GraphQL operation: the route writes the body's
+ * JSON text itself, from text the database wrote in the answer's shape (E6's
+ * runs), which Node.js neither parses nor walks; the router sends it as it is.
+ */
+export interface TextRoute<Query = Record<string, never>> extends RouteBase<Query> {
+  method: 'GET';
+  status?: 200;
+  /** The response body as JSON text; throws the domain's errors (e.g. notFound). */
+  answer(scope: ReadScope, input: RouteInput<Query>): Promise<string>;
+  operation?: never;
+  upload?: never;
+  body?: never;
+  bodyLimit?: never;
+}
+
 /** A row of the table, as the router reads it: each row's own types are checked where it is defined. */
-export type Route = OperationRoute<unknown, unknown> | UploadRoute<unknown, unknown>;
+export type Route = OperationRoute<unknown, unknown> | UploadRoute<unknown, unknown> | TextRoute<unknown>;
 
 /** A row that runs an operation, its query and body typed by its schemas. */
 export const operationRoute = <Query = Record<string, never>, Body = undefined>(route: OperationRoute<Query, Body>) =>
@@ -83,6 +108,9 @@ export const operationRoute = <Query = Record<string, never>, Body = undefined>(
 /** A row that reads an uploaded file, its query typed by its schema. */
 export const uploadRoute = <Query = Record<string, never>, Accepted = undefined>(route: UploadRoute<Query, Accepted>) =>
   route;
+
+/** A row answered as JSON text, its query typed by its schema. */
+export const textRoute = <Query = Record<string, never>>(route: TextRoute<Query>) => route;
 
 /** What an operation found, or a 404 naming `what` when it found nothing (null: missing, or another tenant's). */
 export const found = <T>(value: T | null | undefined, what: string): T => {
@@ -112,10 +140,21 @@ export interface Listed<T> {
 
 const totalPages = (total: number, size: number) => Math.ceil(total / size);
 
+const paginationA = (page: number, limit: number, total: number) => ({
+  page,
+  limit,
+  total,
+  total_pages: totalPages(total, limit),
+});
+
 export const envelopeA = <T>(list: Listed<T>, page: number, limit: number, present: (node: T) => unknown) => ({
   data: list.nodes.map(present),
-  pagination: { page, limit, total: list.totalCount, total_pages: totalPages(list.totalCount, limit) },
+  pagination: paginationA(page, limit, list.totalCount),
 });
+
+/** envelopeA's JSON text, around `items`: the JSON text of its `data` members, comma-separated. */
+export const envelopeAText = (items: string, page: number, limit: number, total: number) =>
+  `{"data":[${items}],"pagination":${JSON.stringify(paginationA(page, limit, total))}}`;
 
 export const envelopeB = <T>(list: Listed<T>, page: number, size: number, present: (node: T) => unknown) => ({
   data: list.nodes.map(present),

@@ -6,7 +6,7 @@
 // and the result is reshaped into SPEC.md's body.
 // Upload rows (a CSV import) hand their body to the domain as a stream
 // instead, with the same authentication, tenancy check, Idempotency-Key and
-// error body.
+// error body; text rows (E6) write their answer's JSON text themselves.
 import { createHash, type Hash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -21,6 +21,7 @@ import type { SecretBox } from '../domain/secrets.ts';
 import { parseOrThrow, refuseUnstorable } from '../domain/validation.ts';
 import { type OperationRunner, operationRunner } from '../graphql/run-operation.ts';
 import type { GraphQLServer } from '../graphql/yoga.ts';
+import { createLoaders } from '../schema/loaders.ts';
 import { sendError } from '../web/error-body.ts';
 import { jsonTextDepth, MAX_JSON_DEPTH } from '../web/json-depth.ts';
 import { agentUpdateLimiter, unlimited } from '../web/rate-limits.ts';
@@ -28,7 +29,14 @@ import { INVALID_UTF8, utf8Text } from '../web/utf8.ts';
 import { claimIdempotencyKey, openMembers, requestHashOf, sealMembers, validKey } from './idempotency.ts';
 import { decodeJsonMembers } from './json-bytes.ts';
 import { openApiDocument } from './openapi.ts';
-import { type OperationRoute, REST_PREFIXES, type Route, type RouteInput, type UploadRoute } from './route.ts';
+import {
+  type OperationRoute,
+  REST_PREFIXES,
+  type Route,
+  type RouteInput,
+  type TextRoute,
+  type UploadRoute,
+} from './route.ts';
 import { routes } from './routes/index.ts';
 
 /** HTTP statuses of the GraphQL error codes an operation can end with. */
@@ -101,6 +109,33 @@ function prepareOperation(
   };
 }
 
+/** A body that is JSON text already: sent as it is, not serialized again. */
+class JsonText {
+  constructor(readonly text: string) {}
+}
+
+function prepareText(
+  route: TextRoute<unknown>,
+  db: Database,
+  viewer: Viewer,
+  params: Record<string, string>,
+  query: unknown,
+): Prepared {
+  const { organizationId } = viewer;
+  const loaders = createLoaders(tenantClient(db.prisma, organizationId), db.sql, organizationId);
+  return {
+    identity: { params, query },
+    respond: async () =>
+      new JsonText(await route.answer({ organizationId, sql: db.sql, loaders }, { params, query, body: undefined })),
+  };
+}
+
+/** Sends `body` with `status`: JSON text as it is (Fastify's own content type for JSON), anything else serialized. */
+const send = (reply: FastifyReply, status: number, body: unknown) =>
+  body instanceof JsonText
+    ? reply.code(status).type('application/json; charset=utf-8').send(body.text)
+    : reply.code(status).send(body);
+
 /** The chunks of `body`, each added to `digest` on its way. */
 async function* digested(body: AsyncIterable<Uint8Array>, digest: Hash) {
   for await (const chunk of body) {
@@ -156,8 +191,10 @@ function handlerFor(route: Route, { db, apiKeys, secrets }: RestDependencies, ru
       const key = status === 201 && idempotencyKey !== undefined ? validKey(idempotencyKey) : undefined;
       const prepared = route.upload
         ? await prepareUpload(route, db, request, viewer, params, query)
-        : prepareOperation(route, run, request, viewer, params, query);
-      if (key === undefined) return reply.code(status).send(await prepared.respond());
+        : 'answer' in route
+          ? prepareText(route, db, viewer, params, query)
+          : prepareOperation(route, run, request, viewer, params, query);
+      if (key === undefined) return send(reply, status, await prepared.respond());
       const claim = await claimIdempotencyKey(
         db.prisma,
         viewer.organizationId,

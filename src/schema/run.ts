@@ -1,14 +1,11 @@
 import type { DefaultConnectionArguments } from '@pothos/plugin-relay';
 import type { GraphQLResolveInfo } from 'graphql';
-import { counterColumn } from '../db/sql/counter-columns.ts';
 import {
   parseRunFilter,
   RUN_ORDER_COLUMNS,
   type RunFilter,
   type RunSort,
-  type RunStatusName,
   runFilter,
-  runFilterSql,
   runOrderSql,
 } from '../domain/runs.ts';
 import { Prisma, type Prospect as ProspectRow, type RunAttempt as RunAttemptRow } from '../generated/prisma/client.ts';
@@ -17,9 +14,9 @@ import { builder, type NodeRef } from './builder.ts';
 import type { GraphQLContext } from './context.ts';
 import { CallOutcomeEnum, RunOrderEnum, RunStatusEnum } from './enums.ts';
 import { typesFromSchema } from './json-schema-types.ts';
-import type { RunCounters } from './loaders.ts';
 import { childConnection, offsetConnection } from './pagination.ts';
 import { Prospect } from './prospect.ts';
+import { type RunsParent, runListing } from './run-listing.ts';
 import { connectionNodes, selectedColumns, selectedField } from './selection.ts';
 import { Workflow, WorkflowVersion } from './workflow.ts';
 
@@ -29,12 +26,6 @@ interface RunListArgs extends DefaultConnectionArguments {
   filter?: unknown;
   orderBy?: RunSort | null;
 }
-
-/** A batch row as runs are listed under it: its id, its workflow, its counters. */
-type ListedBatch = RunCounters & { id: string; workflowId: string };
-
-/** Where runs are listed from: a workflow, or one batch (its row, with its counters). */
-type RunsParent = { workflowId: string } | { batch: ListedBatch };
 
 /** What each Run and Prospect field reads besides a column of its own name (selection.ts). */
 const runFieldReads = {
@@ -49,36 +40,7 @@ const runFieldReads = {
 };
 const prospectFieldReads = { tags: [], runs: [] };
 
-/** How many runs have `status` (or any status), from counters kept in the same transactions as the runs. */
-const counted = (counters: RunCounters, status?: RunStatusName) =>
-  status
-    ? counters[counterColumn[status]]
-    : Object.values(counterColumn).reduce((sum, name) => sum + counters[name], 0);
-
-/**
- * The batch whose runs are listed: the parent batch, or the batch the filter
- * names when it is one of the parent workflow's (its runs share the workflow
- * and the organization); null to list the workflow's runs; undefined when the
- * filter names a batch that holds none of these runs.
- */
-async function listedBatch(
-  parent: RunsParent,
-  batchId: string | undefined,
-  context: GraphQLContext,
-): Promise<ListedBatch | null | undefined> {
-  if ('batch' in parent) return !batchId || batchId === parent.batch.id ? parent.batch : undefined;
-  if (!batchId) return null;
-  const named = await context.loaders.batch.load(batchId);
-  return named?.workflowId === parent.workflowId ? named : undefined;
-}
-
-/**
- * A page of the runs under a workflow or a batch, filtered and sorted as E6
- * lists them. A batch's runs share its workflow and organization, so a filter
- * naming a batch of the workflow is served from the batch's own index, and a
- * total by status or batch alone is read from the batch counters instead of
- * counting rows.
- */
+/** A page of the runs under a workflow or a batch, filtered and sorted as E6 lists them (run-listing.ts). */
 async function runsConnection(
   parent: RunsParent,
   args: RunListArgs,
@@ -86,17 +48,14 @@ async function runsConnection(
   info: GraphQLResolveInfo,
 ) {
   const filter: RunFilter = parseRunFilter(RunFilterTypes.toStored(args.filter));
-  const batch = await listedBatch(parent, filter.batch_id, context);
-  if (batch === undefined)
+  const listing = await runListing(parent, filter, args.orderBy ?? undefined, context.loaders);
+  if (!listing)
     return offsetConnection(
       args,
       async () => [],
       async () => 0,
     );
-  const where = runFilterSql(filter);
-  const orderBy = runOrderSql(args.orderBy ?? undefined);
-  const list = batch ? 'runsOfBatch' : 'runsOfWorkflow';
-  const parentId = batch ? batch.id : (parent as { workflowId: string }).workflowId;
+  const { list, parentId, where, orderBy } = listing;
   // The page reads the columns the query selects, and each run's prospect in the same statement if it is selected.
   const nodes = connectionNodes(info);
   const runColumns = selectedColumns(nodes, Prisma.RunScalarFieldEnum, runFieldReads);
@@ -105,18 +64,10 @@ async function runsConnection(
   const embeds = prospect
     ? { prospect: selectedColumns(prospect, Prisma.ProspectScalarFieldEnum, prospectFieldReads) }
     : {};
-  const byCounters = Object.entries(filter).every(
-    ([name, value]) => value === undefined || name === 'status' || name === 'batch_id',
-  );
-  const count = !byCounters
-    ? () => context.loaders.counts.load({ list, parentId, where })
-    : batch
-      ? async () => counted(batch, filter.status)
-      : async () => counted(await context.loaders.runCountersOfWorkflow.load(parentId), filter.status);
   return offsetConnection(
     args,
     (page) => context.loaders.pages.load({ list, parentId, where, orderBy, columns, embeds, ...page }) as never,
-    count,
+    listing.count,
   );
 }
 

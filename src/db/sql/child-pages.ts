@@ -28,6 +28,36 @@ export interface ChildPage {
   embeds: EmbeddedRow[];
 }
 
+/** What `shownRows` reads of a page: the list, its conditions and order, the window, the columns. */
+type ShownPage = Pick<ChildPage, 'table' | 'parent' | 'where' | 'orderBy' | 'offset' | 'limit' | 'columns'>;
+
+/**
+ * The rows of one page under the parent `parentId` (SQL: a column or a
+ * parameter), in no order: the caller orders what it makes of them. The
+ * indexes it walks are childPages' (below).
+ */
+export function shownRows(page: ShownPage, organizationId: string, parentId: Prisma.Sql) {
+  const table = identifier(page.table);
+  const parent = identifier(page.parent);
+  return page.offset === 0
+    ? Prisma.sql`
+          SELECT ${columnList('c', page.columns)} FROM ${table} AS c
+          WHERE c.${parent} = ${parentId} AND c."organizationId" = ${organizationId} ${page.where.sql}
+          ORDER BY ${page.orderBy.sql}
+          LIMIT ${page.limit}`
+    : // A deep page walks the (parent, order) index alone to its offset, reading
+      // no row it skips, then reads the rows shown. Children share their
+      // parent's organization; it is checked on every row returned all the same.
+      Prisma.sql`
+          SELECT ${columnList('c', page.columns)} FROM (
+            SELECT c.id FROM ${table} AS c
+            WHERE c.${parent} = ${parentId} ${page.where.sql}
+            ORDER BY ${page.orderBy.sql}
+            LIMIT ${page.limit} OFFSET ${page.offset}
+          ) AS shown JOIN ${table} AS c ON c.id = shown.id
+          WHERE c."organizationId" = ${organizationId}`;
+}
+
 /**
  * The page of each parent as one JSON array, built by PostgreSQL, in one
  * statement for every parent: one LATERAL subquery per parent, each stopping
@@ -41,38 +71,18 @@ export interface ChildPage {
  * "Evaluation_agentId_createdAt_idx"; embedded rows on their primary key.
  */
 export function childPages(sql: SqlQueryable, page: ChildPage, organizationId: string, parentIds: string[]) {
-  const table = identifier(page.table);
-  const parent = identifier(page.parent);
   const embedded = page.embeds.map(
     ({ name, table: embeddedTable, column, columns }) => Prisma.sql`, (SELECT to_json(e) FROM (
           SELECT ${columnList('e', columns)} FROM ${identifier(embeddedTable)} AS e WHERE e.id = c.${identifier(column)} AND e."organizationId" = ${organizationId}
         ) AS e) AS ${identifier(name)}`,
   );
-  const rowsShown =
-    page.offset === 0
-      ? Prisma.sql`
-          SELECT ${columnList('c', page.columns)} FROM ${table} AS c
-          WHERE c.${parent} = parent.id AND c."organizationId" = ${organizationId} ${page.where.sql}
-          ORDER BY ${page.orderBy.sql}
-          LIMIT ${page.limit}`
-      : // A deep page walks the (parent, order) index alone to its offset, reading
-        // no row it skips, then reads the rows shown. Children share their
-        // parent's organization; it is checked on every row returned all the same.
-        Prisma.sql`
-          SELECT ${columnList('c', page.columns)} FROM (
-            SELECT c.id FROM ${table} AS c
-            WHERE c.${parent} = parent.id ${page.where.sql}
-            ORDER BY ${page.orderBy.sql}
-            LIMIT ${page.limit} OFFSET ${page.offset}
-          ) AS shown JOIN ${table} AS c ON c.id = shown.id
-          WHERE c."organizationId" = ${organizationId}`;
   return selectRows<{ parent: string; rows: Record<string, unknown>[] | null }>(
     sql,
     Prisma.sql`
       SELECT parent.id AS parent, page.rows FROM unnest(${parentIds}::text[]) AS parent(id)
       CROSS JOIN LATERAL (
         SELECT json_agg(to_json(c) ORDER BY ${page.orderBy.sql}) AS rows FROM (
-          SELECT c.* ${embedded.length ? Prisma.join(embedded, ' ') : Prisma.empty} FROM (${rowsShown}
+          SELECT c.* ${embedded.length ? Prisma.join(embedded, ' ') : Prisma.empty} FROM (${shownRows(page, organizationId, Prisma.sql`parent.id`)}
           ) AS c
         ) AS c
       ) AS page`,

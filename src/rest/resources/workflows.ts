@@ -71,10 +71,13 @@ export const batchSchema = z
   })
   .meta({ id: 'Batch' });
 
-export const runFragment = `fragment RunRest on Run {
+/**
+ * A run as `GET /runs/{id}` reads it. E6's runs are written by PostgreSQL
+ * instead (src/db/sql/wire-runs-page.ts), members in `runSchema`'s order.
+ */
+const runFragment = `fragment RunRest on Run {
   id workflowId workflowName workflowVersionId batchId batchName currentStepId prospectId startedAt endedAt status
   prospect { firstName lastName email phone } }`;
-export const presentRun = (run: Record<string, unknown>) => wire(run, ['prospect']);
 
 /** A run by id: E6's run and what its attempts tell. */
 export const runDetailFragment = `fragment RunDetailRest on Run { ...RunRest attempts lastOutcome nextAttemptAt error reason

@@ -1,21 +1,23 @@
 // Workflows, versions, batches, runs (E4-E9) and DECISIONS.md's extensions.
 import { z } from 'zod';
+import { wireRunsPage } from '../../db/sql/wire-runs-page.ts';
+import { workflowAndBatch } from '../../db/sql/workflow-and-batch.ts';
 import { batchSettingsUpdate } from '../../domain/batch-settings.ts';
 import { batchCreate, batchStatusUpdate } from '../../domain/batches.ts';
-import { runFilter, runSorts } from '../../domain/runs.ts';
+import { notFound } from '../../domain/errors.ts';
+import { parseRunFilter, runFilter, runSorts } from '../../domain/runs.ts';
 import { workflowCreate, workflowUpdate, workflowVersionCreate } from '../../domain/workflows.ts';
 import { wireNames } from '../../schema/json-schema-names.ts';
+import { runListing } from '../../schema/run-listing.ts';
 import {
   batchFragment,
   batchSchema,
   presentBatch,
-  presentRun,
   presentRunDetail,
   presentVersion,
   presentWorkflow,
   runDetailFragment,
   runDetailSchema,
-  runFragment,
   runSchema,
   versionFragment,
   versionSchema,
@@ -25,6 +27,7 @@ import {
 import {
   envelopeA,
   envelopeASchema,
+  envelopeAText,
   envelopeB,
   envelopeBSchema,
   found,
@@ -32,6 +35,7 @@ import {
   pageArgs,
   pageLimitQuery,
   pageSizeQuery,
+  textRoute,
 } from '../route.ts';
 
 const WorkflowCreate = wireNames(workflowCreate);
@@ -39,7 +43,6 @@ const WorkflowUpdate = wireNames(workflowUpdate);
 const WorkflowVersionCreate = wireNames(workflowVersionCreate);
 const BatchCreate = wireNames(batchCreate);
 const BatchSettingsUpdate = wireNames(batchSettingsUpdate);
-const RunFilter = wireNames(runFilter);
 
 /** E6's query: DECISIONS.md's parameter names, the filter members of `runFilter`, and `sort`. */
 const runsQuery = pageLimitQuery.extend({
@@ -138,25 +141,31 @@ export const workflowRoutes = [
       envelopeA(found(data.workflow, 'workflow').batches, query.page, query.limit, presentBatch),
     response: envelopeASchema(batchSchema),
   }),
-  operationRoute({
+  textRoute({
     method: 'GET',
     path: '/workflows/:workflow_id/runs',
     endpoint: 'E6',
     summary: 'List workflow runs, filtered, sorted and paged',
-    operation: `query($id: ID!, $filter: RunFilterInput, $orderBy: RunOrder, $first: Int, $after: String) {
-      runs(workflowId: $id, filter: $filter, orderBy: $orderBy, first: $first, after: $after) {
-        totalCount nodes { ...RunRest } } } ${runFragment}`,
     query: runsQuery,
-    variables: ({ params, query }) => {
+    // What GraphQL's `runs` lists (run-listing.ts), its page written by PostgreSQL in the answer's shape.
+    answer: async ({ organizationId, sql, loaders }, { params, query }) => {
       const { page, limit, sort, ...filter } = query;
-      return {
-        id: params.workflow_id,
-        filter: RunFilter.toInput(filter),
-        orderBy: sort?.toUpperCase() ?? null,
-        ...pageArgs(page, limit),
-      };
+      const workflowId = params.workflow_id!;
+      const conditions = parseRunFilter(filter);
+      if (conditions.batch_id) {
+        // The batch the filter names is read with the workflow, in one statement (runListing finds it loaded).
+        const read = await workflowAndBatch(sql, organizationId, workflowId, conditions.batch_id);
+        if (!read.workflowFound) throw notFound('workflow');
+        loaders.batch.prime(conditions.batch_id, read.batch);
+      } else found(await loaders.workflow.load(workflowId), 'workflow');
+      const listing = await runListing({ workflowId }, conditions, sort, loaders);
+      if (!listing) return envelopeAText('', page, limit, 0);
+      const [items, total] = await Promise.all([
+        wireRunsPage(sql, { ...listing, offset: (page - 1) * limit, limit }, organizationId),
+        listing.count(),
+      ]);
+      return envelopeAText(items, page, limit, total);
     },
-    respond: (data, { query }) => envelopeA(found(data.runs, 'workflow'), query.page, query.limit, presentRun),
     response: envelopeASchema(runSchema),
   }),
   operationRoute({

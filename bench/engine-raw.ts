@@ -1,10 +1,13 @@
 // Scenario (g)'s raw baseline: the run engine's own statements, without its
 // per-run work. The very RunStore the engine uses (src/engine/run-store.ts:
 // the same SQL, the same transactions, the same retries) on a Prisma client
-// opened as the gateway opens it, driven by the engine's claim policy: claim
-// as many runs as there are free slots, wait for a slot (or the poll
-// interval) when none was found or all are taken. Each run: startAttempt,
-// a simulated call of CALL_MS, endAttempt (answered), finish. Left out: the
+// opened as the gateway opens it, driven by the engine's policy: CONCURRENCY
+// lines (src/engine/lines.ts: calls in flight), and runs claimed ahead, up to
+// two per line held, so a freed line goes at once to a run waiting for it;
+// wait for room (or the poll interval) when none was found or all is taken.
+// Each run: take a line, startAttempt, a simulated call of CALL_MS, free the
+// line, endAttempt (answered; the call is the last step, so it finishes the
+// run in the same transaction, as the engine does). Left out: the
 // workflow definition read, the step record, the do-not-call and pre-call
 // webhook look-ups, the progress announcements and the lease renewals.
 //
@@ -15,10 +18,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { systemClock } from '../src/clock.ts';
 import { openDatabase } from '../src/db/database.ts';
+import { Lines } from '../src/engine/lines.ts';
 import { type ClaimedRun, RunStore } from '../src/engine/run-store.ts';
 
 const CONCURRENCY = Number(process.env.BENCH_ENGINE_CONCURRENCY);
 const CALL_MS = Number(process.env.BENCH_CALL_MS);
+/** As src/engine/run-engine.ts: a run in a call and one waiting, per line. */
+const HELD = 2 * CONCURRENCY;
 /** As src/server.ts createEngine. */
 const POLL_MS = 250;
 /** RUN_LEASE_MS's default: runs end long before it. */
@@ -43,6 +49,9 @@ async function workLeft() {
   return rows.length > 0;
 }
 
+const lines = new Lines(CONCURRENCY);
+const never = new AbortController().signal;
+
 async function call(run: ClaimedRun) {
   const number = run.attempts + 1;
   const attempt = {
@@ -53,19 +62,23 @@ async function call(run: ClaimedRun) {
     dynamicVariables: null,
     startedAt: null,
   };
+  const hangUp = await lines.take(false, never);
   if (!(await store.startAttempt(run, attempt))) throw new Error(`run ${run.id}: the attempt could not start`);
   await sleep(CALL_MS);
-  const after = await store.endAttempt(run, number, STEP_ID, {
-    outcome: 'answered',
-    durationSeconds: CALL_MS / 1000,
-    reason: null,
-  });
-  if (after.next !== 'continue') throw new Error(`run ${run.id}: an answered call should let the run go on`);
-  await store.finish(run, 'FINISHED', null);
+  hangUp();
+  // The call is the run's last step: its attempt is closed and the run finished in one transaction.
+  const after = await store.endAttempt(
+    run,
+    number,
+    STEP_ID,
+    { outcome: 'answered', durationSeconds: CALL_MS / 1000, reason: null },
+    true,
+  );
+  if (after.next !== 'finished') throw new Error(`run ${run.id}: an answered last call should finish the run`);
 }
 
 const claimMs: number[] = [];
-let inFlight = 0;
+let held = 0;
 let wake: (() => void) | null = null;
 let failure: Error | null = null;
 const cpuAtStart = process.cpuUsage();
@@ -73,7 +86,7 @@ const startedAt = performance.now();
 
 for (;;) {
   if (failure) throw failure;
-  const free = CONCURRENCY - inFlight;
+  const free = HELD - held;
   let claimed: ClaimedRun[] = [];
   if (free > 0) {
     const at = performance.now();
@@ -81,17 +94,17 @@ for (;;) {
     claimMs.push(performance.now() - at);
   }
   for (const run of claimed) {
-    inFlight++;
+    held++;
     call(run)
       .catch((error: Error) => (failure = error))
       .finally(() => {
-        inFlight--;
+        held--;
         wake?.();
       });
   }
   // A claim skips a batch another transaction holds, so an empty one with nothing in flight asks the database.
-  if (claimed.length === 0 && inFlight === 0 && !(await workLeft())) break;
-  if (claimed.length === 0 || inFlight >= CONCURRENCY) {
+  if (claimed.length === 0 && held === 0 && !(await workLeft())) break;
+  if (claimed.length === 0 || held >= HELD) {
     await new Promise<void>((resolve) => {
       wake = resolve;
       setTimeout(resolve, POLL_MS).unref();

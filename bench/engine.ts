@@ -1,7 +1,7 @@
 // Scenario (g): the run engine's throughput, one instance. A batch of
 // BENCH_ENGINE_RUNS runs of a one-step workflow (a `call` naming an agent; the
 // prospects have E.164 phones) is worked through by the gateway as `npm start`
-// runs it, with ENGINE_CONCURRENCY=1000 and simulated calls of 1 s that are
+// runs it, with ENGINE_CONCURRENCY=1000 (lines: calls in flight) and simulated calls of 1 s that are
 // all answered; beside it, bench/engine-raw.ts drives the engine's own
 // RunStore statements with nothing else, on an identical batch in a database
 // of its own. Everything is measured from the database afterwards (the
@@ -434,10 +434,11 @@ export function reportEngine(report: Report, { gateway, raw }: EngineMeasured) {
     `A batch of ${ENGINE_BENCH.runs.toLocaleString('en')} runs of a one-step workflow (\`call\` naming an agent; prospects +1415…, E.164), ` +
       `seeded in bulk on a fresh database. The gateway as \`npm start\` runs it (\`SIMULATED_CALL_OUTCOMES=answered=1\`, \`RUN_LEASE_MS\` default, ` +
       `a pool of ${ENGINE_BENCH.poolSize} connections). Beside it, on an identical batch in a database of its own, the raw loop (bench/engine-raw.ts): ` +
-      `the engine's own RunStore (the same SQL) driven by the same claim policy, each run claim → startAttempt → ${ENGINE_BENCH.callMs / 1000} s → endAttempt → finish, ` +
-      `up to ${ENGINE_BENCH.concurrency} in flight, without the engine's per-run work (definition read, step record, do-not-call and pre-call webhook look-ups, ` +
-      `progress announcements, lease renewals). Measured from the database afterwards; the ceiling is ${ENGINE_BENCH.concurrency.toLocaleString('en')} slots ÷ ${ENGINE_BENCH.callMs / 1000} s = ` +
-      `${rps((ENGINE_BENCH.concurrency * 1000) / ENGINE_BENCH.callMs)} attempts/s, less each run's time outside its call.`,
+      `the engine's own RunStore (the same SQL) driven by the same policy: ${ENGINE_BENCH.concurrency} lines (calls in flight) and runs claimed ahead, ` +
+      `up to ${2 * ENGINE_BENCH.concurrency} held, each run claim → (a free line) → startAttempt → ${ENGINE_BENCH.callMs / 1000} s → (line freed) → endAttempt, which finishes the run in the same transaction as the engine does (the call is the last step), ` +
+      `without the engine's per-run work (definition read, step record, do-not-call and pre-call webhook look-ups, ` +
+      `progress announcements, lease renewals). Measured from the database afterwards; the ceiling is ${ENGINE_BENCH.concurrency.toLocaleString('en')} lines ÷ ${ENGINE_BENCH.callMs / 1000} s = ` +
+      `${rps((ENGINE_BENCH.concurrency * 1000) / ENGINE_BENCH.callMs)} attempts/s, less each line's time between calls (the attempt written open, the line handed on).`,
   );
   report.table(
     ['', 'gateway engine', 'raw RunStore loop', 'gateway ÷ raw'],
@@ -482,7 +483,9 @@ export function reportEngine(report: Report, { gateway, raw }: EngineMeasured) {
     `Claim latency: the claim transaction (\`RunStore.claim\`), from the call to its commit, so waiting for a pool connection included, ` +
       `and empty claims too; the gateway's from its \`${CLAIM_METRIC}\` histogram, ` +
       `the raw loop's timed around each call and put in the same buckets, both interpolated within the bucket as histogram_quantile does ` +
-      `(the raw loop's exact p50 / p99: ${pair(raw.claimMs ?? [])}). Timestamps are stored to the millisecond.`,
+      `(the raw loop's exact p50 / p99: ${pair(raw.claimMs ?? [])}). Timestamps are stored to the millisecond. ` +
+      `"Run claimed → attempt started" includes the wait for a line: runs are claimed ahead (up to ${2 * ENGINE_BENCH.concurrency} held for ${ENGINE_BENCH.concurrency} lines); ` +
+      `"attempt ended → run ended" is 0 when the run is finished in the transaction that closes its attempt (the call is its last step).`,
   );
 }
 

@@ -164,6 +164,7 @@ export interface Config {
 interface EngineConfig {
   /** `ENGINE=off` makes an API-only instance. */
   enabled: boolean;
+  /** `ENGINE_CONCURRENCY`: calls in flight at once (the instance's lines), not runs held. */
   concurrency: number;
   leaseMs: number;
   /** A run taken back this many times with no call in flight fails instead. */

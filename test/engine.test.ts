@@ -90,25 +90,24 @@ describe('the run engine', () => {
     });
   });
 
-  it('stops claiming at once on pause, lets runs in progress finish, and resumes', async () => {
+  it('stops claiming at once on pause, lets calls in flight finish, sends runs not yet calling back, and resumes', async () => {
     await withEngine({ callMs: 300, concurrency: 2 }, async (server, api) => {
       const batchId = await api.batch(await api.workflow([{ id: 'dial', type: 'call' }]), await api.prospects(6));
-      await batchIn(server.db, batchId, ['IN_PROGRESS']);
+      const attempts = () => server.db.prisma.runAttempt.count({ where: { batchId } });
+      await eventually(async () => ((await attempts()) > 0 ? true : undefined));
       await api.setStatus(batchId, 'PAUSED');
       const paused = await expectStatsMatchRuns(server.db, batchId);
       expect(paused.status).toBe('PAUSED');
-      const startedBeforePause = await server.db.prisma.run.count({ where: { batchId, startedAt: { not: null } } });
-      // Runs in progress finish; then the engine looks for work twice, and starts nothing while paused.
+      // Calls in flight finish; runs claimed ahead, waiting for a line, go back to PAUSED without a call;
+      // then the engine looks for work twice, and calls nobody while paused.
       const inProgress = () => server.db.prisma.run.count({ where: { batchId, status: 'IN_PROGRESS' } });
       await eventually(async () => ((await inProgress()) === 0 ? true : undefined));
+      const called = await attempts();
       await server.engineClaims();
-      expect(await server.db.prisma.run.count({ where: { batchId, startedAt: { not: null } } })).toBe(
-        startedBeforePause,
-      );
-      expect(await server.db.prisma.run.count({ where: { batchId, status: 'IN_PROGRESS' } })).toBe(0);
+      expect(await attempts()).toBe(called);
+      expect(await inProgress()).toBe(0);
       const stillPaused = await expectStatsMatchRuns(server.db, batchId);
-      expect(stillPaused.status).toBe('PAUSED');
-      expect(stillPaused.pausedCount).toBe(6 - startedBeforePause);
+      expect(stillPaused).toMatchObject({ status: 'PAUSED', finishedCount: called, pausedCount: 6 - called });
       await api.setStatus(batchId, 'PENDING');
       const done = await batchIn(server.db, batchId, ['FINISHED']);
       expect(done.finishedCount).toBe(6);
@@ -119,7 +118,10 @@ describe('the run engine', () => {
   it('keeps a cancelled batch cancelled while its runs in progress end', async () => {
     await withEngine({ callMs: 300, concurrency: 1 }, async (server, api) => {
       const batchId = await api.batch(await api.workflow([{ id: 'dial', type: 'call' }]), await api.prospects(3));
-      await batchIn(server.db, batchId, ['IN_PROGRESS']);
+      // One call in flight (one line); the run claimed ahead, waiting for the line, is cancelled without a call.
+      await eventually(async () =>
+        (await server.db.prisma.runAttempt.count({ where: { batchId } })) === 1 ? true : undefined,
+      );
       await api.setStatus(batchId, 'CANCELLED');
       await eventually(async () =>
         (await server.db.prisma.run.count({ where: { batchId, status: 'IN_PROGRESS' } })) === 0 ? true : undefined,
@@ -264,23 +266,86 @@ describe('the run engine', () => {
   it('hands its runs back when it stops: calls cut short are failed attempts, retried by the policy', async () => {
     await withEngine({ callMs: 60_000, concurrency: 3 }, async (server, api) => {
       const retry = { maxAttempts: 2, on: ['failed'], delaySeconds: 0 };
-      const batchId = await api.batch(await api.workflow([{ id: 'dial', type: 'call' }]), await api.prospects(3), {
+      const batchId = await api.batch(await api.workflow([{ id: 'dial', type: 'call' }]), await api.prospects(5), {
         retry,
       });
+      // Three calls on the three lines, and the two other runs claimed ahead, waiting for a line.
       await eventually(async () =>
-        (await server.db.prisma.runAttempt.count({ where: { batchId } })) === 3 ? true : undefined,
+        (await server.db.prisma.runAttempt.count({ where: { batchId } })) === 3 &&
+        (await server.db.prisma.run.count({ where: { batchId, status: 'IN_PROGRESS' } })) === 5
+          ? true
+          : undefined,
       );
       await server.engine!.stop();
       const batch = await expectStatsMatchRuns(server.db, batchId);
-      expect(batch).toMatchObject({ pendingCount: 3, inProgressCount: 0 });
+      expect(batch).toMatchObject({ pendingCount: 5, inProgressCount: 0 });
       const runs = await server.db.prisma.run.findMany({ where: { batchId } });
-      expect(runs.every((run) => run.leaseOwner === null && run.attempts === 1 && run.lastOutcome === 'failed')).toBe(
-        true,
-      );
+      expect(runs.every((run) => run.leaseOwner === null)).toBe(true);
+      const called = runs.filter((run) => run.attempts === 1 && run.lastOutcome === 'failed');
+      expect(called).toHaveLength(3);
+      // The runs that waited go back with no attempt, to call at once elsewhere.
+      expect(runs.filter((run) => run.attempts === 0 && run.lastOutcome === null)).toHaveLength(2);
       const attempts = await server.db.prisma.runAttempt.findMany({ where: { batchId } });
       expect(attempts.map((attempt) => [attempt.outcome, attempt.reason])).toEqual(
         Array(3).fill(['failed', 'interrupted']),
       );
+    });
+  });
+});
+
+describe('lines: ENGINE_CONCURRENCY bounds the calls in flight', () => {
+  it('gives its lines to runs that call, whatever other runs are doing, and never exceeds them', async () => {
+    // Calls that end only when the test hangs them up, one at a time.
+    let inCall = 0;
+    let peak = 0;
+    const hangUps: (() => void)[] = [];
+    const dialer: Dialer = {
+      dial: (_request, signal) =>
+        new Promise((resolve, reject) => {
+          peak = Math.max(peak, ++inCall);
+          hangUps.push(() => {
+            inCall--;
+            resolve({ outcome: 'answered', durationSeconds: 1, reason: null });
+          });
+          signal.addEventListener('abort', () => reject(signal.reason));
+        }),
+    };
+    // A step that is not a call, lasting as long as the test says.
+    let atGate = 0;
+    let openGate = () => {};
+    const gate = new Promise<void>((resolve) => (openGate = resolve));
+    const handlers = {
+      gate: async (_step: unknown, { signal }: { signal: AbortSignal }) => {
+        atGate++;
+        await new Promise((resolve, reject) => {
+          void gate.then(resolve);
+          signal.addEventListener('abort', () => reject(signal.reason));
+        });
+      },
+    };
+    await withEngine({ concurrency: 2, dialer, handlers }, async (server, api) => {
+      const gated = await api.batch(
+        await api.workflow([
+          { id: 'hold', type: 'gate' },
+          { id: 'dial', type: 'call' },
+        ]),
+        await api.prospects(2),
+      );
+      await eventually(async () => (atGate === 2 ? true : undefined));
+      // Two runs at another step hold no line: both lines call another batch's runs meanwhile.
+      const calling = await api.batch(await api.workflow([{ id: 'dial', type: 'call' }]), await api.prospects(4));
+      await eventually(async () => (inCall === 2 ? true : undefined), 20_000, 'two calls while two runs are at a gate');
+      // Six calls to make, more than the lines: never more than two at once.
+      openGate();
+      for (let ended = 0; ended < 6; ended++) {
+        await eventually(async () => (hangUps.length > 0 ? true : undefined));
+        hangUps.shift()!();
+      }
+      for (const batchId of [gated, calling]) {
+        expect((await batchIn(server.db, batchId, ['FINISHED', 'FAILED'])).status).toBe('FINISHED');
+        await expectStatsMatchRuns(server.db, batchId);
+      }
+      expect(peak).toBe(2);
     });
   });
 });

@@ -165,15 +165,23 @@ describe('the run store, ending many runs together', () => {
     expect(await db.prisma.runAttempt.count({ where: { batchId } })).toBe(RUNS);
   });
 
-  it('gives each run its own answer from one group: go on, tried again, failed, or no longer this instance’s', async () => {
+  it('gives each run its own answer from one group: go on, finished, tried again, failed, or no longer this instance’s', async () => {
     // Another instance took the last run back meanwhile.
     const taken = runs.at(-1)!;
     await db.prisma.run.update({ where: { id: taken.id }, data: { leaseOwner: 'instance-b' } });
     const outcomeOf = (index: number): CallResult['outcome'] =>
       index % 3 === 0 ? 'answered' : index % 3 === 1 ? 'no_answer' : 'failed';
+    // Every other answered call is its run's last step: that run is finished with it.
+    const lastStep = (index: number) => index % 6 === 3;
     const answers = await Promise.all(
       runs.map((run, index) =>
-        store.endAttempt(run, 1, 'dial', { outcome: outcomeOf(index), reason: null, durationSeconds: 1.5 }),
+        store.endAttempt(
+          run,
+          1,
+          'dial',
+          { outcome: outcomeOf(index), reason: null, durationSeconds: 1.5 },
+          lastStep(index),
+        ),
       ),
     );
     expect(answers.at(-1)).toEqual({ next: 'ended', batchIds: [] });
@@ -181,14 +189,20 @@ describe('the run store, ending many runs together', () => {
       runs
         .slice(0, -1)
         .map((_, index) =>
-          outcomeOf(index) === 'answered' ? { next: 'continue', batchIds: [] } : { next: 'ended', batchIds: [batchId] },
+          outcomeOf(index) !== 'answered'
+            ? { next: 'ended', batchIds: [batchId] }
+            : lastStep(index)
+              ? { next: 'finished', batchIds: [batchId] }
+              : { next: 'continue', batchIds: [] },
         ),
     );
     const after = await db.prisma.run.findMany({ where: { batchId }, select: { id: true, status: true } });
     const statusOf = new Map(after.map((run) => [run.id, run.status]));
     runs.slice(0, -1).forEach((run, index) => {
       expect(statusOf.get(run.id)).toBe(
-        { answered: 'IN_PROGRESS', no_answer: 'PENDING', failed: 'FAILED' }[outcomeOf(index) as string],
+        lastStep(index)
+          ? 'FINISHED'
+          : { answered: 'IN_PROGRESS', no_answer: 'PENDING', failed: 'FAILED' }[outcomeOf(index) as string],
       );
     });
     // Its attempt is closed (the call did end), but its run is the other instance's to move.
@@ -202,11 +216,12 @@ describe('the run store, ending many runs together', () => {
     expect(again).toEqual({ next: 'continue', batchIds: [] });
 
     const answered = runs.slice(0, -1).filter((_, index) => outcomeOf(index) === 'answered');
+    const goingOn = runs.slice(0, -1).filter((_, index) => outcomeOf(index) === 'answered' && !lastStep(index));
     const finished = await Promise.all([
-      ...answered.map((run) => store.finish(run, 'FINISHED', null)),
+      ...goingOn.map((run) => store.finish(run, 'FINISHED', null)),
       store.finish(taken, 'FINISHED', null),
     ]);
-    expect(finished).toEqual([...answered.map(() => [batchId]), []]);
+    expect(finished).toEqual([...goingOn.map(() => [batchId]), []]);
     expect(await db.prisma.run.count({ where: { batchId, status: 'FINISHED' } })).toBe(answered.length);
     const batch = await expectStatsMatchRuns(db, batchId);
     expect(batch.status).toBe('IN_PROGRESS');

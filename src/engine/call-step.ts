@@ -2,33 +2,51 @@
 // dialling: the number must be E.164 (else the run fails, invalid_number),
 // not on the organization's do-not-call list (else it is cancelled,
 // do_not_call), and the agent's pre-call webhook, if any, may skip the call
-// or hand it variables. The attempt is written open before the call is placed
-// and closed with the dialer's outcome; the batch's retry policy decides what
-// follows.
+// or hand it variables. The call holds one of the instance's lines (lines.ts)
+// from writing its attempt open to its end, nothing longer. The attempt is
+// written open before the call is placed (not at all when the batch was
+// paused or cancelled while the run waited: the run goes back) and closed
+// with the dialer's outcome; the batch's retry policy decides what follows.
 
-import type { Clock } from '../clock.ts';
 import { e164 } from '../domain/telephony.ts';
 import { callStep, type Step } from '../domain/workflow-definition.ts';
 import { tracing } from '../observability/tracing.ts';
 import type { Dialer } from './dialer.ts';
+import type { FreeLine } from './lines.ts';
 import { sendPrecallWebhook, templateVariables } from './precall-webhook.ts';
 import type { ClaimedRun, RunStore } from './run-store.ts';
 import { parseStep, type Signer, StepFailed } from './steps.ts';
 
 export interface CallStepDependencies {
   store: RunStore;
-  clock: Clock;
   dialer: Dialer;
-  /** Takes a slot of an outbound trunk (its max_concurrency), waiting while it is full; release it after. */
-  holdTrunk(run: ClaimedRun, trunkId: string, signal: AbortSignal): Promise<() => Promise<void>>;
+  /**
+   * Waits for the run's slot (a paced batch), a slot of its outbound trunk
+   * (the trunk's max_concurrency) and a line of this instance (lines.ts); the
+   * line is freed with `hangUp` as soon as the call ends, the trunk slot with
+   * `releaseTrunk` after. Throws HandedBack when the instance stops first.
+   */
+  takeLine(run: ClaimedRun, call: { trunkId?: string; slotAt: Date | null }, signal: AbortSignal): Promise<HeldLine>;
+  /** Gives a run that will not call back at once (its batch was paused or cancelled meanwhile, or it stops). */
+  handBack(run: ClaimedRun): Promise<void>;
   /** Tells the live-progress subscribers of these batches. */
   announce(batchIds: string[]): void;
   /** Signs the run organization's requests. */
   signerFor(run: ClaimedRun): Signer;
 }
 
-/** What the run does after its call step: go on with the next step, or stop (it ended or waits for a retry). */
-export type CallStepResult = 'continue' | 'ended';
+/** A line taken for one call, and the trunk slot taken with it. */
+export interface HeldLine {
+  hangUp: FreeLine;
+  releaseTrunk(): Promise<void>;
+}
+
+/**
+ * What the run does after its call step: go on with the next step, nothing
+ * (it finished: the call was its last step), or stop (it ended otherwise, or
+ * waits for a retry).
+ */
+export type CallStepResult = 'continue' | 'finished' | 'ended';
 
 /** Each trunk's caller ids are used in turn, per instance. */
 const turns = new Map<string, number>();
@@ -46,6 +64,8 @@ export async function performCallStep(
   dependencies: CallStepDependencies,
   run: ClaimedRun,
   step: Step,
+  /** The run's last step: an answered call finishes the run as its attempt is closed. */
+  last: boolean,
   signal: AbortSignal,
 ): Promise<CallStepResult> {
   const { store, dialer, announce } = dependencies;
@@ -82,7 +102,10 @@ export async function performCallStep(
         dynamicVariables: null,
         startedAt: null,
       };
-      if (!(await store.startAttempt(run, attempt))) return 'ended';
+      if (!(await store.startAttempt(run, attempt))) {
+        await dependencies.handBack(run);
+        return 'ended';
+      }
       run.attempts = number;
       const after = await store.endAttempt(run, number, step.id, {
         outcome: 'failed',
@@ -95,16 +118,19 @@ export async function performCallStep(
     dynamicVariables = answer.variables;
   }
 
-  const release = call.trunk_id ? await dependencies.holdTrunk(run, call.trunk_id, signal) : async () => {};
+  const fromNumber = await callerId(store, call.trunk_id, call.from_number);
+  // A paced batch's attempt starts at its slot (calls_per_second): recorded so, and placed then, never before.
+  const slotAt = run.slotAt;
+  run.slotAt = null;
+  const line = await dependencies.takeLine(run, { trunkId: call.trunk_id, slotAt }, signal);
   try {
-    const fromNumber = await callerId(store, call.trunk_id, call.from_number);
-    // A paced batch's attempt starts at its slot (calls_per_second): recorded so, and placed then, never before.
-    const slotAt = run.slotAt;
-    run.slotAt = null;
     const attempt = { number, stepId: step.id, fromNumber, toNumber: phone, dynamicVariables, startedAt: slotAt };
-    if (!(await store.startAttempt(run, attempt))) return 'ended';
+    if (!(await store.startAttempt(run, attempt))) {
+      line.hangUp();
+      await dependencies.handBack(run);
+      return 'ended';
+    }
     run.attempts = number;
-    if (slotAt) await dependencies.clock.sleepUntil(slotAt, signal);
     const placed = {
       organizationId: run.organizationId,
       runId: run.id,
@@ -124,10 +150,15 @@ export async function performCallStep(
         signal.throwIfAborted();
         return { outcome: 'failed' as const, reason: `dialer: ${error.message}`, durationSeconds: 0 };
       });
-    const after = await store.endAttempt(run, number, step.id, result);
+    // The line is free for the next run before this one's attempt is closed.
+    line.hangUp();
+    const close = () => store.endAttempt(run, number, step.id, result, last);
+    // Closing the last step's call may finish the run: traced as the run's finish.
+    const after = await (last ? tracing().inSpan('run.finish', { 'run.attempt': number }, close) : close());
     announce(after.batchIds);
     return after.next;
   } finally {
-    await release();
+    line.hangUp();
+    await line.releaseTrunk();
   }
 }

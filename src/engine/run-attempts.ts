@@ -7,6 +7,7 @@ import { attemptsAtSteps } from '../db/sql/attempts-at-steps.ts';
 import { attemptsWritten } from '../db/sql/attempts-written.ts';
 import { closeAttempts } from '../db/sql/close-attempts.ts';
 import { countRunAttempts } from '../db/sql/count-run-attempts.ts';
+import { insertAttempts } from '../db/sql/insert-attempts.ts';
 import { recordLastOutcomes } from '../db/sql/record-last-outcomes.ts';
 import { runsLeasedBy } from '../db/sql/runs-leased-by.ts';
 import type { Tx } from '../db/tx.ts';
@@ -14,6 +15,7 @@ import { Outbox } from '../domain/webhook-events.ts';
 import type { CallResult } from './dialer.ts';
 import { lockRunBatches } from './run-batches.ts';
 import type { ClaimedRun } from './run-claims.ts';
+import { finishLocked } from './run-endings.ts';
 import { type AttemptSettlement, afterAttempt, settle } from './run-settlement.ts';
 
 export interface AttemptStart {
@@ -66,8 +68,9 @@ export async function startAttempts(
   );
   const writing = starts.filter(({ run }) => counted.has(run.id));
   if (writing.length > 0) {
-    await tx.runAttempt.createMany({
-      data: writing.map(({ run, attempt }) => ({
+    await insertAttempts(
+      tx,
+      writing.map(({ run, attempt }) => ({
         organizationId: run.organizationId,
         runId: run.id,
         batchId: run.batchId,
@@ -76,9 +79,9 @@ export async function startAttempts(
         startedAt: attempt.startedAt ?? now,
         fromNumber: attempt.fromNumber,
         toNumber: attempt.toNumber,
-        dynamicVariables: (attempt.dynamicVariables ?? undefined) as never,
+        dynamicVariables: attempt.dynamicVariables,
       })),
-    });
+    );
   }
   return starts.map(({ run }) => counted.has(run.id) || written.has(run.id));
 }
@@ -89,18 +92,26 @@ export interface AttemptEndRequest {
   number: number;
   stepId: string;
   result: CallResult;
+  /** The call is the run's last step: when the run would go on, it is FINISHED in the same transaction. */
+  last: boolean;
 }
 
-/** What follows an attempt's end: the run goes on with its next step, or it ended (or waits for a retry). */
+/**
+ * What follows an attempt's end: the run goes on with its next step, it
+ * finished (its last step's call went on), or it ended otherwise (or waits
+ * for a retry).
+ */
 export interface AttemptEndResult {
-  next: 'continue' | 'ended';
+  next: 'continue' | 'finished' | 'ended';
   batchIds: string[];
 }
 
 /**
  * Closes each run's attempt `number` with its outcome and moves the run on by
  * its batch's retry policy, for many runs in one transaction (a few statements
- * whatever their number): the results in the order of `ends`.
+ * whatever their number): the results in the order of `ends`. A run whose
+ * call was its last step and goes on is FINISHED here (one transaction, not
+ * two: the batch row is locked once).
  */
 export async function endAttempts(
   tx: Tx,
@@ -164,6 +175,18 @@ export async function endAttempts(
     results.set(run.id, { next: 'ended', batchIds: [run.batchId] });
   }
   if (continuing.length > 0) await recordLastOutcomes(tx, continuing, now);
+  const goingOn = new Set(continuing.map(({ runId }) => runId));
+  const finishing = moving.filter(({ run, last }) => last && goingOn.has(run.id));
+  if (finishing.length > 0) {
+    const finishes = finishing.map(({ run }) => ({ run, outcome: 'FINISHED' as const, error: null }));
+    const finished = await finishLocked(tx, now, owner, batches, finishes, outbox);
+    for (const { run } of finishing) {
+      results.set(
+        run.id,
+        finished.has(run.id) ? { next: 'finished', batchIds: [run.batchId] } : { next: 'ended', batchIds: [] },
+      );
+    }
+  }
   for (const [batchId, runs] of settling) await settle(tx, now, batches.get(batchId)!, runs, outbox);
   await outbox.write(tx, now);
   return ends.map(({ run }) => results.get(run.id)!);

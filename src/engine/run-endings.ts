@@ -6,7 +6,7 @@ import { endRunWithoutCall } from '../db/sql/end-run-without-call.ts';
 import { finishRuns } from '../db/sql/finish-runs.ts';
 import type { Tx } from '../db/tx.ts';
 import { Outbox } from '../domain/webhook-events.ts';
-import { endFinishedBatches, lockRunBatches, moveCounters } from './run-batches.ts';
+import { endFinishedBatches, type LockedBatch, lockRunBatches, moveCounters } from './run-batches.ts';
 import type { ClaimedRun } from './run-claims.ts';
 
 /** Counts the ended run and ends its batch if it was the last; the batch ids that changed. */
@@ -49,13 +49,31 @@ export async function finishAll(tx: Tx, now: Date, owner: string, finishes: Fini
     tx,
     finishes.map(({ run }) => run.batchId),
   );
+  const outbox = new Outbox();
+  const endedIds = await finishLocked(tx, now, owner, batches, finishes, outbox);
+  await outbox.write(tx, now);
+  return finishes.map(({ run }) => (endedIds.has(run.id) ? [run.batchId] : []));
+}
+
+/**
+ * finishAll's moves, in a transaction that holds the runs' batches already
+ * (closing a run's last attempt finishes it in the same one): the ids of the
+ * runs that ended, their events in `outbox`.
+ */
+export async function finishLocked(
+  tx: Tx,
+  now: Date,
+  owner: string,
+  batches: Map<string, LockedBatch>,
+  finishes: FinishRequest[],
+  outbox: Outbox,
+): Promise<Set<string>> {
   const ended = await finishRuns(
     tx,
     finishes.map(({ run, outcome, error }) => ({ runId: run.id, status: outcome, error })),
     owner,
     now,
   );
-  const outbox = new Outbox();
   const moves = new Map<string, { batchId: string; to: 'FINISHED' | 'FAILED'; count: number }>();
   for (const run of ended) {
     const key = `${run.batchId} ${run.status}`;
@@ -63,8 +81,6 @@ export async function finishAll(tx: Tx, now: Date, owner: string, finishes: Fini
     outbox.runMoved(batches.get(run.batchId)!.organizationId, run.id, run.status);
   }
   for (const { batchId, to, count } of moves.values()) await moveCounters(tx, batchId, 'IN_PROGRESS', to, count);
-  const endedIds = new Set(ended.map((run) => run.id));
   await endFinishedBatches(tx, [...new Set(ended.map((run) => run.batchId))], outbox);
-  await outbox.write(tx, now);
-  return finishes.map(({ run }) => (endedIds.has(run.id) ? [run.batchId] : []));
+  return new Set(ended.map((run) => run.id));
 }

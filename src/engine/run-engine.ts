@@ -4,6 +4,12 @@
 // calls through the dialer (call-step.ts) and ends each run FINISHED or FAILED.
 // Any number of instances run side by side; each holds its runs under a lease
 // it renews, and takes back runs whose holder died once their lease runs out.
+//
+// `concurrency` is the instance's lines: calls in flight (lines.ts). The
+// engine claims ahead, holding up to as many runs again as it has lines, so a
+// line freed by an ended call goes at once to a run already prepared and at
+// its call step; claiming, the steps around the call and the run's end take
+// no line.
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -15,12 +21,15 @@ import type { BatchProgressHub } from '../events/batch-progress.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { Logger } from '../observability/logger.ts';
 import { tracing } from '../observability/tracing.ts';
-import { type CallStepDependencies, performCallStep } from './call-step.ts';
+import { type CallStepDependencies, type HeldLine, performCallStep } from './call-step.ts';
+import { Coalesced } from './coalesced.ts';
 import type { Dialer } from './dialer.ts';
+import { Lines } from './lines.ts';
 import { type ClaimedRun, RunStore } from './run-store.ts';
 import { type Signer, StepFailed, type StepHandler } from './steps.ts';
 
 export interface EngineOptions {
+  /** Calls in flight at once (the instance's lines); the engine holds up to twice as many runs. */
   concurrency: number;
   leaseMs: number;
   /** A run taken back this many times with no call in flight fails instead. */
@@ -44,13 +53,24 @@ interface ClaimSpan {
   runs: number;
 }
 
+/** A run's wait for its line ended because the instance stops: the run goes back without a call. */
+class HandedBack extends Error {}
+
+/** Runs held per line at most: the run in its call, and one claimed ahead, waiting for the line. */
+const RUNS_PER_LINE = 2;
+
 /** Told how long a claim transaction took, in seconds. */
 export type ClaimListener = (seconds: number) => void;
 
 export class RunEngine {
   readonly owner = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly store: RunStore;
-  private readonly inFlight = new Map<string, { run: ClaimedRun; abort: AbortController; done: Promise<void> }>();
+  /** The runs this instance holds, from their claim to their end (in a call, waiting for a line, or neither). */
+  private readonly held = new Map<string, { run: ClaimedRun; abort: AbortController; done: Promise<void> }>();
+  private readonly lines: Lines;
+  /** Aborted by stop(): runs waiting for their line (or its slot, or a trunk slot) go back at once. */
+  private stopping = new AbortController();
+  private readonly handBacks: Coalesced<string, null>;
   private running = false;
   private loop: Promise<void> | null = null;
   private timers: NodeJS.Timeout[] = [];
@@ -67,11 +87,17 @@ export class RunEngine {
   ) {
     this.clock = options.clock ?? systemClock;
     this.store = new RunStore(prisma, this.owner, options.leaseMs, this.clock);
+    this.lines = new Lines(options.concurrency);
+    // A run handed back with no call never crashed anything: it does not count towards failing it.
+    this.handBacks = new Coalesced(async (runIds) => {
+      this.announce(await this.store.release({ runIds }, 'interrupted', Number.POSITIVE_INFINITY));
+      return runIds.map(() => null);
+    });
     this.callStep = {
       store: this.store,
-      clock: this.clock,
       dialer: options.dialer,
-      holdTrunk: (run, trunkId, signal) => this.holdTrunk(run, trunkId, signal),
+      takeLine: (run, call, signal) => this.takeLine(run, call, signal),
+      handBack: async (run) => void (await this.handBacks.submit(run.id)),
       announce: (batchIds) => this.announce(batchIds),
       signerFor: (run) => this.signerFor(run),
     };
@@ -80,19 +106,21 @@ export class RunEngine {
   private readonly clock: Clock;
   private readonly callStep: CallStepDependencies;
 
+  /** Runs held: in a call, waiting for a line, or at another step. */
   get activeRuns(): number {
-    return this.inFlight.size;
+    return this.held.size;
   }
 
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.stopping = new AbortController();
     this.loop = this.claimLoop();
     const every = (ms: number, work: () => Promise<unknown>) => {
       const upkeep = () => void work().catch((error) => this.log.error({ err: error }, 'run engine upkeep failed'));
       this.timers.push(setInterval(upkeep, ms));
     };
-    every(this.options.leaseMs / 3, () => this.store.renewLeases([...this.inFlight.keys()]));
+    every(this.options.leaseMs / 3, () => this.store.renewLeases([...this.held.keys()]));
     every(Math.max(100, this.options.leaseMs / 2), () => this.recoverExpired());
   }
 
@@ -107,22 +135,25 @@ export class RunEngine {
   }
 
   /**
-   * Stops claiming, lets the runs in flight go on for up to `drainMs`, then
-   * stops the rest and hands them back at once, so another instance takes
-   * them without waiting for the lease: a call cut short is an attempt ended
-   * `failed` / `interrupted` (the retry policy decides), a run with no call in
-   * flight resumes elsewhere at its step.
+   * Stops claiming and hands back at once the runs waiting for a line (they
+   * resume elsewhere at their call step), lets the calls in flight (and
+   * other steps under way) go on for up to `drainMs`, then stops the rest and
+   * hands them back, so another instance takes them without waiting for the
+   * lease: a call cut short is an attempt ended `failed` / `interrupted` (the
+   * retry policy decides), a run with no call in flight resumes elsewhere at
+   * its step.
    */
   async stop(): Promise<void> {
     if (!this.running) return;
     this.running = false;
     this.poke();
     await this.loop;
-    const draining = [...this.inFlight.values()];
+    this.stopping.abort(new HandedBack('the instance stops'));
+    const draining = [...this.held.values()];
     await Promise.race([Promise.allSettled(draining.map(({ done }) => done)), sleep(this.options.drainMs)]);
     for (const timer of this.timers) clearInterval(timer);
     this.timers = [];
-    const held = [...this.inFlight.values()];
+    const held = [...this.held.values()];
     for (const { abort } of held) abort.abort();
     await Promise.allSettled(held.map(({ done }) => done));
     const stillHeld = held.map(({ run }) => run.id);
@@ -132,7 +163,7 @@ export class RunEngine {
 
   private async claimLoop() {
     while (this.running) {
-      const free = this.options.concurrency - this.inFlight.size;
+      const free = RUNS_PER_LINE * this.options.concurrency - this.held.size;
       let claimed: ClaimedRun[] = [];
       const claim: ClaimSpan = { startedAt: Date.now(), endedAt: 0, runs: 0 };
       if (free > 0) {
@@ -148,7 +179,7 @@ export class RunEngine {
       }
       for (const run of claimed) this.execute(run, claim);
       if (claimed.length > 0) this.announce([...new Set(claimed.map((run) => run.batchId))]);
-      if (claimed.length === 0 || this.inFlight.size >= this.options.concurrency) {
+      if (claimed.length === 0 || this.held.size >= RUNS_PER_LINE * this.options.concurrency) {
         await new Promise<void>((resolve) => {
           this.wake = resolve;
           setTimeout(resolve, this.options.pollMs).unref();
@@ -175,10 +206,10 @@ export class RunEngine {
       })
       .catch((error) => this.log.error({ err: error, runId: run.id }, 'run failed unexpectedly'))
       .finally(() => {
-        this.inFlight.delete(run.id);
+        this.held.delete(run.id);
         this.poke();
       });
-    this.inFlight.set(run.id, { run, abort, done });
+    this.held.set(run.id, { run, abort, done });
   }
 
   private async perform(run: ClaimedRun, signal: AbortSignal) {
@@ -191,10 +222,14 @@ export class RunEngine {
         0,
         steps.findIndex((step) => step.id === run.currentStepId),
       );
-      for (const step of steps.slice(resumeAt)) {
+      for (const [index, step] of steps.entries()) {
+        if (index < resumeAt) continue;
         if (!(await this.store.atStep(run.id, step.id))) return; // the lease was taken back
         if (step.type === 'call') {
-          if ((await performCallStep(this.callStep, run, step, signal)) === 'ended') return;
+          const last = index === steps.length - 1;
+          const next = await performCallStep(this.callStep, run, step, last, signal);
+          if (next === 'finished') this.completed++;
+          if (next !== 'continue') return;
           continue;
         }
         const handler = this.options.handlers.get(step.type);
@@ -203,6 +238,10 @@ export class RunEngine {
       }
     } catch (failure) {
       if (signal.aborted) return; // shutting down: stop() hands the run back
+      if (failure instanceof HandedBack) {
+        await this.handBacks.submit(run.id);
+        return;
+      }
       if (!(failure instanceof StepFailed)) throw failure;
       outcome = 'FAILED';
       error = failure.message;
@@ -226,6 +265,35 @@ export class RunEngine {
     const parsed = definitionSteps.safeParse(version?.definition ?? {});
     if (!parsed.success) throw new StepFailed('the workflow definition has no valid `steps` list');
     return parsed.data.steps;
+  }
+
+  /** The waits before a call (call-step.ts): its slot, a trunk slot, a line; cut short when the instance stops. */
+  private async takeLine(
+    run: ClaimedRun,
+    { trunkId, slotAt }: { trunkId?: string; slotAt: Date | null },
+    signal: AbortSignal,
+  ): Promise<HeldLine> {
+    // Ends the waits when the run is stopped or the instance stops (listeners removed after, unlike AbortSignal.any's).
+    const waiting = new AbortController();
+    const stopWaiting = () => waiting.abort();
+    for (const reason of [signal, this.stopping.signal]) {
+      if (reason.aborted) waiting.abort();
+      reason.addEventListener('abort', stopWaiting, { once: true });
+    }
+    let releaseTrunk = async () => {};
+    try {
+      // Placed at its slot, never before; waiting for it holds no line.
+      if (slotAt) await this.clock.sleepUntil(slotAt, waiting.signal);
+      if (trunkId) releaseTrunk = await this.holdTrunk(run, trunkId, waiting.signal);
+      const hangUp = await this.lines.take(slotAt !== null, waiting.signal);
+      return { hangUp, releaseTrunk };
+    } catch (error) {
+      await releaseTrunk();
+      if (this.stopping.signal.aborted && !signal.aborted) throw new HandedBack('the instance stops');
+      throw error;
+    } finally {
+      for (const reason of [signal, this.stopping.signal]) reason.removeEventListener('abort', stopWaiting);
+    }
   }
 
   private async holdTrunk(run: ClaimedRun, trunkId: string, signal: AbortSignal) {

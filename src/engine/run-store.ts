@@ -158,7 +158,8 @@ export class RunStore {
   /**
    * Writes attempt `number` open (no outcome yet) before the call is placed,
    * so a call in flight is known even if this instance dies. False when the
-   * run is no longer this instance's (nothing written).
+   * run is no longer this instance's, or its batch was paused or cancelled
+   * meanwhile (nothing written: the caller hands the run back).
    */
   startAttempt(run: ClaimedRun, attempt: AttemptStart): Promise<boolean> {
     return this.attemptStarts.submit({ run, attempt });
@@ -167,11 +168,18 @@ export class RunStore {
   /**
    * Closes attempt `number` with its outcome and moves the run on by its
    * batch's retry policy: 'continue' (answered, or voicemail not retried: the
-   * run goes on with its next step), or 'ended' (tried again later, failed, or
-   * no longer this instance's).
+   * run goes on with its next step), 'finished' (it would go on, but the call
+   * was its `last` step: FINISHED in the same transaction), or 'ended' (tried
+   * again later, failed, or no longer this instance's).
    */
-  endAttempt(run: ClaimedRun, number: number, stepId: string, result: CallResult): Promise<AttemptEndResult> {
-    return this.attemptEnds.submit({ run, number, stepId, result });
+  endAttempt(
+    run: ClaimedRun,
+    number: number,
+    stepId: string,
+    result: CallResult,
+    last = false,
+  ): Promise<AttemptEndResult> {
+    return this.attemptEnds.submit({ run, number, stepId, result, last });
   }
 
   /** Ends a run without a call (invalid_number, do_not_call, precall_skip); false when it is no longer this instance's. */

@@ -68,7 +68,7 @@ export function createMetrics(db: Database, events: BatchProgressHub, redisHealt
   });
   new client.Gauge({
     name: 'gateway_engine_runs_active',
-    help: 'Runs this instance is executing now.',
+    help: 'Runs this instance holds now: in a call, waiting for a line (ENGINE_CONCURRENCY), or at another step.',
     registers: [registry],
     collect() {
       this.set(engine?.activeRuns ?? 0);

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { graphqlCalls } from './support/graphql.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
+import { recordStatements } from './support/statements.ts';
 
 const PROGRESS = `subscription($id: ID!) { batchProgress(batchId: $id) {
   batchId status stats { pendingCount pausedCount cancelledCount totalCount } batch { id name } } }`;
@@ -15,12 +16,12 @@ interface Progress {
 }
 
 /** Collects a subscription's events over graphql-ws. */
-function follow(client: Client, batchId: string) {
+function follow(client: Client, batchId: string, query = PROGRESS) {
   const events: Progress[] = [];
   const errors: unknown[] = [];
   const waiters: (() => void)[] = [];
   const stop = client.subscribe<{ batchProgress: Progress }>(
-    { query: PROGRESS, variables: { id: batchId } },
+    { query, variables: { id: batchId } },
     {
       next: (message) => {
         if (message.errors) errors.push(...message.errors);
@@ -79,6 +80,10 @@ describe('Subscription.batchProgress', () => {
     );
     return batch.createBatch.id as string;
   }
+  /** Resolves once no subscriber follows any batch on the server (each left one let its watcher go). */
+  const untilNoSubscribers = async () => {
+    while (server.services.events.subscriberCount > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+  };
   const setStatus = (id: string, status: string) =>
     gql(`mutation($id: ID!, $s: BatchStatus!) { updateBatchStatus(id: $id, status: $s) { status } }`, {
       id,
@@ -133,6 +138,9 @@ describe('Subscription.batchProgress', () => {
     // 11 changes; at most one event per ~100 ms window (plus the first state).
     expect(progress.events.length - 1).toBeLessThanOrEqual(Math.ceil(elapsed / 100) + 1);
     expect(progress.events.at(-1)!.status).toBe('PAUSED');
+    // Never a state equal to the one before it.
+    for (const [index, event] of progress.events.entries())
+      if (index > 0) expect(event).not.toEqual(progress.events[index - 1]);
     progress.stop();
     await client.dispose();
   });
@@ -157,6 +165,39 @@ describe('Subscription.batchProgress', () => {
       );
     });
     expect(await closed).toBe(4403);
+  });
+
+  it('executes a change once for all the subscribers holding the same operation', async () => {
+    const batchId = await newBatch();
+    // workflowVersionNumber reads the version through the loaders, which each event clears: one read per execution.
+    const query = `subscription($id: ID!) { batchProgress(batchId: $id) { status batch { workflowVersionNumber } } }`;
+    const clients = [wsClient(server.url, org.apiKey), wsClient(server.url, org.apiKey)];
+    const followers = clients.map((client) => follow(client, batchId, query));
+    const other = await server.createOrganization('Not sharing');
+    const foreignClient = wsClient(server.url, other.apiKey);
+    const foreign = follow(foreignClient, batchId, query);
+    await Promise.all(followers.map((progress) => progress.until(() => progress.events.length >= 1)));
+    await foreign.until(() => foreign.errors.length > 0);
+
+    const { statements } = await recordStatements(server.db, async () => {
+      await setStatus(batchId, 'PAUSED');
+      await Promise.all(followers.map((progress) => progress.until(() => progress.events.at(-1)?.status === 'PAUSED')));
+    });
+    // The loader's read (a webhook event's statement names the table too).
+    expect(statements.filter((sql) => sql.includes('JOIN "WorkflowVersion"'))).toHaveLength(1);
+    for (const progress of followers) {
+      expect(progress.events).toEqual([
+        { status: 'PENDING', batch: { workflowVersionNumber: 1 } },
+        { status: 'PAUSED', batch: { workflowVersionNumber: 1 } },
+      ]);
+      expect(progress.errors).toEqual([]);
+    }
+    // Sharing the execution shares no refusal: another organization's subscriber to the batch was not found, alone.
+    expect(foreign.events).toEqual([]);
+    expect(JSON.stringify(foreign.errors)).toContain('batch not found');
+    for (const progress of followers) progress.stop();
+    await Promise.all([...clients, foreignClient].map((client) => client.dispose()));
+    await untilNoSubscribers();
   });
 
   it('streams the same events over SSE', async () => {
@@ -189,6 +230,7 @@ describe('Subscription.batchProgress', () => {
     await setStatus(batchId, 'PAUSED');
     expect(await nextEvent()).toMatchObject({ status: 'PAUSED', stats: { pausedCount: 3 } });
     controller.abort();
+    await untilNoSubscribers();
   });
 
   it('needs a key on SSE too', async () => {

@@ -260,6 +260,8 @@ export class BatchProgressHub {
     watcher.lastReadAt = Date.now();
     try {
       const batch = await this.readBatch(watcher.batchId);
+      // The same row object for every listener: their subscriptions share its execution by it
+      // (src/graphql/use-shared-subscription-events.ts), so it is handed out as is, never copied.
       if (batch) for (const listener of watcher.listeners) listener(batch);
     } catch {
       // A failed read is retried on the next announcement or poll; subscribers keep their last state.

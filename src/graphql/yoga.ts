@@ -18,6 +18,7 @@ import { type PersistedOperations, protectionPlugins } from './protections.ts';
 import { useBadInputCode } from './use-bad-input-code.ts';
 import { useOperationMetrics } from './use-operation-metrics.ts';
 import { useRequestBodies } from './use-request-bodies.ts';
+import { useSharedSubscriptionEvents } from './use-shared-subscription-events.ts';
 import { useStorableInput } from './use-storable-input.ts';
 
 /**
@@ -99,6 +100,7 @@ export function createGraphQLServer(services: Services, { limits, operations }: 
       useCompiledQueries(),
       useBadInputCode(),
       useOperationMetrics(services.metrics),
+      useSharedSubscriptionEvents(),
       // Last, so the operation's span is active in the executor the plugins above chose (graphql-jit's or graphql-js's).
       ...[tracing().graphqlPlugin].filter((plugin) => plugin !== null),
     ],

@@ -352,6 +352,67 @@ const BatchProgress = builder.objectRef<BatchRow>('BatchProgress').implement({
 /** What a subscriber has seen: a state equal to it is not sent again. */
 const progressKey = (batch: BatchRow) =>
   [batch.status, batch.pausedReason, ...counterColumns.map(([, column]) => batch[column])].join();
+/** Each row's key, made once: the hub hands the same row to every subscriber of the batch on this instance. */
+const progressKeys = new WeakMap<BatchRow, string>();
+const progressKeyOf = (batch: BatchRow) => {
+  let key = progressKeys.get(batch);
+  if (key === undefined) {
+    key = progressKey(batch);
+    progressKeys.set(batch, key);
+  }
+  return key;
+};
+
+/**
+ * A subscriber's progress: the current state, then each state unlike the last
+ * one sent. An iterator of its own rather than an async generator: each change
+ * passes through it once per subscriber (thousands), and a generator's resume
+ * and yield cost more promises than this one await.
+ */
+function progressOf(context: GraphQLContext, batchId: string): AsyncIterableIterator<BatchRow> {
+  // Watch before reading the first state, so no change between the two is missed.
+  const changes = context.events.watch(batchId);
+  let seen: string | undefined;
+  let stopped = false;
+  const stop = async () => {
+    stopped = true;
+    await changes.return?.();
+    return { value: undefined, done: true } as const;
+  };
+  return {
+    async next() {
+      // Stopped, even before its first state was read: nothing more, as from a generator.
+      if (stopped) return { value: undefined, done: true };
+      try {
+        if (seen === undefined) {
+          // Through the organization's client: another organization's batch is not found (and nothing the
+          // watcher reads reaches this subscriber before this check passed).
+          const first = await context.db.batch.findUnique({ where: { id: batchId } });
+          if (!first) throw notFound('batch');
+          seen = progressKey(first);
+          return { value: first, done: false };
+        }
+        for (;;) {
+          const change = await changes.next();
+          if (change.done) return change;
+          const key = progressKeyOf(change.value);
+          if (key === seen) continue;
+          seen = key;
+          // Each event is resolved afresh: what the previous one cached (its runs page) is stale now.
+          for (const loader of Object.values(context.loaders)) loader.clearAll();
+          return change;
+        }
+      } catch (error) {
+        await stop();
+        throw error;
+      }
+    },
+    return: stop,
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+}
 
 builder.subscriptionField('batchProgress', (t) =>
   t.field({
@@ -365,29 +426,7 @@ builder.subscriptionField('batchProgress', (t) =>
         description: "The batch to watch (`bat_…`); another organization's is NOT_FOUND.",
       }),
     },
-    subscribe: async function* (_root, args, context) {
-      const batchId = String(args.batchId);
-      // Tenancy is checked once, here: another organization's batch is not found.
-      const current = await context.loaders.batch.load(batchId);
-      if (!current) throw notFound('batch');
-      // Watch before reading the first state, so no change between the two is missed.
-      const changes = context.events.watch(batchId);
-      try {
-        const first = (await context.db.batch.findUnique({ where: { id: batchId } })) ?? current;
-        let seen = progressKey(first);
-        yield first;
-        for await (const batch of changes) {
-          const key = progressKey(batch);
-          if (key === seen) continue;
-          seen = key;
-          // Each event is resolved afresh: what the previous one cached (its runs page) is stale now.
-          for (const loader of Object.values(context.loaders)) loader.clearAll();
-          yield batch;
-        }
-      } finally {
-        await changes.return?.();
-      }
-    },
+    subscribe: (_root, args, context) => progressOf(context, String(args.batchId)),
     resolve: (batch) => batch,
   }),
 );

@@ -79,9 +79,24 @@ builder.globalConnectionField('totalCount', (t) =>
 builder.mutationType({ description: 'Writes, each mirroring a REST endpoint where SPEC.md has one (E1…E21).' });
 builder.subscriptionType({ description: 'Live updates, over graphql-ws or server-sent events at /graphql.' });
 
+/** PostgreSQL's JSON text of a timestamptz(3) in UTC: "2026-11-21T04:09:00.12+00:00" (trailing zeros of the fraction dropped). */
+const POSTGRES_UTC_TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,3})?\+00:00$/;
+
+/**
+ * A timestamp as `toISOString` writes it. The pages' timestamps arrive as
+ * PostgreSQL's JSON text (loaders.ts) and are rewritten as text, without
+ * making a Date for each (a dashboard has 1,000); any other text is parsed.
+ */
+function isoTimestampOf(text: string) {
+  if (!POSTGRES_UTC_TIMESTAMP.test(text)) return new Date(text).toISOString();
+  const secondsEnd = 19;
+  const fraction = text.slice(secondsEnd + 1, text.length - '+00:00'.length);
+  return `${text.slice(0, secondsEnd)}.${fraction.padEnd(3, '0')}Z`;
+}
+
 builder.scalarType('DateTime', {
   description: 'An instant, as an RFC 3339 UTC timestamp with milliseconds: 2026-11-21T04:09:00.000Z',
-  serialize: (value) => (typeof value === 'string' ? new Date(value) : value).toISOString(),
+  serialize: (value) => (typeof value === 'string' ? isoTimestampOf(value) : value.toISOString()),
   parseValue: (value) => {
     const date = typeof value === 'string' ? new Date(value) : new Date(Number.NaN);
     if (Number.isNaN(date.getTime())) throw new GraphQLError('DateTime must be an RFC 3339 timestamp');

@@ -168,10 +168,9 @@ export async function endAttempts(
       decision === 'fail'
         ? `the call ended ${result.outcome}${result.reason ? ` (${result.reason})` : ''} after ${number} attempt${number > 1 ? 's' : ''}`
         : '';
-    settling.set(batch.id, [
-      ...(settling.get(batch.id) ?? []),
-      { runId: run.id, decision, outcome: result.outcome, error },
-    ]);
+    const batchSettling = settling.get(batch.id) ?? [];
+    settling.set(batch.id, batchSettling);
+    batchSettling.push({ runId: run.id, decision, outcome: result.outcome, error });
     results.set(run.id, { next: 'ended', batchIds: [run.batchId] });
   }
   if (continuing.length > 0) await recordLastOutcomes(tx, continuing, now);

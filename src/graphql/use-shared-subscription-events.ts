@@ -13,7 +13,8 @@
 // the event does, nothing to evict. Only the execution is shared: each
 // subscriber's result still passes through the plugins after this one
 // (yoga's error masking among them) on its own, and the subscribe resolver
-// (where tenancy is checked) still runs per subscriber. Subscriptions run on
+// and the stream it returns (whose first read checks tenancy) stay per
+// subscriber. Subscriptions run on
 // graphql-js's createSourceEventStream and execute: what yoga's default
 // executor (graphql-tools') adds, @defer and @stream, the schema does not offer.
 import { createSourceEventStream, type DocumentNode, type ExecutionArgs, type ExecutionResult, execute } from 'graphql';

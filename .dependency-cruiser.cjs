@@ -8,6 +8,8 @@ const layers = [
     'base',
     '^src/(config[.]ts|config/|clock[.]ts|deadline[.]ts|bounded-map[.]ts|observability/(tracing|operation-label)|operations/)',
   ],
+  // The one client for requests made on a tenant's behalf, and the addresses it may reach.
+  ['outbound', '^src/outbound/'],
   ['db', '^src/db/'],
   ['auth', '^src/auth/'],
   ['domain', '^src/domain/'],

@@ -153,7 +153,7 @@ const commands: Record<string, Command> = {
         return seedDemo(
           db,
           loadSecretBox(config.storage, config.encryptionKey),
-          { organizationId: org, prospects: count },
+          { organizationId: org, prospects: count, outbound: config.webhooks },
           await progressBar(),
         );
       });

@@ -57,6 +57,7 @@ export function createEngine(
     // DIALER=livekit: real calls (src/livekit/); else the simulated ones.
     dialer: overrides.dialer ?? services.livekit?.dialer(clock) ?? simulatedDialer(config.engine.simulatedCalls),
     secrets: services.secrets,
+    outbound: services.webhooks,
     clock,
   });
 }

@@ -545,7 +545,7 @@ describe('safety', () => {
       const page = (await rest('GET', `/org/{org}/webhook-endpoints/${rebound.id}/deliveries`)).body.data;
       return page[0]?.status === 'failed' ? page : undefined;
     });
-    expect(delivery.last_error).toMatch(/^refused: localhost resolves to (127\.0\.0\.1|::1), a private address$/);
+    expect(delivery.last_error).toBe('refused: localhost is not a public address');
     expect(delivery.last_response_code).toBeNull();
     expect(receiver.received).toHaveLength(0);
   });

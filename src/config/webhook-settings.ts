@@ -1,4 +1,5 @@
-// How webhooks are delivered: where they may go (src/domain/webhook-urls.ts),
+// How webhooks are delivered: where they (and every request made on a
+// tenant's behalf) may go (src/domain/outbound-urls.ts),
 // how often a failed delivery is tried again, how long one may take, and when
 // an endpoint that keeps failing is disabled. Read from the environment by
 // src/config.ts.
@@ -8,12 +9,15 @@ const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
-// The first two members are src/domain/webhook-urls.ts's WebhookUrlPolicy, which these settings satisfy.
+// The first three members are src/outbound/request.ts's OutboundPolicy, which these settings satisfy:
+// they govern every request made on a tenant's behalf, not only webhook deliveries.
 export interface WebhookSettings {
   /** `http:` URLs allowed besides `https:` (WEBHOOK_ALLOW_HTTP). */
   allowHttp: boolean;
   /** Addresses inside private networks allowed (WEBHOOK_ALLOW_PRIVATE). */
   allowPrivate: boolean;
+  /** How host names are resolved: the system resolver unless a test stands in for DNS. */
+  resolve?: (host: string) => Promise<{ address: string; family: number }[]>;
   /** The waits before the 2nd, 3rd … attempt; a delivery still failing after the last is `failed`. */
   retryScheduleMs: number[];
   /** An endpoint failing without a success for this long is disabled. */

@@ -17,6 +17,7 @@ import type { Scope } from '../domain/scope.ts';
 import type { SecretBox } from '../domain/secrets.ts';
 import { createSipTrunk } from '../domain/telephony.ts';
 import { createWorkflow, publishWorkflowVersion } from '../domain/workflows.ts';
+import type { OutboundPolicy } from '../outbound/request.ts';
 
 export interface Progress {
   start(total: number, label: string): void;
@@ -120,7 +121,7 @@ const chatAgent = {
 export async function seedDemo(
   db: Database,
   secrets: SecretBox,
-  options: { organizationId?: string; prospects: number },
+  options: { organizationId?: string; prospects: number; outbound: OutboundPolicy },
   progress: Progress,
 ) {
   const created = options.organizationId ? null : await createOrganization(db.prisma, 'Demo organization');
@@ -130,8 +131,8 @@ export async function seedDemo(
   const viewer: Viewer = { organizationId, apiKeyId: 'seed-demo' };
   const scope: Scope = { prisma: tenantClient(db.prisma, organizationId), viewer };
 
-  const voice = await createAgent(scope, voiceAgent);
-  await createAgent(scope, chatAgent);
+  const voice = await createAgent(scope, voiceAgent, options.outbound);
+  await createAgent(scope, chatAgent, options.outbound);
   await setAgentTools(scope, voice.id, {
     tools: [
       {
@@ -170,15 +171,24 @@ export async function seedDemo(
   });
 
   const call = (id: string) => ({ id, type: 'call', agent_id: voice.id, trunk_id: trunks.outboundTrunk.id });
-  const workflow = await createWorkflow(scope, {
-    name: 'Contract renewals',
-    description: 'Calls customers whose contract ends this month',
-    trigger_type: 'manual',
-    definition: { steps: [call('first-call')] },
-  });
-  await publishWorkflowVersion(scope, workflow.id, {
-    definition: { steps: [call('first-call'), { id: 'cool-down', type: 'wait', seconds: 1 }, call('follow-up')] },
-  });
+  const workflow = await createWorkflow(
+    scope,
+    {
+      name: 'Contract renewals',
+      description: 'Calls customers whose contract ends this month',
+      trigger_type: 'manual',
+      definition: { steps: [call('first-call')] },
+    },
+    options.outbound,
+  );
+  await publishWorkflowVersion(
+    scope,
+    workflow.id,
+    {
+      definition: { steps: [call('first-call'), { id: 'cool-down', type: 'wait', seconds: 1 }, call('follow-up')] },
+    },
+    options.outbound,
+  );
 
   progress.start(options.prospects, 'prospects');
   const ids: string[] = [];

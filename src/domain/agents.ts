@@ -3,9 +3,12 @@
 // stored as their JSON value, under the wire (snake_case) names.
 import { z } from 'zod';
 import { Prisma } from '../generated/prisma/client.ts';
+import { reservedHeaderProblems } from '../outbound/headers.ts';
+import type { OutboundPolicy } from '../outbound/request.ts';
 import { type AgentUpdate, agentConfigMembers, agentCreate, agentUpdate } from './agent-config.ts';
-import { notFound } from './errors.ts';
+import { badInput, notFound } from './errors.ts';
 import { camelCase } from './names.ts';
+import { outboundUrlProblems } from './outbound-urls.ts';
 import type { Scope } from './scope.ts';
 import { parseOrThrow } from './validation.ts';
 import { Outbox } from './webhook-events.ts';
@@ -64,8 +67,28 @@ function columnsOf(data: AgentUpdate) {
   } satisfies Prisma.AgentUpdateManyMutationInput;
 }
 
-export async function createAgent(scope: Scope, input: unknown) {
+/**
+ * The pre-call webhook's URL and headers, checked as they are saved: the URL
+ * may not lead into the service's own network (src/domain/outbound-urls.ts),
+ * no header may be one the gateway sets itself.
+ */
+async function checkPrecallWebhook(data: AgentUpdate, policy: OutboundPolicy) {
+  const webhook = data.precall_webhook;
+  if (!webhook) return;
+  const problems = [
+    ...(await outboundUrlProblems(webhook.url, policy, {
+      path: 'precall_webhook.url',
+      httpsOnly: false,
+      mustResolve: false,
+    })),
+    ...reservedHeaderProblems(webhook.headers, 'precall_webhook.headers'),
+  ];
+  if (problems.length > 0) throw badInput(problems);
+}
+
+export async function createAgent(scope: Scope, input: unknown, policy: OutboundPolicy) {
   const data = parseOrThrow(agentCreate, input);
+  await checkPrecallWebhook(data, policy);
   return scope.prisma.agent.create({
     data: { ...columnsOf(data), name: data.name, organizationId: scope.viewer.organizationId },
   });
@@ -79,8 +102,9 @@ const agentUpdated = (scope: Scope, agentId: string) =>
  * E1: a partial update, in one statement (a concurrent update of other
  * members is not lost), with its `agent.updated` event.
  */
-export async function updateAgent(scope: Scope, agentId: string, input: unknown) {
+export async function updateAgent(scope: Scope, agentId: string, input: unknown, policy: OutboundPolicy) {
   const data = parseOrThrow(agentUpdate, input);
+  await checkPrecallWebhook(data, policy);
   return scope.prisma.$transaction(async (tx) => {
     const [agent] = await tx.agent.updateManyAndReturn({ where: { id: agentId }, data: columnsOf(data) });
     if (!agent) throw notFound('agent');

@@ -4,13 +4,14 @@
 // secret. Deliveries are made by src/events/webhook-worker.ts; an operator
 // reads them per endpoint and replays one at will.
 import { z } from 'zod';
+import type { OutboundPolicy } from '../outbound/request.ts';
 import { conflict, notFound } from './errors.ts';
+import { checkOutboundUrl } from './outbound-urls.ts';
 import type { Scope } from './scope.ts';
 import type { SecretBox } from './secrets.ts';
 import { newSigningSecret } from './signing-secret.ts';
 import { parseOrThrow } from './validation.ts';
 import { ALL_EVENTS, webhookEventTypes } from './webhook-events.ts';
-import { checkWebhookUrl, type WebhookUrlPolicy } from './webhook-urls.ts';
 
 const MAX_URL_LENGTH = 2000;
 
@@ -44,15 +45,18 @@ export const webhookEndpointUpdate = z
 
 export interface WebhookEndpointServices {
   secrets: SecretBox;
-  webhooks: WebhookUrlPolicy;
+  outbound: OutboundPolicy;
 }
+
+/** Endpoints are delivered to from the moment they exist: https (unless allowed otherwise), and resolving now. */
+const endpointUrl = { path: 'url', httpsOnly: true, mustResolve: true };
 
 const DISABLED_BY_CLIENT = 'the endpoint was disabled';
 
 /** Creates an endpoint with a new secret; returns both, the only time besides rotation that the secret is shown. */
 export async function createWebhookEndpoint(scope: Scope, services: WebhookEndpointServices, input: unknown) {
   const data = parseOrThrow(webhookEndpointCreate, input);
-  await checkWebhookUrl(data.url, services.webhooks);
+  await checkOutboundUrl(data.url, services.outbound, endpointUrl);
   const secret = newSigningSecret();
   const endpoint = await scope.prisma.webhookEndpoint.create({
     data: {
@@ -77,7 +81,7 @@ export async function updateWebhookEndpoint(
   input: unknown,
 ) {
   const data = parseOrThrow(webhookEndpointUpdate, input);
-  if (data.url !== undefined) await checkWebhookUrl(data.url, services.webhooks);
+  if (data.url !== undefined) await checkOutboundUrl(data.url, services.outbound, endpointUrl);
   return scope.prisma.$transaction(async (tx) => {
     // The endpoint row first, then its deliveries: the delivery worker's order.
     const [endpoint] = await tx.webhookEndpoint.updateManyAndReturn({

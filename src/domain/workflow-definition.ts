@@ -4,7 +4,10 @@
 // caller number must be the organization's), so a run never meets a step
 // that was wrong from the start. Other types pass: handlers are pluggable.
 import { z } from 'zod';
+import { reservedHeaderProblems } from '../outbound/headers.ts';
+import type { OutboundPolicy } from '../outbound/request.ts';
 import { badInput, type FieldProblem } from './errors.ts';
+import { outboundUrlProblems } from './outbound-urls.ts';
 import type { Scope } from './scope.ts';
 import { e164 } from './telephony.ts';
 import { problemsOf } from './validation.ts';
@@ -28,6 +31,8 @@ export const webhookStep = z.looseObject({
   timeout_ms: z.number().int().min(1).max(60_000).default(10_000),
 });
 
+type WebhookStep = z.output<typeof webhookStep>;
+
 export const waitStep = z.looseObject({ seconds: z.number().min(0).max(86_400) });
 
 const knownSteps: Record<string, z.ZodType> = { call: callStep, webhook: webhookStep, wait: waitStep };
@@ -36,12 +41,13 @@ const knownSteps: Record<string, z.ZodType> = { call: callStep, webhook: webhook
  * Refuses a definition whose steps are malformed or name what the
  * organization does not have: a 400 naming each step and member.
  */
-export async function checkDefinition(scope: Scope, definition: unknown) {
+export async function checkDefinition(scope: Scope, definition: unknown, policy: OutboundPolicy) {
   const parsed = definitionSteps.safeParse(definition ?? {});
   if (!parsed.success) throw badInput(problemsOf(parsed.error, ['definition']));
   const problems: FieldProblem[] = [];
   const seen = new Set<string>();
   const calls: { index: number; step: CallStep & Step }[] = [];
+  const webhooks: { index: number; step: WebhookStep & Step }[] = [];
   for (const [index, value] of parsed.data.steps.entries()) {
     const at = ['definition', 'steps', index];
     if (seen.has(value.id))
@@ -57,6 +63,14 @@ export async function checkDefinition(scope: Scope, definition: unknown) {
         })),
       );
     } else if (value.type === 'call') calls.push({ index, step: checked!.data as CallStep & Step });
+    else if (value.type === 'webhook') webhooks.push({ index, step: checked!.data as WebhookStep & Step });
+  }
+  for (const { index, step: webhook } of webhooks) {
+    const at = `definition.steps.${index}`;
+    problems.push(
+      ...(await outboundUrlProblems(webhook.url, policy, { path: `${at}.url`, httpsOnly: false, mustResolve: false })),
+      ...reservedHeaderProblems(webhook.headers, `${at}.headers`),
+    );
   }
   for (const { index, step: call } of calls)
     problems.push(...(await missingReferences(scope, call, `definition.steps.${index}`)));

@@ -2,6 +2,7 @@
 // number and its definition is that version's; publishing a definition makes
 // version N+1, updating name, description, trigger type or active flag never does.
 import { z } from 'zod';
+import type { OutboundPolicy } from '../outbound/request.ts';
 import { notFound } from './errors.ts';
 import { actorOf, type Scope } from './scope.ts';
 import { parseOrThrow } from './validation.ts';
@@ -39,9 +40,9 @@ export const workflowVersionCreate = z
   .strictObject({ definition: workflowDefinition })
   .meta({ id: 'WorkflowVersionCreate', description: 'A definition to publish as the next version.' });
 
-export async function createWorkflow(scope: Scope, input: unknown) {
+export async function createWorkflow(scope: Scope, input: unknown, policy: OutboundPolicy) {
   const data = parseOrThrow(workflowCreate, input);
-  await checkDefinition(scope, data.definition);
+  await checkDefinition(scope, data.definition, policy);
   const now = new Date();
   return scope.prisma.$transaction(async (tx) => {
     const workflow = await tx.workflow.create({
@@ -86,9 +87,9 @@ export async function updateWorkflow(scope: Scope, workflowId: string, input: un
 }
 
 /** Publishes a new definition as version N+1; concurrent publishes get consecutive numbers. */
-export async function publishWorkflowVersion(scope: Scope, workflowId: string, input: unknown) {
+export async function publishWorkflowVersion(scope: Scope, workflowId: string, input: unknown, policy: OutboundPolicy) {
   const data = parseOrThrow(workflowVersionCreate, input);
-  await checkDefinition(scope, data.definition);
+  await checkDefinition(scope, data.definition, policy);
   return scope.prisma.$transaction(async (tx) => {
     // The increment locks the workflow row until commit, serializing publishers.
     const bumped = await tx.workflow.updateMany({

@@ -11,6 +11,7 @@
 import { e164 } from '../domain/telephony.ts';
 import { callStep, type Step } from '../domain/workflow-definition.ts';
 import { tracing } from '../observability/tracing.ts';
+import type { OutboundPolicy } from '../outbound/request.ts';
 import type { Dialer } from './dialer.ts';
 import type { FreeLine } from './lines.ts';
 import { sendPrecallWebhook, templateVariables } from './precall-webhook.ts';
@@ -33,6 +34,8 @@ export interface CallStepDependencies {
   announce(batchIds: string[]): void;
   /** Signs the run organization's requests. */
   signerFor(run: ClaimedRun): Signer;
+  /** Where the pre-call webhook may go (WEBHOOK_ALLOW_PRIVATE). */
+  outbound: OutboundPolicy;
 }
 
 /** A line taken for one call, and the trunk slot taken with it. */
@@ -89,6 +92,7 @@ export async function performCallStep(
       webhook,
       templateVariables(run, call.agent_id, number),
       dependencies.signerFor(run),
+      dependencies.outbound,
       signal,
     );
     if (answer.kind === 'skip') return endWithoutCall('CANCELLED', 'precall_skip', null);

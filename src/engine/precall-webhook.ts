@@ -1,8 +1,8 @@
 // The agent's pre-call webhook, sent before each attempt: the receiver may
 // skip the call (`"skip": true`) or hand the dialer variables for it.
-import { withDeadline } from '../deadline.ts';
 import { precallWebhook } from '../domain/agent-config.ts';
 import { tracing } from '../observability/tracing.ts';
+import { type OutboundAnswer, OutboundFailure, type OutboundPolicy, sendOutbound } from '../outbound/request.ts';
 import type { ClaimedRun } from './run-store.ts';
 import type { Signer } from './steps.ts';
 
@@ -52,56 +52,72 @@ function renderTemplate(template: unknown, variables: Record<string, string | nu
   return template;
 }
 
+/** Bytes of an answer read at most: its `variables` go to the dialer, and into the attempt. */
+const MAX_ANSWER_BYTES = 64 * 1024;
+
 /**
- * Sends the webhook and reads its answer: a 2xx with `"skip": true` skips the
- * call, its `variables` object goes to the dialer; a timeout, a network
- * failure or another status is a failed attempt (reason `precall_webhook`).
+ * Sends the webhook through the guarded client (src/outbound/request.ts) and
+ * reads its answer: a 2xx with `"skip": true` skips the call, its `variables`
+ * object goes to the dialer; a refused address, a timeout, a network failure,
+ * a redirect, an answer over 64 KiB or another status is a failed attempt
+ * (reason `precall_webhook`).
  */
 export async function sendPrecallWebhook(
   config: unknown,
   variables: Record<string, string | number>,
   sign: Signer,
+  policy: OutboundPolicy,
   signal: AbortSignal,
 ): Promise<PrecallAnswer> {
   const parsed = precallWebhook.safeParse(config);
   if (!parsed.success) return { kind: 'failed', reason: 'the agent’s precall_webhook is invalid' };
   const { method, url, headers, body_template: template, timeout_seconds: timeout } = parsed.data;
   const body = method === 'GET' ? '' : JSON.stringify(renderTemplate(template ?? {}, variables));
-  const signed = { 'content-type': 'application/json', ...headers, ...(await sign(body)) };
-  const ms = (timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
-  let reply: { status: number; ok: boolean; answer: { skip?: unknown; variables?: unknown } | null };
+  const request = {
+    method,
+    url,
+    headers,
+    ownHeaders: { 'content-type': 'application/json', ...(await sign(body)) },
+    body: method === 'GET' ? undefined : body,
+  };
+  const limits = {
+    policy,
+    timeoutMs: (timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
+    signal,
+    maxResponseBytes: MAX_ANSWER_BYTES,
+  };
+  let reply: OutboundAnswer;
   try {
-    // The answer's body is read within the same deadline as the request.
-    reply = await withDeadline(signal, ms, (bounded) =>
-      tracing().inSpan(
-        'run.precall_webhook',
-        { 'http.request.method': method, 'server.address': new URL(url).host },
-        async () => {
-          const response = await fetch(url, {
-            method,
-            // The attempt's trace goes on with the receiver's (W3C traceparent), when traces are on.
-            headers: tracing().inject(signed),
-            body: method === 'GET' ? undefined : body,
-            signal: bounded,
-          });
-          if (!response.ok) {
-            await response.body?.cancel();
-            return { status: response.status, ok: false, answer: null };
-          }
-          return { status: response.status, ok: true, answer: (await response.json().catch(() => null)) as never };
-        },
-      ),
+    reply = await tracing().inSpan(
+      'run.precall_webhook',
+      { 'http.request.method': method, 'server.address': URL.canParse(url) ? new URL(url).host : '' },
+      () => sendOutbound(request, limits),
     );
   } catch (error) {
-    signal.throwIfAborted();
-    return { kind: 'failed', reason: `${method} ${url} failed: ${(error as Error).message}` };
+    if (error instanceof OutboundFailure)
+      return { kind: 'failed', reason: `${method} ${url} failed: ${error.message}` };
+    throw error;
   }
-  if (!reply.ok) return { kind: 'failed', reason: `${method} ${url} answered ${reply.status}` };
-  const { answer } = reply;
+  if (reply.status < 200 || reply.status >= 300) {
+    const redirect = reply.status >= 300 && reply.status < 400 ? ' (redirects are not followed)' : '';
+    return { kind: 'failed', reason: `${method} ${url} answered ${reply.status}${redirect}` };
+  }
+  if (!reply.complete) return { kind: 'failed', reason: `${method} ${url} answered more than 64 KiB` };
+  const answer = parseAnswer(reply.body);
   if (answer?.skip === true) return { kind: 'skip' };
   const given = answer?.variables;
   return {
     kind: 'call',
     variables: given && typeof given === 'object' && !Array.isArray(given) ? (given as Record<string, unknown>) : null,
   };
+}
+
+/** The answer's JSON object; null for an empty or non-JSON body (the call goes ahead without variables). */
+function parseAnswer(body: Buffer): { skip?: unknown; variables?: unknown } | null {
+  try {
+    const value: unknown = JSON.parse(body.toString('utf8'));
+    return value && typeof value === 'object' ? value : null;
+  } catch {
+    return null;
+  }
 }

@@ -21,6 +21,7 @@ import type { BatchProgressHub } from '../events/batch-progress.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { Logger } from '../observability/logger.ts';
 import { tracing } from '../observability/tracing.ts';
+import type { OutboundPolicy } from '../outbound/request.ts';
 import { type CallStepDependencies, type HeldLine, performCallStep } from './call-step.ts';
 import { Coalesced } from './coalesced.ts';
 import type { Dialer } from './dialer.ts';
@@ -43,6 +44,8 @@ export interface EngineOptions {
   dialer: Dialer;
   /** Opens the organizations' signing secrets. */
   secrets: SecretBox;
+  /** Where pre-call webhooks and webhook steps may go (WEBHOOK_ALLOW_PRIVATE). */
+  outbound: OutboundPolicy;
   clock?: Clock;
 }
 
@@ -100,6 +103,7 @@ export class RunEngine {
       handBack: async (run) => void (await this.handBacks.submit(run.id)),
       announce: (batchIds) => this.announce(batchIds),
       signerFor: (run) => this.signerFor(run),
+      outbound: options.outbound,
     };
   }
 
@@ -234,7 +238,7 @@ export class RunEngine {
         }
         const handler = this.options.handlers.get(step.type);
         if (!handler) throw new StepFailed(`step ${step.id}: no handler for steps of type "${step.type}"`);
-        await handler(step, { run, signal, sign: this.signerFor(run) });
+        await handler(step, { run, signal, sign: this.signerFor(run), outbound: this.options.outbound });
       }
     } catch (failure) {
       if (signal.aborted) return; // shutting down: stop() hands the run back

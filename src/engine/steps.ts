@@ -4,8 +4,8 @@
 // the run; it must stop when its signal aborts.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { z } from 'zod';
-import { withDeadline } from '../deadline.ts';
 import { type Step, waitStep, webhookStep } from '../domain/workflow-definition.ts';
+import { OutboundFailure, type OutboundPolicy, sendOutbound } from '../outbound/request.ts';
 import type { ClaimedRun } from './run-store.ts';
 
 export class StepFailed extends Error {}
@@ -17,6 +17,8 @@ interface StepContext {
   run: ClaimedRun;
   signal: AbortSignal;
   sign: Signer;
+  /** Where the step's requests may go (WEBHOOK_ALLOW_PRIVATE). */
+  outbound: OutboundPolicy;
 }
 
 export type StepHandler = (step: Step, context: StepContext) => Promise<void>;
@@ -31,31 +33,30 @@ export function parseStep<S extends z.ZodType>(schema: S, value: Step): z.output
   return parsed.data;
 }
 
-/** A real HTTP request with a timeout; any status but 2xx fails the run. */
+/** A real HTTP request (the guarded client) with a timeout; any status but 2xx fails the run. */
 const webhook: StepHandler = async (value, context) => {
   const { url, method, headers, timeout_ms: timeoutMs } = parseStep(webhookStep, value);
   const body =
     method === 'GET'
-      ? ''
+      ? undefined
       : JSON.stringify({
           run_id: context.run.id,
           batch_id: context.run.batchId,
           prospect_id: context.run.prospectId,
           step_id: value.id,
         });
-  const signed = { 'content-type': 'application/json', ...headers, ...(await context.sign(body)) };
-  let response: Response;
+  const ownHeaders = { 'content-type': 'application/json', ...(await context.sign(body ?? '')) };
+  let status: number;
   try {
-    response = await withDeadline(context.signal, timeoutMs, async (signal) => {
-      const answer = await fetch(url, { method, headers: signed, body: method === 'GET' ? undefined : body, signal });
-      await answer.body?.cancel();
-      return answer;
-    });
+    ({ status } = await sendOutbound(
+      { method, url, headers, ownHeaders, body },
+      { policy: context.outbound, timeoutMs, signal: context.signal, maxResponseBytes: 0 },
+    ));
   } catch (error) {
-    if (context.signal.aborted) throw error;
-    throw new StepFailed(`step ${value.id}: ${method} ${url} failed: ${(error as Error).message}`);
+    if (!(error instanceof OutboundFailure)) throw error;
+    throw new StepFailed(`step ${value.id}: ${method} ${url} failed: ${error.message}`);
   }
-  if (!response.ok) throw new StepFailed(`step ${value.id}: ${method} ${url} answered ${response.status}`);
+  if (status < 200 || status >= 300) throw new StepFailed(`step ${value.id}: ${method} ${url} answered ${status}`);
 };
 
 const wait: StepHandler = async (value, context) => {

@@ -1,14 +1,9 @@
-// One webhook request: a POST of the event's JSON with its Standard Webhooks
-// headers, within a time limit, never following a redirect, reading at most
-// 64 KiB of the answer, and connecting only to public addresses (checked on
-// the addresses the socket uses: a name that rebinds to a private address
-// after the endpoint was created is refused here).
-
-import http from 'node:http';
-import https from 'node:https';
-import { withDeadline } from '../deadline.ts';
-import { checkLiteralAddress, ForbiddenAddress, publicLookup, type WebhookUrlPolicy } from '../domain/webhook-urls.ts';
-import { tracing } from '../observability/tracing.ts';
+// One webhook delivery: a POST of the event's JSON with its Standard Webhooks
+// headers, through the guarded client (src/outbound/request.ts): public
+// addresses only, no redirect followed, at most 64 KiB of the answer read,
+// within a time limit. The endpoint's scheme was checked when it was saved;
+// it is checked again here, the settings may have changed since.
+import { OutboundFailure, type OutboundPolicy, sendOutbound } from '../outbound/request.ts';
 
 /** Bytes of an answer read at most; the rest is not waited for. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -24,59 +19,10 @@ export interface SendResult {
   latencyMs: number;
 }
 
-export interface SendOptions extends WebhookUrlPolicy {
+export interface SendOptions extends OutboundPolicy {
   timeoutMs: number;
   /** Aborts the request (the instance is stopping). */
   signal: AbortSignal;
-}
-
-/** The answer's status and its first bytes, up to the limit. */
-function post(url: URL, body: string, headers: Record<string, string>, options: SendOptions, signal: AbortSignal) {
-  const transport = url.protocol === 'https:' ? https : http;
-  return new Promise<{ status: number; text: string }>((resolve, reject) => {
-    const request = transport.request(url, {
-      method: 'POST',
-      // The delivery's trace goes on with the receiver's (W3C traceparent), when traces are on.
-      headers: tracing().inject({
-        ...headers,
-        'content-type': 'application/json',
-        'content-length': String(Buffer.byteLength(body)),
-      }),
-      agent: false,
-      lookup: options.allowPrivate ? undefined : publicLookup,
-      signal,
-    });
-    request.on('error', reject);
-    request.on('response', (response) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      const done = () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') });
-      response.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        chunks.push(chunk);
-        if (size >= MAX_RESPONSE_BYTES) {
-          // Enough: the status is known, the rest is not read (what the socket says after is not heard).
-          done();
-          response.destroy();
-        }
-      });
-      response.on('end', done);
-      response.on('error', reject);
-    });
-    request.end(body);
-  });
-}
-
-function describe(error: unknown, url: URL, timeoutMs: number): string {
-  if (error instanceof ForbiddenAddress) return `refused: ${error.message}`;
-  const { name, code, message } = error as { name?: string; code?: string; message?: string };
-  if (
-    name === 'TimeoutError' ||
-    (name === 'AbortError' && (error as { cause?: { name?: string } }).cause?.name === 'TimeoutError')
-  ) {
-    return `no answer within ${timeoutMs} ms`;
-  }
-  return `POST ${url.origin} failed: ${code ?? message ?? String(error)}`;
 }
 
 /** Sends one delivery; never throws for the endpoint's failures (only when `signal` aborts). */
@@ -93,20 +39,19 @@ export async function sendWebhook(
     error,
     latencyMs: Math.round(performance.now() - started),
   });
-  const url = new URL(target);
-  if (url.protocol !== 'https:' && !(options.allowHttp && url.protocol === 'http:'))
-    return finish(null, `refused: ${url.protocol} URLs are not allowed`);
+  if (!target.startsWith('https:') && !(options.allowHttp && target.startsWith('http:')))
+    return finish(null, `refused: ${new URL(target).protocol} URLs are not allowed`);
   try {
-    if (!options.allowPrivate) checkLiteralAddress(url);
-    const { status, text } = await withDeadline(options.signal, options.timeoutMs, (signal) =>
-      post(url, body, headers, options, signal),
+    const { status, body: answer } = await sendOutbound(
+      { method: 'POST', url: target, ownHeaders: { ...headers, 'content-type': 'application/json' }, body },
+      { policy: options, timeoutMs: options.timeoutMs, signal: options.signal, maxResponseBytes: MAX_RESPONSE_BYTES },
     );
     if (status >= 200 && status < 300) return finish(status, null);
     const redirect = status >= 300 && status < 400 ? ' (redirects are not followed)' : '';
-    const excerpt = text.slice(0, ERROR_BODY_CHARACTERS).trim();
+    const excerpt = answer.toString('utf8').slice(0, ERROR_BODY_CHARACTERS).trim();
     return finish(status, `answered ${status}${redirect}${excerpt ? `: ${excerpt}` : ''}`);
   } catch (error) {
-    options.signal.throwIfAborted();
-    return finish(null, describe(error, url, options.timeoutMs));
+    if (!(error instanceof OutboundFailure)) throw error;
+    return finish(null, error.message);
   }
 }

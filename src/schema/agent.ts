@@ -152,7 +152,8 @@ builder.mutationFields((t) => ({
     type: Agent,
     description: 'Creates an agent from the update shape, `name` required (`POST /agents`).',
     args: { input: t.arg({ type: AgentCreate.input(), required: true, description: 'The agent; `name` required.' }) },
-    resolve: (_root, args, context) => createAgent(scopeOf(context), AgentCreate.toStored(args.input)),
+    resolve: (_root, args, context) =>
+      createAgent(scopeOf(context), AgentCreate.toStored(args.input), context.outbound),
   }),
   updateAgent: t.field({
     type: Agent,
@@ -162,7 +163,8 @@ builder.mutationFields((t) => ({
       id: t.arg.id({ required: true, description: 'The agent (`agt_…`).' }),
       input: t.arg({ type: AgentUpdate.input(), required: true, description: 'The members to change.' }),
     },
-    resolve: (_root, args, context) => updateAgent(scopeOf(context), String(args.id), AgentUpdate.toStored(args.input)),
+    resolve: (_root, args, context) =>
+      updateAgent(scopeOf(context), String(args.id), AgentUpdate.toStored(args.input), context.outbound),
   }),
   deleteAgent: t.field({
     type: DeleteAgentPayload,

@@ -3,9 +3,9 @@ import { type TenantClient, tenantClient } from '../db/tenant.ts';
 import type { Scope } from '../domain/scope.ts';
 import type { SecretBox } from '../domain/secrets.ts';
 import type { TrunkDirectory } from '../domain/telephony.ts';
-import type { WebhookUrlPolicy } from '../domain/webhook-urls.ts';
 import type { BatchProgressHub } from '../events/batch-progress.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
+import type { OutboundPolicy } from '../outbound/request.ts';
 import type { Services } from '../services.ts';
 import { createLoaders, type Loaders } from './loaders.ts';
 
@@ -18,7 +18,7 @@ const unscoped = Symbol('unscoped client');
  * What every resolver sees, and nothing more: the caller, a Prisma client
  * confined to its organization, this request's dataloaders (confined to it
  * too), batch-progress events and the secret box; and, for the mutations that
- * need them, the webhook URL policy and LiveKit's trunks.
+ * need them, the outbound URL policy and LiveKit's trunks.
  */
 export interface GraphQLContext {
   viewer: Viewer;
@@ -26,7 +26,8 @@ export interface GraphQLContext {
   loaders: Loaders;
   events: BatchProgressHub;
   secrets: SecretBox;
-  webhooks: WebhookUrlPolicy;
+  /** Where requests made on the caller's behalf may go: checked as their URLs are saved. */
+  outbound: OutboundPolicy;
   /** Where trunks are created too (DIALER=livekit); null with the simulated dialer. */
   trunks: TrunkDirectory | null;
   [unscoped]: PrismaClient;
@@ -40,7 +41,7 @@ export function createContext(services: Services, viewer: Viewer): GraphQLContex
     loaders: createLoaders(db, services.db.sql, viewer.organizationId),
     events: services.events,
     secrets: services.secrets,
-    webhooks: services.webhooks,
+    outbound: services.webhooks,
     trunks: services.livekit?.trunks ?? null,
     [unscoped]: services.db.prisma,
   };

@@ -98,7 +98,8 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({ type: WorkflowCreate.input(), required: true, description: 'The workflow; `name` required.' }),
     },
-    resolve: (_root, args, context) => createWorkflow(scopeOf(context), WorkflowCreate.toStored(args.input)),
+    resolve: (_root, args, context) =>
+      createWorkflow(scopeOf(context), WorkflowCreate.toStored(args.input), context.outbound),
   }),
   updateWorkflow: t.field({
     type: Workflow,
@@ -123,6 +124,11 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: WorkflowVersionCreate.input(), required: true, description: 'The new definition.' }),
     },
     resolve: (_root, args, context) =>
-      publishWorkflowVersion(scopeOf(context), String(args.workflowId), WorkflowVersionCreate.toStored(args.input)),
+      publishWorkflowVersion(
+        scopeOf(context),
+        String(args.workflowId),
+        WorkflowVersionCreate.toStored(args.input),
+        context.outbound,
+      ),
   }),
 }));

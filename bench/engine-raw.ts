@@ -62,7 +62,7 @@ async function call(run: ClaimedRun) {
     dynamicVariables: null,
     startedAt: null,
   };
-  const hangUp = await lines.take(false, never);
+  const hangUp = await lines.take(run.organizationId, false, never);
   if (!(await store.startAttempt(run, attempt))) throw new Error(`run ${run.id}: the attempt could not start`);
   await sleep(CALL_MS);
   hangUp();

@@ -46,6 +46,70 @@ interface Seeded {
   batchId: string;
 }
 
+/** Runs of the quiet organization's batch, created while the campaign holds every line. */
+const QUIET_RUNS = 10;
+
+/** Another organization, with its key, a one-step workflow and prospects, but no batch yet. */
+interface Quiet {
+  organizationId: string;
+  apiKey: string;
+  workflowId: string;
+  prospectIds: string[];
+}
+
+async function seedQuiet(database: BenchDatabase): Promise<Quiet> {
+  const { organizationId, apiKey, apiKeyId } = await seedOrganization(database.url, 'Quiet organization');
+  return seedInTransaction(database.url, async (one, sql) => {
+    const agentId = await one(
+      `INSERT INTO "Agent" ("organizationId", name, "updatedAt") VALUES ($1, 'Quiet agent', now()) RETURNING id`,
+      [organizationId],
+    );
+    const { workflowId } = await insertWorkflow(one, {
+      organizationId,
+      apiKeyId,
+      name: 'Quiet',
+      steps: [{ id: 'dial', type: 'call', agent_id: agentId }],
+    });
+    await insertProspects(sql, organizationId, QUIET_RUNS);
+    const { rows } = await sql.query<{ id: string }>(`SELECT id FROM "Prospect" WHERE "organizationId" = $1`, [
+      organizationId,
+    ]);
+    return { organizationId, apiKey, workflowId, prospectIds: rows.map((row) => row.id) };
+  });
+}
+
+/** The quiet organization's batch: created through the API, read from the database afterwards. */
+interface QuietBatch {
+  /** Created (its row's created_at) to its first call placed (its first attempt's start), ms. */
+  firstCallMs: number;
+  /** Created to its last call ended, ms: the pace the lines allow is one call's length, plus the wait for lines. */
+  doneMs: number;
+  /** The campaign's runs ended when it was created. */
+  campaignEndedBefore: number;
+  finished: number;
+}
+
+async function createQuietBatch(url: string, quiet: Quiet): Promise<string> {
+  const response = await fetch(`${url}/org/${quiet.organizationId}/workflows/${quiet.workflowId}/batches`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': quiet.apiKey },
+    body: JSON.stringify({ name: 'Quiet batch', prospect_ids: quiet.prospectIds }),
+  });
+  if (response.status !== 201) throw new Error(`(g) the quiet batch was refused: ${await response.text()}`);
+  return ((await response.json()) as { id: string }).id;
+}
+
+async function readQuietBatch(sql: pg.Client, batchId: string, campaignEndedBefore: number): Promise<QuietBatch> {
+  const { rows } = await sql.query<{ first: number; done: number; finished: number }>(
+    `SELECT (extract(epoch FROM min(a."startedAt") - b."createdAt") * 1000)::float8 AS first,
+            (extract(epoch FROM max(a."endedAt") - b."createdAt") * 1000)::float8 AS done, b."finishedCount" AS finished
+     FROM "Batch" b JOIN "RunAttempt" a ON a."batchId" = b.id WHERE b.id = $1 GROUP BY b.id`,
+    [batchId],
+  );
+  const [row] = rows;
+  return { firstCallMs: row!.first, doneMs: row!.done, campaignEndedBefore, finished: row!.finished };
+}
+
 /** One organization, an agent, a one-step workflow calling it, and a batch of `runs` runs, all due now. */
 async function seedBatch(database: BenchDatabase): Promise<Seeded> {
   const { organizationId, apiKeyId } = await seedOrganization(database.url, 'Engine bench');
@@ -123,6 +187,7 @@ async function untilBatchEnds(
   label: string,
   log: (line: string) => void,
   gaveUp = () => false,
+  progress: (ended: number) => void = () => {},
 ) {
   const deadline = Date.now() + ENGINE_BENCH.timeoutSeconds * 1000;
   let loggedAt = Date.now();
@@ -134,6 +199,7 @@ async function untilBatchEnds(
     );
     const { status, ended } = rows[0]!;
     if (!['PENDING', 'IN_PROGRESS'].includes(status) || gaveUp()) return;
+    progress(ended);
     if (Date.now() > deadline)
       throw new Error(
         `(g) ${label}: ${ended} of ${ENGINE_BENCH.runs} runs ended after ${ENGINE_BENCH.timeoutSeconds} s (BENCH_ENGINE_TIMEOUT)`,
@@ -279,13 +345,15 @@ export interface EngineSide extends Attempts {
 export interface EngineMeasured {
   gateway: EngineSide;
   raw: EngineSide;
+  quiet: QuietBatch;
 }
 
 async function runGateway(
   database: BenchDatabase,
   { batchId }: Seeded,
+  quiet: Quiet,
   log: (line: string) => void,
-): Promise<Omit<EngineSide, keyof Attempts>> {
+): Promise<Omit<EngineSide, keyof Attempts> & { quiet: QuietBatch }> {
   const start = npmStart();
   const port = await freePort();
   const sql = new pg.Client({ connectionString: database.url });
@@ -318,8 +386,16 @@ async function runGateway(
     const postgres = postgresSampler(sql);
     await postgres.sample();
     const cpuAtStart = cpuMs(gateway.pid);
-    await untilBatchEnds(sql, batchId, postgres, 'gateway', log);
+    // A tenth into the campaign (every line busy, runs claimed ahead), another organization's small batch arrives.
+    let quietBatch: Promise<{ id: string; endedBefore: number }> | undefined;
+    const arrive = (ended: number) => {
+      if (quietBatch || ended < ENGINE_BENCH.runs / 10) return;
+      quietBatch = createQuietBatch(gateway.url, quiet).then((id) => ({ id, endedBefore: ended }));
+    };
+    await untilBatchEnds(sql, batchId, postgres, 'gateway', log, () => false, arrive);
     const processCpu = cpuMs(gateway.pid) - cpuAtStart;
+    if (!quietBatch) throw new Error('(g) the campaign ended before the quiet batch was created');
+    const { id: quietId, endedBefore } = await quietBatch;
     const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
     return {
       claims: parseHistogram(metrics, CLAIM_METRIC),
@@ -327,6 +403,7 @@ async function runGateway(
       postgresCpuMs: postgres.cpuMs(),
       postgresStates: postgres.states(),
       loadAtStart,
+      quiet: await readQuietBatch(sql, quietId, endedBefore),
     };
   } finally {
     await gateway.stop();
@@ -388,8 +465,9 @@ export async function measureEngine(
 ): Promise<EngineMeasured> {
   log(`(g) seeding two batches of ${ENGINE_BENCH.runs.toLocaleString('en')} runs`);
   const seeded = { gateway: await seedBatch(databases.gateway), raw: await seedBatch(databases.raw) };
+  const quiet = await seedQuiet(databases.gateway);
   log('(g) the gateway engine');
-  const gatewayRun = await runGateway(databases.gateway, seeded.gateway, log);
+  const { quiet: quietBatch, ...gatewayRun } = await runGateway(databases.gateway, seeded.gateway, quiet, log);
   log('(g) the raw RunStore loop');
   const rawRun = await runRaw(databases.raw, seeded.raw, log);
   const attemptsOf = async (database: BenchDatabase, { batchId }: Seeded) => {
@@ -413,18 +491,22 @@ export async function measureEngine(
       ),
       ...(await attemptsOf(databases.raw, seeded.raw)),
     },
+    quiet: quietBatch,
   };
   for (const [name, side] of Object.entries(measured)) {
     log(
       `  ${name}: ${rps(side.steadyPerSecond)} attempts/s, claim p50 ${ms(bucketQuantile(side.claims, 0.5))} p99 ${ms(bucketQuantile(side.claims, 0.99))}; ${side.consistency}`,
     );
   }
+  log(
+    `  quiet organization: first call ${ms(quietBatch.firstCallMs)} after its batch was created, its ${QUIET_RUNS} runs done in ${ms(quietBatch.doneMs)}`,
+  );
   return measured;
 }
 
 const pair = (values: number[]) => `${ms(percentile(values, 50))} / ${ms(percentile(values, 99))}`;
 
-export function reportEngine(report: Report, { gateway, raw }: EngineMeasured) {
+export function reportEngine(report: Report, { gateway, raw, quiet }: EngineMeasured) {
   const claims = (side: EngineSide) => side.claims.at(-1)!.count;
   report.line('');
   report.line(
@@ -487,10 +569,30 @@ export function reportEngine(report: Report, { gateway, raw }: EngineMeasured) {
       `"Run claimed → attempt started" includes the wait for a line: runs are claimed ahead (up to ${2 * ENGINE_BENCH.concurrency} held for ${ENGINE_BENCH.concurrency} lines); ` +
       `"attempt ended → run ended" is 0 when the run is finished in the transaction that closes its attempt (the call is its last step).`,
   );
+  report.line('');
+  report.line(
+    `**Two organizations.** A tenth into the gateway's campaign (${quiet.campaignEndedBefore.toLocaleString('en')} of its runs ended, ` +
+      `every line busy and ${ENGINE_BENCH.concurrency.toLocaleString('en')} more runs claimed ahead), another organization creates a batch of ${QUIET_RUNS} runs ` +
+      `through \`POST /org/{org}/workflows/{id}/batches\`. The engine shares each claim between organizations, the least loaded first, ` +
+      `and gives a freed line to the organization holding the fewest (src/engine/fair-shares.ts, src/engine/lines.ts).`,
+  );
+  report.table(
+    ['quiet organization, 10-run batch', 'measured'],
+    [
+      ['its batch created → its first call placed', ms(quiet.firstCallMs)],
+      [`its batch created → its last call ended (one call is ${ENGINE_BENCH.callMs / 1000} s)`, ms(quiet.doneMs)],
+      ['its runs finished', `${quiet.finished} of ${QUIET_RUNS}`],
+    ],
+  );
 }
 
-export function engineTargets({ gateway, raw }: EngineMeasured): string[][] {
+export function engineTargets({ gateway, raw, quiet }: EngineMeasured): string[][] {
   return [
+    [
+      "(g) another organization's 10-run batch: first call within 2 s during the campaign",
+      `${ms(quiet.firstCallMs)}; its runs done in ${ms(quiet.doneMs)}`,
+      verdict(quiet.firstCallMs <= 2000 && quiet.finished === QUIET_RUNS),
+    ],
     [
       '(g) ≥ 1,000 completed attempts/s',
       `${rps(gateway.steadyPerSecond)} (steady)`,

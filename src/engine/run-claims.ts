@@ -1,17 +1,22 @@
 // Claiming runs: due PENDING runs of due batches move to IN_PROGRESS under
 // this instance's lease, within each batch's max_concurrency and pacing
-// (calls_per_second); runs outside their calling window are put off until it
+// (calls_per_second) and each organization's max_concurrent_calls, shared
+// fairly between organizations and then between an organization's batches
+// (fair-shares.ts); runs outside their calling window are put off until it
 // opens. FOR UPDATE SKIP LOCKED lets any number of instances share the work.
 
 import { countClaimedRuns } from '../db/sql/count-claimed-runs.ts';
 import { deferRuns } from '../db/sql/defer-runs.ts';
+import { lockBoundedOrganizations } from '../db/sql/lock-bounded-organizations.ts';
 import { type DueBatchRow, lockDueBatches } from '../db/sql/lock-due-batches.ts';
 import { type DueRun, lockDueRuns } from '../db/sql/lock-due-runs.ts';
+import { runsInProgressByOrganization } from '../db/sql/runs-in-progress-by-organization.ts';
 import { startRuns } from '../db/sql/start-runs.ts';
 import type { Tx } from '../db/tx.ts';
 import { settingsOf } from '../domain/batch-settings.ts';
 import { prospectZone, windowState } from '../domain/calling-window.ts';
 import { Outbox } from '../domain/webhook-events.ts';
+import { fairShares, type OrganizationLoad } from './fair-shares.ts';
 
 export interface ClaimedRun extends DueRun {
   /** `attributes`: the columns of its CSV import that are not prospect fields. */
@@ -62,7 +67,11 @@ function runsToTake(batch: DueBatchRow, free: number, now: Date) {
   return gapMs ? Math.min(take, Math.max(0, Math.ceil((now.getTime() + PACING_HORIZON_MS - firstSlot) / gapMs))) : take;
 }
 
-/** Takes up to `take` due runs of one locked batch, putting off those outside its calling window. */
+/**
+ * Takes up to `take` due runs of one locked batch, putting off those outside
+ * its calling window. The row is kept up to date (its counter, its next slot,
+ * its status) for a later pass of the same claim.
+ */
 async function claimFromBatch(tx: Tx, batch: DueBatchRow, take: number, now: Date, lease: Lease, outbox: Outbox) {
   const { callingWindow } = settingsOf(batch);
   const { gapMs, firstSlot } = pacingOf(batch, now);
@@ -95,27 +104,74 @@ async function claimFromBatch(tx: Tx, batch: DueBatchRow, take: number, now: Dat
     now,
     lease.until(now),
   );
-  await countClaimedRuns(tx, batch.id, taken.length, gapMs ? new Date(firstSlot + taken.length * gapMs) : null);
+  const nextCallAt = gapMs ? new Date(firstSlot + taken.length * gapMs) : null;
+  await countClaimedRuns(tx, batch.id, taken.length, nextCallAt);
   if (batch.status === 'PENDING') outbox.batchMoved(batch.organizationId, batch.id, 'IN_PROGRESS');
   for (const run of taken) outbox.runMoved(run.organizationId, run.id, 'IN_PROGRESS');
+  Object.assign(batch, { inProgressCount: batch.inProgressCount + taken.length, nextCallAt, status: 'IN_PROGRESS' });
   return taken;
+}
+
+/**
+ * The organizations of the due batches: their runs in progress and their
+ * bound. Organizations with a bound are locked first (their bound then holds
+ * over instances claiming at once); with one organization and no bound there
+ * is nothing to share and nothing is read.
+ */
+async function organizationLoads(tx: Tx, batches: DueBatchRow[]): Promise<Map<string, OrganizationLoad>> {
+  const ids = [...new Set(batches.map((batch) => batch.organizationId))];
+  const boundedIds = [
+    ...new Set(batches.filter((batch) => batch.organizationBound !== null).map((batch) => batch.organizationId)),
+  ];
+  const loads = new Map<string, OrganizationLoad>();
+  if (ids.length === 1 && boundedIds.length === 0) return loads;
+  const bounded = boundedIds.length > 0 ? await lockBoundedOrganizations(tx, boundedIds) : [];
+  const bounds = new Map(bounded.map((row) => [row.id, row.maxConcurrentCalls]));
+  const inProgress = new Map(
+    (await runsInProgressByOrganization(tx, ids)).map((row) => [row.organizationId, row.inProgress]),
+  );
+  for (const id of ids) loads.set(id, { inProgress: inProgress.get(id) ?? 0, bound: bounds.get(id) ?? null });
+  return loads;
 }
 
 /**
  * Takes up to `limit` due PENDING runs of due batches (PENDING or
  * IN_PROGRESS, scheduled_at passed), within each batch's max_concurrency
- * and calls_per_second, moving them to IN_PROGRESS under the lease.
+ * and calls_per_second and each organization's max_concurrent_calls, shared
+ * fairly (fair-shares.ts), moving them to IN_PROGRESS under the lease.
+ * `rotation` turns the order in which equally loaded organizations are served.
  */
-export async function claimRuns(tx: Tx, now: Date, limit: number, lease: Lease): Promise<ClaimedRun[]> {
+export async function claimRuns(tx: Tx, now: Date, limit: number, lease: Lease, rotation = 0): Promise<ClaimedRun[]> {
   // The batches first (the lock order); one another instance holds is left to it this time.
   const batches = await lockDueBatches(tx, now);
+  if (batches.length === 0) return [];
+  const organizations = await organizationLoads(tx, batches);
   const claimed: ClaimedRun[] = [];
   const outbox = new Outbox();
-  for (const batch of batches) {
+  // A batch that gives fewer runs than its share (not due yet, outside its window) has no more:
+  // its places go to the others in another pass.
+  let open = batches;
+  while (open.length > 0 && claimed.length < limit) {
     const free = limit - claimed.length;
-    if (free <= 0) break;
-    const take = runsToTake(batch, free, now);
-    if (take > 0) claimed.push(...(await claimFromBatch(tx, batch, take, now, lease, outbox)));
+    const due = open.map((batch) => ({
+      id: batch.id,
+      organizationId: batch.organizationId,
+      inProgress: batch.inProgressCount,
+      room: runsToTake(batch, free, now),
+    }));
+    const shares = fairShares(due, organizations, free, rotation);
+    if (shares.size === 0) break;
+    const exhausted = new Set<string>();
+    for (const batch of open) {
+      const share = shares.get(batch.id);
+      if (!share) continue;
+      const taken = await claimFromBatch(tx, batch, share, now, lease, outbox);
+      claimed.push(...taken);
+      const load = organizations.get(batch.organizationId);
+      if (load) load.inProgress += taken.length;
+      if (taken.length < share) exhausted.add(batch.id);
+    }
+    open = open.filter((batch) => !exhausted.has(batch.id));
   }
   await outbox.write(tx, now);
   return claimed;

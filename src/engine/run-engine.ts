@@ -289,7 +289,7 @@ export class RunEngine {
       // Placed at its slot, never before; waiting for it holds no line.
       if (slotAt) await this.clock.sleepUntil(slotAt, waiting.signal);
       if (trunkId) releaseTrunk = await this.holdTrunk(run, trunkId, waiting.signal);
-      const hangUp = await this.lines.take(slotAt !== null, waiting.signal);
+      const hangUp = await this.lines.take(run.organizationId, slotAt !== null, waiting.signal);
       return { hangUp, releaseTrunk };
     } catch (error) {
       await releaseTrunk();

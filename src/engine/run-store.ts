@@ -106,13 +106,18 @@ export class RunStore {
   /**
    * Takes up to `limit` due PENDING runs of due batches (PENDING or
    * IN_PROGRESS, scheduled_at passed), within each batch's max_concurrency
-   * and calls_per_second, moving them to IN_PROGRESS under this instance's
-   * lease. Runs outside their calling window are put off until it opens
-   * (src/engine/run-claims.ts).
+   * and calls_per_second and each organization's max_concurrent_calls,
+   * shared fairly between organizations, moving them to IN_PROGRESS under
+   * this instance's lease. Runs outside their calling window are put off
+   * until it opens (src/engine/run-claims.ts).
    */
   claim(limit: number): Promise<ClaimedRun[]> {
-    return this.transaction((tx, now) => claimRuns(tx, now, limit, this.lease));
+    const rotation = this.claims++;
+    return this.transaction((tx, now) => claimRuns(tx, now, limit, this.lease, rotation));
   }
+
+  /** Claims made, turning which of equally loaded organizations is served first. */
+  private claims = 0;
 
   /** Records the step a run is at; false when the run is no longer this instance's. */
   atStep(runId: string, stepId: string): Promise<boolean> {

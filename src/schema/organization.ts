@@ -1,7 +1,27 @@
 import { notFound } from '../domain/errors.ts';
+import {
+  organizationSettings,
+  organizationSettingsUpdate,
+  type OrganizationSettings as Settings,
+  updateOrganizationSettings,
+} from '../domain/organization-settings.ts';
 import { issueApiKey, revokeApiKeyById, rotateApiKey } from '../domain/organizations.ts';
 import { builder } from './builder.ts';
-import { unscopedClient } from './context.ts';
+import { scopeOf, unscopedClient } from './context.ts';
+import { typesFromSchema } from './json-schema-types.ts';
+
+const OrganizationSettings = builder.objectRef<Settings>('OrganizationSettings').implement({
+  description: 'What the organization decides for all its batches and calls (REST `GET /settings`).',
+  fields: (t) => ({
+    maxConcurrentCalls: t.exposeInt('maxConcurrentCalls', {
+      nullable: true,
+      description:
+        "The organization's calls in progress at once over every instance, at most (its share of the engines' lines); null: no bound of its own.",
+    }),
+  }),
+});
+
+const OrganizationSettingsUpdate = typesFromSchema(organizationSettingsUpdate);
 
 // Nodes like every other prefixed id: node(id:) reads the caller's own, and null for anyone else's.
 builder.prismaNode('Organization', {
@@ -11,6 +31,11 @@ builder.prismaNode('Organization', {
   fields: (t) => ({
     name: t.exposeString('name', { description: 'Its name, as given when it was created.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was created.' }),
+    settings: t.field({
+      type: OrganizationSettings,
+      description: 'Its settings.',
+      resolve: (_organization, _args, context) => organizationSettings(scopeOf(context)),
+    }),
     apiKeys: t.relation('apiKeys', {
       description: "The organization's keys, newest first (their hashes and the keys themselves are never readable).",
       query: { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] },
@@ -60,6 +85,19 @@ const IssuedApiKey = builder.objectRef<{ apiKeyId: string; apiKey: string }>('Is
 });
 
 builder.mutationFields((t) => ({
+  updateOrganizationSettings: t.field({
+    type: OrganizationSettings,
+    description: 'Changes the settings given (REST `PATCH /settings`); those absent stay, null clears one.',
+    args: {
+      input: t.arg({
+        type: OrganizationSettingsUpdate.input(),
+        required: true,
+        description: 'The settings to change.',
+      }),
+    },
+    resolve: (_root, args, context) =>
+      updateOrganizationSettings(scopeOf(context), OrganizationSettingsUpdate.toStored(args.input)),
+  }),
   createApiKey: t.field({
     type: IssuedApiKey,
     description: 'Issues another API key for the organization (shown once; `gateway keys create` on the command line).',

@@ -10,6 +10,8 @@ export interface DueBatchRow extends LockedBatchRow {
   nextCallAt: Date | null;
   inProgressCount: number;
   traceparent: string | null;
+  /** Its organization's max_concurrent_calls (null: none). */
+  organizationBound: number | null;
 }
 
 const CLAIMABLE = enumValues(BatchStatus.PENDING, BatchStatus.IN_PROGRESS);
@@ -17,13 +19,16 @@ const CLAIMABLE = enumValues(BatchStatus.PENDING, BatchStatus.IN_PROGRESS);
 /**
  * Locks the batches whose runs may be claimed now (PENDING or IN_PROGRESS,
  * with PENDING runs, scheduled_at passed), in id order (the lock order); a
- * batch another instance holds is skipped, left to it this time.
- * Index: "Batch_status_scheduledAt_idx", a range per status.
+ * batch another instance holds is skipped, left to it this time. Each
+ * reads its organization's bound, so a claim for organizations without one
+ * needs no other statement to know it.
+ * Index: "Batch_status_scheduledAt_idx", a range per status; "Organization_pkey", a probe per batch.
  */
 export function lockDueBatches(tx: SqlClient, now: Date) {
   return tx.$queryRaw<DueBatchRow[]>`
     SELECT id, "organizationId", status::text AS status, "callingWindow", retry, "autoPause", "maxConcurrency", "callsPerSecond",
-      "nextCallAt", "inProgressCount", traceparent
+      "nextCallAt", "inProgressCount", traceparent,
+      (SELECT "maxConcurrentCalls" FROM "Organization" o WHERE o.id = "Batch"."organizationId") AS "organizationBound"
     FROM "Batch"
     WHERE status IN (${CLAIMABLE}) AND "pendingCount" > 0 AND ("scheduledAt" IS NULL OR "scheduledAt" <= ${now})
     ORDER BY id FOR NO KEY UPDATE SKIP LOCKED`;

@@ -4,6 +4,7 @@ import { agentRoutes } from './agents.ts';
 import { callReportRoutes } from './call-reports.ts';
 import { doNotCallRoutes } from './do-not-call.ts';
 import { integrationRoutes } from './integrations.ts';
+import { organizationSettingsRoutes } from './organization-settings.ts';
 import { prospectImportRoutes } from './prospect-import.ts';
 import { prospectRoutes } from './prospects.ts';
 import { signingSecretRoutes } from './signing-secret.ts';
@@ -22,4 +23,5 @@ export const routes: Route[] = [
   ...signingSecretRoutes,
   ...callReportRoutes,
   ...webhookRoutes,
+  ...organizationSettingsRoutes,
 ];

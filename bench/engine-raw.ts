@@ -50,7 +50,6 @@ async function workLeft() {
 }
 
 const lines = new Lines(CONCURRENCY);
-const never = new AbortController().signal;
 
 async function call(run: ClaimedRun) {
   const number = run.attempts + 1;
@@ -62,7 +61,8 @@ async function call(run: ClaimedRun) {
     dynamicVariables: null,
     startedAt: null,
   };
-  const hangUp = await lines.take(run.organizationId, false, never);
+  // A signal of its own: one shared by every waiting call would collect a listener per call.
+  const hangUp = await lines.take(run.organizationId, false, new AbortController().signal);
   if (!(await store.startAttempt(run, attempt))) throw new Error(`run ${run.id}: the attempt could not start`);
   await sleep(CALL_MS);
   hangUp();

@@ -392,3 +392,23 @@ describe('two instances', () => {
     await expectStatsMatchRuns(first.db, batchId);
   });
 });
+
+describe('the run engine under a campaign', () => {
+  it("collects no listener per waiting run on a signal that lives as long as the instance (Node's MaxListenersExceededWarning)", async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => {
+      if (warning.name === 'MaxListenersExceededWarning') warnings.push(warning.message);
+    };
+    process.on('warning', onWarning);
+    try {
+      // 20 lines, up to 40 runs held: 20 of them wait for a line at a time, over and over.
+      await withEngine({ concurrency: 20, callMs: 20 }, async (server, api) => {
+        const batchId = await api.batch(await api.workflow([{ id: 'dial', type: 'call' }]), await api.prospects(120));
+        expect((await batchIn(server.db, batchId, ['FINISHED', 'FAILED'])).status).toBe('FINISHED');
+      });
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings).toEqual([]);
+  });
+});

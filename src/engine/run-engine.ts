@@ -71,8 +71,9 @@ export class RunEngine {
   /** The runs this instance holds, from their claim to their end (in a call, waiting for a line, or neither). */
   private readonly held = new Map<string, { run: ClaimedRun; abort: AbortController; done: Promise<void> }>();
   private readonly lines: Lines;
-  /** Aborted by stop(): runs waiting for their line (or its slot, or a trunk slot) go back at once. */
+  /** Aborted by stop(), with the waits of runs for their line (or its slot, or a trunk slot): they go back at once. */
   private stopping = new AbortController();
+  private readonly waits = new Set<AbortController>();
   private readonly handBacks: Coalesced<string, null>;
   private running = false;
   private loop: Promise<void> | null = null;
@@ -153,6 +154,7 @@ export class RunEngine {
     this.poke();
     await this.loop;
     this.stopping.abort(new HandedBack('the instance stops'));
+    for (const waiting of this.waits) waiting.abort();
     const draining = [...this.held.values()];
     await Promise.race([Promise.allSettled(draining.map(({ done }) => done)), sleep(this.options.drainMs)]);
     for (const timer of this.timers) clearInterval(timer);
@@ -277,13 +279,13 @@ export class RunEngine {
     { trunkId, slotAt }: { trunkId?: string; slotAt: Date | null },
     signal: AbortSignal,
   ): Promise<HeldLine> {
-    // Ends the waits when the run is stopped or the instance stops (listeners removed after, unlike AbortSignal.any's).
+    // Ends the waits when the run is stopped (its listener removed after, unlike AbortSignal.any's) or the
+    // instance stops (stop() aborts every wait: no listener on the instance's signal per waiting run).
     const waiting = new AbortController();
     const stopWaiting = () => waiting.abort();
-    for (const reason of [signal, this.stopping.signal]) {
-      if (reason.aborted) waiting.abort();
-      reason.addEventListener('abort', stopWaiting, { once: true });
-    }
+    if (signal.aborted || this.stopping.signal.aborted) waiting.abort();
+    signal.addEventListener('abort', stopWaiting, { once: true });
+    this.waits.add(waiting);
     let releaseTrunk = async () => {};
     try {
       // Placed at its slot, never before; waiting for it holds no line.
@@ -296,7 +298,8 @@ export class RunEngine {
       if (this.stopping.signal.aborted && !signal.aborted) throw new HandedBack('the instance stops');
       throw error;
     } finally {
-      for (const reason of [signal, this.stopping.signal]) reason.removeEventListener('abort', stopWaiting);
+      signal.removeEventListener('abort', stopWaiting);
+      this.waits.delete(waiting);
     }
   }
 

@@ -39,7 +39,9 @@ export class WebhookWorker {
   private readonly store: WebhookStore;
   private readonly clock: Clock;
   private readonly inFlight = new Set<Promise<void>>();
-  private readonly stopping = new AbortController();
+  /** One per request in flight, all aborted by stop(): no listener per request on a signal that lives as long as the worker. */
+  private readonly requests = new Set<AbortController>();
+  private stopped = false;
   private readonly listeners = new Set<AttemptListener>();
   private running = false;
   private loop: Promise<void> | null = null;
@@ -73,7 +75,8 @@ export class WebhookWorker {
     this.running = false;
     this.wake?.();
     await this.loop;
-    this.stopping.abort();
+    this.stopped = true;
+    for (const request of this.requests) request.abort();
     await Promise.allSettled([...this.inFlight]);
   }
 
@@ -132,12 +135,16 @@ export class WebhookWorker {
       ...signatureHeaders(this.secrets.open(delivery.secretEncrypted), body, systemClock.now(), delivery.eventId),
     };
     let result: SendResult;
+    const request = new AbortController();
+    this.requests.add(request);
     try {
-      result = await sendWebhook(delivery.url, body, headers, { ...this.settings, signal: this.stopping.signal });
+      result = await sendWebhook(delivery.url, body, headers, { ...this.settings, signal: request.signal });
     } catch (error) {
-      if (!this.stopping.signal.aborted) throw error;
+      if (!this.stopped) throw error;
       await this.store.release(delivery, this.clock.now());
       return;
+    } finally {
+      this.requests.delete(request);
     }
     const now = this.clock.now();
     const attempt = { status: result.status, error: result.error, latencyMs: result.latencyMs };

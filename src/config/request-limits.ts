@@ -8,6 +8,8 @@ export interface GraphQLLimits {
   maxTokens: number;
   maxDirectives: number;
   maxCost: number;
+  /** The largest variables object, in bytes of compact JSON. */
+  maxVariablesBytes: number;
   introspection: boolean;
   /** Only persisted operations run: those of the file and the REST layer's. */
   persistedOnly: boolean;
@@ -21,6 +23,9 @@ export const defaultGraphQLLimits: GraphQLLimits = {
   maxTokens: 2000,
   maxDirectives: 20,
   maxCost: 50_000,
+  // The largest body REST takes (E4's, a batch of 100,000 prospect ids), so the
+  // same input is accepted over GraphQL.
+  maxVariablesBytes: 8 * 1024 * 1024,
   introspection: true,
   persistedOnly: false,
 };

@@ -1,16 +1,18 @@
-// Limits on what one GraphQL request may ask for, and who may ask what:
-// depth, aliases, tokens, directives and static cost (graphql-armor),
-// introspection on or off, and an allow-list mode in which only persisted
-// operations run (the REST layer's own operations are always persisted).
+// Limits on what one GraphQL document may ask for, and who may ask what:
+// depth, aliases, tokens and directives (graphql-armor), introspection on or
+// off, and an allow-list mode in which only persisted operations run (the REST
+// layer's own operations are always persisted). What depends on the variables
+// too (cost, list lengths, the variables' size) is checked as the operation
+// starts: src/graphql/use-operation-bounds.ts.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
-import { GraphQLError, NoSchemaIntrospectionCustomRule, type ValidationContext } from 'graphql';
+import { type GraphQLError, NoSchemaIntrospectionCustomRule, type ValidationContext } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { GraphQLLimits } from '../config/request-limits.ts';
 import { BAD_INPUT } from '../domain/errors.ts';
-import { tracing } from '../observability/tracing.ts';
+import { invalidDocumentError } from './bad-input.ts';
 
 /** The key a persisted operation is known by: the SHA-256 of its text (Apollo's convention). */
 export const operationHash = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -26,24 +28,18 @@ export function loadPersistedFile(file: string): Record<string, string> {
   return operations as Record<string, string>;
 }
 
-/** The code of every document refused before it runs, by a limit here or by GraphQL's own validation. */
-const INVALID_DOCUMENT = 'GRAPHQL_VALIDATION_FAILED';
-
 /**
  * graphql-armor throws its refusals as "Syntax Error: …" with no code. They are
  * reported instead as what they are, a document that fails validation: one
- * code, and the status GraphQL over HTTP gives it (400 for
- * application/graphql-response+json, 200 for application/json: yoga decides
- * from `http.spec`). The token limit, counted while parsing, has no validation
- * context to report to, so its error is thrown in the same shape.
+ * code, GRAPHQL_VALIDATION_FAILED, and the status GraphQL over HTTP gives it.
+ * The token limit, counted while parsing, has no validation context to report
+ * to, so its error is thrown in the same shape.
  */
 const refusedAsInvalid = {
   propagateOnRejection: false,
   onReject: [
     (context: ValidationContext | null, error: GraphQLError) => {
-      const refused = new GraphQLError(error.message.replace(/^Syntax Error: /, ''), {
-        extensions: { code: INVALID_DOCUMENT, http: { spec: true, status: 400 } },
-      });
+      const refused = invalidDocumentError(error.message.replace(/^Syntax Error: /, ''));
       if (!context) throw refused;
       context.reportError(refused);
     },
@@ -95,15 +91,8 @@ export function protectionPlugins(limits: GraphQLLimits, operations: PersistedOp
       maxAliases: { n: limits.maxAliases, ...refusedAsInvalid },
       maxTokens: { n: limits.maxTokens, ...refusedAsInvalid },
       maxDirectives: { n: limits.maxDirectives, ...refusedAsInvalid },
-      // Cost = how many values the answer may hold: each field 1 (objects 2), times the
-      // `first`/`last` of the lists above it; page sizes are capped at 100 besides.
-      // The cost found is the operation span's complexity, when traces are on.
-      costLimit: {
-        maxCost: limits.maxCost,
-        depthCostFactor: 1,
-        ...refusedAsInvalid,
-        onAccept: [(context, { n }) => context && tracing().documentCost(context.getDocument(), n)],
-      },
+      // Its cost limit sees no variables: the cost is measured as the operation starts instead.
+      costLimit: { enabled: false },
       // Suggestions ("did you mean…") stay: they help clients and reveal nothing introspection would not.
       blockFieldSuggestion: { enabled: !limits.introspection },
     }) as Plugin,

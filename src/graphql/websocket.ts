@@ -2,13 +2,15 @@
 // subscriptions. The key travels in the connection's init payload
 // (`connectionParams["x-api-key"]`); a connection without a valid one is
 // closed (4403). Operations run through yoga's envelop pipeline, with the
-// same context as HTTP requests.
+// same context and bounds as HTTP requests (src/graphql/use-operation-bounds.ts
+// runs as each executes or subscribes).
 import type { WebsocketHandler } from '@fastify/websocket';
 import { type ExecutionArgs, GraphQLError } from 'graphql';
 import { makeHandler } from 'graphql-ws/use/@fastify/websocket';
 import { authenticate, type Viewer } from '../auth/authenticate.ts';
 import type { Services } from '../services.ts';
 import { operationTextOf, type PersistedOperations } from './protections.ts';
+import { refuseUnstorableOperation } from './use-storable-input.ts';
 import type { GraphQLServer } from './yoga.ts';
 
 type Enveloped = ReturnType<GraphQLServer['getEnveloped']>;
@@ -32,6 +34,12 @@ export function graphqlWebSocketHandler(
       // The allow-list holds here as over HTTP (yoga's persisted-operations plugin does not see these).
       const text = operationTextOf(operations, params);
       if (typeof text !== 'string') return [new GraphQLError(text.message, { extensions: text.extensions })];
+      // As over HTTP: nothing no database could store, nothing nested past any request's depth.
+      try {
+        refuseUnstorableOperation(text, params.variables ?? undefined);
+      } catch (error) {
+        return [error as GraphQLError];
+      }
       const enveloped = graphql.getEnveloped({ viewer: context.extra.viewer, params });
       const document = enveloped.parse(text);
       const errors = enveloped.validate(enveloped.schema, document);

@@ -16,6 +16,7 @@ import type { Services } from '../services.ts';
 import { useCompiledQueries } from './compiled-execution.ts';
 import { type PersistedOperations, protectionPlugins } from './protections.ts';
 import { useBadInputCode } from './use-bad-input-code.ts';
+import { useOperationBounds } from './use-operation-bounds.ts';
 import { useOperationMetrics } from './use-operation-metrics.ts';
 import { useRequestBodies } from './use-request-bodies.ts';
 import { useSharedSubscriptionEvents } from './use-shared-subscription-events.ts';
@@ -97,6 +98,8 @@ export function createGraphQLServer(services: Services, { limits, operations }: 
       useRequestBodies(),
       useStorableInput(),
       ...protectionPlugins(limits, operations),
+      // Before the executor is chosen: an operation over a bound runs on neither.
+      useOperationBounds(limits),
       useCompiledQueries(),
       useBadInputCode(),
       useOperationMetrics(services.metrics),

@@ -9,6 +9,7 @@ import { ping } from '../db/sql/ping.ts';
 import { isTransientDatabaseError } from '../db/transient.ts';
 import { unavailable } from '../domain/errors.ts';
 import { persistedOperations } from '../graphql/protections.ts';
+import { MAX_REQUEST_BODY_BYTES } from '../graphql/use-request-bodies.ts';
 import { graphqlWebSocketHandler } from '../graphql/websocket.ts';
 import { createGraphQLServer } from '../graphql/yoga.ts';
 import { registerRequestLog, requestIdOf } from '../observability/request-log.ts';
@@ -134,6 +135,8 @@ export async function buildApp({
     ],
   });
   await app.register(websocket, {
+    // A graphql-ws message is bounded as a /graphql body is (ws's own default is 100 MiB).
+    options: { maxPayload: MAX_REQUEST_BODY_BYTES },
     // Shutting down: every subscriber is told the server is going away (1001), then the port closes.
     preClose(done) {
       for (const client of this.websocketServer.clients) client.close(1001, 'server shutting down');

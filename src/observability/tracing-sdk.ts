@@ -10,7 +10,6 @@
 // the engine's and webhook worker's work, which no instrumentation knows.
 import type { Attributes, Context, Link } from '@opentelemetry/api';
 import type { Sampler } from '@opentelemetry/sdk-trace-node';
-import type { DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { operationLabel } from './operation-label.ts';
 import type { SpanAttributes, Tracing } from './tracing.ts';
@@ -84,10 +83,9 @@ export async function openTelemetryTracing(): Promise<Tracing> {
   fastify.setTracerProvider(provider);
   const tracer = provider.getTracer(TRACER_NAME);
 
-  // Validation (where the cost is found) is cached per document: the cost is kept beside the parsed
-  // document, which yoga's parser cache hands to every request that sends the same text.
-  const documentCosts = new WeakMap<DocumentNode, number>();
-  // The operation's span, with its complexity (the static cost the limits check) as an attribute, and
+  // The cost is found as the operation starts (its variables count), by a plugin before this one.
+  const operationCosts = new WeakMap<object, number>();
+  // The operation's span, with its complexity (the cost GRAPHQL_MAX_COST bounds) as an attribute, and
   // named as logs and metrics name the operation: an unnamed one (REST's) by its first root field.
   const operationSpans: Plugin = {
     onPluginInit({ addPlugin }) {
@@ -98,7 +96,7 @@ export async function openTelemetryTracing(): Promise<Tracing> {
         onExecute({ args }) {
           const span = trace.getSpan(envelopOtel.otelContextMap.get(args.contextValue as object) ?? ROOT_CONTEXT);
           if (!span) return;
-          const cost = documentCosts.get(args.document);
+          const cost = operationCosts.get(args.contextValue as object);
           if (cost !== undefined) span.setAttribute('graphql.operation.complexity', cost);
           const label = operationLabel(args.document, args.operationName);
           if (!label.named && label.name !== 'anonymous') span.updateName(`${label.type}.${label.name}`);
@@ -131,7 +129,7 @@ export async function openTelemetryTracing(): Promise<Tracing> {
   return {
     fastifyPlugin: fastify.plugin(),
     graphqlPlugin: operationSpans,
-    documentCost: (document, cost) => documentCosts.set(document, cost),
+    operationCost: (operationContext, cost) => operationCosts.set(operationContext, cost),
     activeIds() {
       const span = trace.getActiveSpan()?.spanContext();
       return span ? { traceId: span.traceId, spanId: span.spanId } : undefined;

@@ -5,7 +5,6 @@
 //
 // OpenTelemetry's registration is process-wide, so the tracing in effect is too.
 import type { FastifyPluginCallback } from 'fastify';
-import type { DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 
 export type SpanAttributes = Record<string, string | number | boolean | undefined>;
@@ -15,8 +14,8 @@ export interface Tracing {
   fastifyPlugin: FastifyPluginCallback | null;
   /** Makes the GraphQL operation's span: the last of yoga's plugins, so its executor runs in the span. */
   graphqlPlugin: Plugin | null;
-  /** Notes a document's static cost, found when it is validated, for the spans of the operations that run it. */
-  documentCost(document: DocumentNode, cost: number): void;
+  /** Notes an operation's cost (found as it starts, src/graphql/operation-cost.ts) for its span, by its context. */
+  operationCost(context: object, cost: number): void;
   /** The active span's ids, for the request's log line. */
   activeIds(): { traceId: string; spanId: string } | undefined;
   /** Adds the active trace's W3C headers (`traceparent`) to an outgoing request's. */
@@ -43,7 +42,7 @@ export interface Tracing {
 const tracingOff: Tracing = {
   fastifyPlugin: null,
   graphqlPlugin: null,
-  documentCost: () => {},
+  operationCost: () => {},
   activeIds: () => undefined,
   inject: (headers) => headers,
   inSpan: (_name, _attributes, work) => work(),

@@ -181,6 +181,8 @@ builder.mutationFields((t) => ({
         type: [AgentToolInput.input()],
         required: true,
         description: `Its new tools, at most ${MAX_TOOLS}: the old ones are replaced.`,
+        // Its own bound, which the domain enforces (src/graphql/operation-cost.ts leaves it to it).
+        extensions: { maxItems: MAX_TOOLS },
       }),
     },
     resolve: (_root, args, context) =>

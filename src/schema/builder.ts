@@ -7,7 +7,8 @@ import { getDatamodel } from '../generated/pothos-prisma-types.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { GraphQLContext } from './context.ts';
 import { decodeGlobalID, encodeGlobalID } from './global-ids.ts';
-import { type Counted, connectionArgs } from './pagination.ts';
+import { loadNodes, type ModelOfType } from './nodes.ts';
+import { type Counted, connectionArgs, MAX_LIST_ITEMS } from './pagination.ts';
 
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
@@ -39,10 +40,12 @@ export const builder = new SchemaBuilder<{
     nodeQueryOptions: {
       description: 'The object with this id, or null when the caller cannot see it.',
       args: { id: { description: 'A global id of any type (`agt_…`, `wf_…`, `run_…`).' } },
+      resolve: async (_root, args, context, info) => (await loadNodes(modelOf, context, info, [args.id]))[0],
     },
     nodesQueryOptions: {
       description: 'The objects with these ids, in their order; null for each the caller cannot see.',
-      args: { ids: { description: 'Global ids of any types.' } },
+      args: { ids: { description: `Global ids of any types, at most ${MAX_LIST_ITEMS}.` } },
+      resolve: (_root, args, context, info) => loadNodes(modelOf, context, info, args.ids),
     },
     defaultConnectionTypeOptions: {
       description:
@@ -67,6 +70,10 @@ export const builder = new SchemaBuilder<{
     beforeArgOptions: connectionArgs.before,
   },
 });
+
+/** The Prisma model of a node type, as plugin-prisma noted it on the type. */
+const modelOf: ModelOfType = (typename) =>
+  builder.configStore.getTypeConfig(typename, 'Object').extensions?.pothosPrismaModel as string;
 
 builder.queryType({ description: 'Reads. Everything is scoped to the organization of the API key.' });
 

@@ -1,22 +1,16 @@
 import type { DefaultConnectionArguments } from '@pothos/plugin-relay';
 import { newestFirst } from '../db/sql/child-orders.ts';
 import { createEvaluation, evaluationCreate } from '../domain/evaluations.ts';
-import { INT_MAX } from '../domain/validation.ts';
 import { Agent } from './agent.ts';
 import { builder, type NodeRef } from './builder.ts';
 import { type GraphQLContext, scopeOf } from './context.ts';
+import { databaseIdOf } from './global-ids.ts';
 import { typesFromSchema } from './json-schema-types.ts';
 import { childConnection } from './pagination.ts';
 
 /** A page of the agent's evaluations, newest first: Agent.evaluations and the root `evaluations`. */
 const evaluationsOf = (agentId: string, args: DefaultConnectionArguments, context: GraphQLContext) =>
   childConnection(args, context.loaders, { list: 'evaluationsOfAgent', parentId: agentId, orderBy: newestFirst });
-
-/** The integer of `evl_<n>`; ids that are not one (`evl_x`, `evl_1e3`) match no row rather than failing the query. */
-const databaseIdOf = (id: string | number) => {
-  const value = /^[1-9]\d{0,9}$/.test(String(id)) ? Number(id) : -1;
-  return value <= INT_MAX ? value : -1;
-};
 
 // Its integer id is SPEC's `id` (`databaseId` here); the global id is `evl_<n>`.
 const Evaluation: NodeRef<'Evaluation'> = builder.prismaNode('Evaluation', {

@@ -3,6 +3,7 @@
 // the same object the same way. Evaluations, whose ids are integers, are
 // `evl_<id>` in GraphQL.
 import { BAD_INPUT, DomainError } from '../domain/errors.ts';
+import { INT_MAX } from '../domain/validation.ts';
 
 const typeByPrefix: Record<string, string> = {
   org: 'Organization',
@@ -43,3 +44,13 @@ export function decodeGlobalID(globalID: string): { typename: string; id: string
   }
   return { typename, id: INTEGER_ID_PREFIX[typename] ? globalID.slice(separator + 1) : globalID };
 }
+
+/** The integer of `evl_<n>`; ids that are not one (`evl_x`, `evl_1e3`) match no row rather than failing the query. */
+export const databaseIdOf = (id: string | number) => {
+  const value = /^[1-9]\d{0,9}$/.test(String(id)) ? Number(id) : -1;
+  return value <= INT_MAX ? value : -1;
+};
+
+/** The primary key a decoded global id names in its type's table. */
+export const primaryKeyOf = (typename: string, id: string): string | number =>
+  INTEGER_ID_PREFIX[typename] ? databaseIdOf(id) : id;

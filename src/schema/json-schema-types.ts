@@ -134,12 +134,15 @@ class Generator {
             Object.fromEntries(
               properties.map(([wireName, member]) => {
                 const { type, list } = this.typeOf(member, 'input');
+                const { maxItems } = unwrap(member).schema;
                 return [
                   camelCase(wireName),
                   t.field({
                     type: (list ? [type] : type) as never,
                     required: required.has(wireName),
                     description: this.describeMember(member),
+                    // A list's own bound, which the domain enforces (src/graphql/operation-cost.ts leaves it to it).
+                    ...(list && maxItems !== undefined ? { extensions: { maxItems } } : {}),
                   }),
                 ];
               }),

@@ -13,8 +13,14 @@ import type { SqlPart } from '../db/sql-part.ts';
 import { badInput } from '../domain/errors.ts';
 import type { ChildList, Loaders } from './loaders.ts';
 
-const DEFAULT_PAGE_SIZE = 20;
+export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
+/**
+ * The items a list argument or input field may hold when it has no bound of its
+ * own (`nodes(ids:)`, a configuration's keywords): as many as the largest page,
+ * whose ids a client refetches at once (src/graphql/operation-cost.ts enforces it).
+ */
+export const MAX_LIST_ITEMS = 100;
 
 /** The descriptions of every connection's arguments (builder.ts hands them to the Relay plugin). */
 export const connectionArgs = {

@@ -258,6 +258,7 @@ const REST_BODIES: Record<string, Template> = {
     retry: { max_attempts: 5 },
   }),
   'POST /prospects': () => ({ prospects: [{ first_name: 'Attacker', phone: '+14155550100' }] }),
+  'PATCH /settings': () => ({ max_concurrent_calls: 3 }),
   'POST /prospects/:prospect_id/tags': (refs) => ({ tag_ids: [refs.tag] }),
   'POST /prospect-lists': (refs) => ({ name: 'Attacker list', prospect_ids: refs.prospects }),
   'POST /tags': () => ({ name: `Attacker tag ${fresh()}` }),
@@ -351,6 +352,7 @@ const MUTATION_VARIABLES: Record<string, Template> = {
   updateBatchSettings: (refs) => ({ id: refs.batch, input: { maxConcurrency: 1 } }),
   retryFailedRuns: (refs) => ({ id: refs.batch }),
   rotateSigningSecret: () => ({}),
+  updateOrganizationSettings: () => ({ input: { maxConcurrentCalls: 3 } }),
   reportCallOutcome: (refs) => ({ runId: refs.run, attempt: 1, outcome: 'voicemail' }),
   updateWorkflow: (refs) => ({ id: refs.workflow, input: { isActive: false, name: 'Hijacked' } }),
 };

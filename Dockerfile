@@ -1,6 +1,6 @@
 # The gateway as one image; run several behind a load balancer with
 # PostgreSQL and Redis (see docker-compose.yml and the README).
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 # Dependencies first, so source changes reuse this layer. `npm ci` generates
 # the Prisma client (postinstall), which needs the schema and the script.
@@ -16,7 +16,7 @@ COPY tsconfig.json schema.graphql ./
 # migrations from there, and the CLI (`npx gateway`) runs it through tsx.
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production PORT=4000 HOST=0.0.0.0
 # glibc's allocator, set for a small resident size (BENCHMARKS.md (f)): two
 # arenas instead of eight per core, and freed memory above 128 KiB given back

@@ -75,7 +75,7 @@ describe('verified API keys, remembered', () => {
     // The organization's read alone.
     expect(second.statements).toMatchInlineSnapshot(`
       [
-        "SELECT "public"."Organization"."id", "public"."Organization"."name", "public"."Organization"."signingSecretEncrypted", "public"."Organization"."createdAt", "public"."Organization"."updatedAt" FROM "public"."Organization" WHERE ("public"."Organization"."id" = $n AND 1=1) LIMIT $n OFFSET $n",
+        "SELECT "public"."Organization"."id", "public"."Organization"."name", "public"."Organization"."signingSecretEncrypted", "public"."Organization"."maxConcurrentCalls", "public"."Organization"."createdAt", "public"."Organization"."updatedAt" FROM "public"."Organization" WHERE ("public"."Organization"."id" = $n AND 1=1) LIMIT $n OFFSET $n",
       ]
     `);
 

@@ -310,6 +310,7 @@ const REST_BODIES: Record<string, Template> = {
     ],
   }),
   'POST /prospects/:prospect_id/tags': (own) => ({ tag_ids: [own.tag] }),
+  'PATCH /settings': () => ({ max_concurrent_calls: 5 }),
   'POST /prospect-lists': (own) => ({ name: 'List', prospect_ids: own.prospects }),
   'POST /tags': () => ({ name: `Tag ${Math.random().toString(36).slice(2)}` }),
   'POST /integrations': () => ({
@@ -396,6 +397,7 @@ const MUTATION_VARIABLES: Record<string, Template> = {
   }),
   retryFailedRuns: (own) => ({ id: own.batch }),
   rotateSigningSecret: () => ({}),
+  updateOrganizationSettings: () => ({ input: { maxConcurrentCalls: 5 } }),
   updateWorkflow: (own) => ({ id: own.workflow, input: { name: 'W2' } }),
 };
 

@@ -5,7 +5,7 @@ import { startTestServer, type TestServer } from './support/server.ts';
 describe.runIf(process.env.TEST_REDIS_URL)('rate limits across instances (Redis)', () => {
   let first: TestServer;
   let second: TestServer;
-  const rateLimits = { perKey: 6, agentUpdate: 2, windowMs: 60_000 };
+  const rateLimits = { perOrganization: 6, agentUpdate: 2, windowMs: 60_000 };
   beforeAll(async () => {
     first = await startTestServer({ rateLimits, redisUrl: process.env.TEST_REDIS_URL });
     second = await startTestServer({ rateLimits, redisUrl: process.env.TEST_REDIS_URL, sharing: first });

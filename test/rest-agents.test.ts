@@ -978,7 +978,7 @@ describe('REST: E1 has its own rate limit (429 with Retry-After)', () => {
   let server: TestServer;
 
   beforeAll(async () => {
-    server = await startTestServer({ rateLimits: { perKey: 1000, agentUpdate: 3, windowMs: 60_000 } });
+    server = await startTestServer({ rateLimits: { perOrganization: 1000, agentUpdate: 3, windowMs: 60_000 } });
   });
   afterAll(() => server.close());
 

@@ -4,11 +4,13 @@
 // runs nothing and its answer is the refusal. graphql-ws connections take
 // theirs in src/graphql/websocket.ts, where a refusal is the protocol's error message.
 import type { Plugin } from 'graphql-yoga';
+import type { GraphQLContext } from '../schema/context.ts';
 import type { ServerContext } from './yoga.ts';
 
-export const useSubscriptionSlots = (): Plugin => ({
+export const useSubscriptionSlots = (): Plugin<ServerContext & GraphQLContext> => ({
   onSubscribe({ args, setResultAndStopExecution }) {
-    const refusal = (args.contextValue as ServerContext).holdSubscription?.();
+    const { holdSubscription, viewer } = args.contextValue;
+    const refusal = holdSubscription?.(viewer.organizationId);
     if (refusal) setResultAndStopExecution({ errors: [refusal] });
   },
 });

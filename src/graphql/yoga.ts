@@ -38,7 +38,7 @@ export interface ServerContext {
    * Holds one of the organization's subscription slots for this HTTP request's
    * subscription (SSE) until its response ends; the refusal when it has none left.
    */
-  holdSubscription?: () => GraphQLError | null;
+  holdSubscription?: (organizationId: string) => GraphQLError | null;
 }
 export type GraphQLServer = YogaServerInstance<ServerContext, GraphQLContext>;
 

@@ -162,14 +162,14 @@ export async function buildApp({
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
     const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-      const viewer = await viewers(request);
+      // Not found for the database being away: yoga looks again, and answers that in GraphQL's shape (503).
+      const viewer = await viewers(request).catch(() => undefined);
       const response = await graphql.handleNodeRequestAndResponse(request, reply, {
         audit: request.audit,
         viewer,
         // An SSE subscription holds its organization's slot until its response ends, however it ends.
-        holdSubscription: () => {
-          if (!viewer) return null;
-          const slot = subscriptionSlots.take(viewer.organizationId);
+        holdSubscription: (organizationId) => {
+          const slot = subscriptionSlots.take(organizationId);
           if (slot instanceof GraphQLError) return slot;
           reply.raw.once('close', slot);
           return null;

@@ -83,9 +83,12 @@ interface SharedCounters {
   health: RedisHealth;
 }
 
-/** The counter a request draws on: its organization's, or its client address's when its key is missing or not valid. */
+/**
+ * The counter a request draws on: its organization's, or its client address's when its key is missing or
+ * not valid, or cannot be looked up now (the database away: the route then answers that, 503).
+ */
 async function counterOf(request: FastifyRequest, viewers: RequestViewers): Promise<string> {
-  const viewer = await viewers(request);
+  const viewer = await viewers(request).catch(() => null);
   return viewer ? organizationCounter(viewer.organizationId) : `ip:${normalizeIP(request.ip)}`;
 }
 

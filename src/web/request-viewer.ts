@@ -1,7 +1,8 @@
 // Who an HTTP request is, found once per request: the rate limiter asks first
 // (to count the request against its organization's quota, src/web/rate-limits.ts),
 // then the route serving it (the REST router, /graphql), and both get the
-// same answer for one look-up.
+// same answer for one look-up. A look-up that failed (the database away) is
+// not kept: the route looks again, and answers that failure in its own shape.
 import type { FastifyRequest } from 'fastify';
 import type { ApiKeyCache } from '../auth/api-key-cache.ts';
 import { authenticate, type Viewer } from '../auth/authenticate.ts';
@@ -18,6 +19,7 @@ export function requestViewers(db: Database, apiKeys: ApiKeyCache): RequestViewe
       const key = request.headers['x-api-key'];
       viewer = authenticate(db, typeof key === 'string' ? key : null, apiKeys);
       found.set(request, viewer);
+      viewer.catch(() => found.delete(request));
     }
     return viewer;
   };

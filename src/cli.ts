@@ -123,15 +123,17 @@ const commands: Record<string, Command> = {
   },
   'keys create': {
     usage: 'gateway keys create --org ORG_ID [--name NAME]',
-    summary: 'Issue another API key for an organization (shown once).',
+    summary: 'Issue another API key for an organization (shown once; at most API_KEYS_PER_ORGANIZATION unrevoked).',
     options: {
       org: { type: 'string', description: 'the organization id', required: true },
       name: { type: 'string', description: 'a label for the key', required: false },
     },
     run: ({ org, name }) =>
-      withDatabase(async (db) => ({
-        api_key: (await (await organizations()).issueApiKey(db.prisma, org!, name)).apiKey,
-      })),
+      withDatabase(async (db) => {
+        const maxActiveKeys = loadConfig().apiKeysPerOrganization;
+        const issued = await (await organizations()).issueApiKey(db.prisma, org!, { name, maxActiveKeys });
+        return { api_key: issued.apiKey };
+      }),
   },
   'seed-demo': {
     usage: 'gateway seed-demo [--org ORG_ID] [--prospects N]',

@@ -5,7 +5,13 @@
 // gateway's but the settings' own types and parsers (src/config/).
 import path from 'node:path';
 import { z } from 'zod';
-import { defaultGraphQLLimits, type GraphQLLimits, type RateLimits } from './config/request-limits.ts';
+import {
+  defaultGraphQLLimits,
+  defaultSubscriptionLimits,
+  type GraphQLLimits,
+  type RateLimits,
+  type SubscriptionLimits,
+} from './config/request-limits.ts';
 import { parseOutcomeShares, type SimulatedCalls } from './config/simulated-calls.ts';
 import {
   defaultWebhookSettings,
@@ -30,6 +36,9 @@ export const API_KEY_CACHE_TTL_MS = 30_000;
 // The longest a revoked key may still be accepted when revocations go unheard (a notification lost).
 const API_KEY_CACHE_TTL_MAX_MS = 300_000;
 
+/** Keys an organization may hold unrevoked (src/domain/organizations.ts): each is a secret to leak, not more quota. */
+export const API_KEYS_PER_ORGANIZATION = 100;
+
 // Sizes of bulk inputs (DECISIONS.md).
 const bulkLimitVariables = z.object({
   BULK_ITEMS_MAX: z.coerce.number().int().min(1).default(10_000),
@@ -53,6 +62,9 @@ const environment = bulkLimitVariables.extend({
   ENCRYPTION_KEY: z.string().optional(),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
   AGENT_UPDATE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+  SUBSCRIPTIONS_PER_CONNECTION: z.coerce.number().int().min(1).default(defaultSubscriptionLimits.perConnection),
+  SUBSCRIPTIONS_PER_ORGANIZATION: z.coerce.number().int().min(1).default(defaultSubscriptionLimits.perOrganization),
+  API_KEYS_PER_ORGANIZATION: z.coerce.number().int().min(1).default(API_KEYS_PER_ORGANIZATION),
   API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(API_KEY_CACHE_TTL_MAX_MS).default(API_KEY_CACHE_TTL_MS),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).default(defaultGraphQLLimits.maxDepth),
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).default(defaultGraphQLLimits.maxAliases),
@@ -148,6 +160,9 @@ export interface Config {
   /** Seals secrets at rest; see src/domain/secrets.ts for the embedded default. */
   encryptionKey: string | undefined;
   rateLimits: RateLimits;
+  subscriptionLimits: SubscriptionLimits;
+  /** Unrevoked keys an organization may hold (API_KEYS_PER_ORGANIZATION). */
+  apiKeysPerOrganization: number;
   /** How long a verified API key is remembered (API_KEY_CACHE_TTL_MS); 0: every request reads it. */
   apiKeyCacheTtlMs: number;
   graphqlLimits: GraphQLLimits;
@@ -205,10 +220,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: values.REDIS_URL,
     encryptionKey: values.ENCRYPTION_KEY,
     rateLimits: {
-      perKey: values.RATE_LIMIT_PER_MINUTE,
+      perOrganization: values.RATE_LIMIT_PER_MINUTE,
       agentUpdate: values.AGENT_UPDATE_RATE_LIMIT_PER_MINUTE,
       windowMs: 60_000,
     },
+    subscriptionLimits: {
+      perConnection: values.SUBSCRIPTIONS_PER_CONNECTION,
+      perOrganization: values.SUBSCRIPTIONS_PER_ORGANIZATION,
+    },
+    apiKeysPerOrganization: values.API_KEYS_PER_ORGANIZATION,
     apiKeyCacheTtlMs: values.API_KEY_CACHE_TTL_MS,
     corsOrigins: values.CORS_ORIGINS.split(',')
       .map((origin) => origin.trim())

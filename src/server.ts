@@ -87,6 +87,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     config.livekit,
     config.webhooks,
     config.apiKeyCacheTtlMs,
+    config.apiKeysPerOrganization,
   );
   let app: FastifyInstance | undefined;
   let engine: RunEngine | null = null;
@@ -108,6 +109,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     app = await buildApp({
       services,
       rateLimits: config.rateLimits,
+      subscriptionLimits: config.subscriptionLimits,
       graphqlLimits: config.graphqlLimits,
       corsOrigins: config.corsOrigins,
       logLevel: config.logLevel,

@@ -3,7 +3,7 @@
 import type { Redis } from 'ioredis';
 import { ApiKeyCache } from './auth/api-key-cache.ts';
 import { defaultWebhookSettings, type WebhookSettings } from './config/webhook-settings.ts';
-import { API_KEY_CACHE_TTL_MS, type LiveKitSettings } from './config.ts';
+import { API_KEY_CACHE_TTL_MS, API_KEYS_PER_ORGANIZATION, type LiveKitSettings } from './config.ts';
 import type { Database } from './db/database.ts';
 import type { SecretBox } from './domain/secrets.ts';
 import { BatchProgressHub } from './events/batch-progress.ts';
@@ -29,6 +29,8 @@ export interface Services {
   livekit: LiveKit | null;
   /** Where webhook endpoints may point, and how their deliveries go. */
   webhooks: WebhookSettings;
+  /** Unrevoked API keys an organization may hold (API_KEYS_PER_ORGANIZATION). */
+  apiKeysPerOrganization: number;
   close(): Promise<void>;
 }
 
@@ -39,6 +41,7 @@ export function createServices(
   livekitSettings: LiveKitSettings | null = null,
   webhooks: WebhookSettings = defaultWebhookSettings,
   apiKeyCacheTtlMs = API_KEY_CACHE_TTL_MS,
+  apiKeysPerOrganization = API_KEYS_PER_ORGANIZATION,
 ): Services {
   // Redis delivers a subscriber's messages only on a connection of its own.
   const subscriber = redis?.duplicate();
@@ -59,6 +62,7 @@ export function createServices(
     redisHealth,
     livekit: liveKit,
     webhooks,
+    apiKeysPerOrganization,
     async close() {
       liveKit?.close();
       await apiKeys.close();

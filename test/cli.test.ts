@@ -82,6 +82,20 @@ describe('the operator CLI', () => {
     expect(badOption).toMatchObject({ code: 2, stdout: '' });
   });
 
+  it('refuses `keys create` beyond API_KEYS_PER_ORGANIZATION unrevoked keys, and issues again once one is revoked', async () => {
+    const capped = (...args: string[]) => runCli(args, { ...storage.env, API_KEYS_PER_ORGANIZATION: '2' });
+    const org = JSON.parse((await capped('orgs', 'create', '--name', 'Capped')).stdout);
+    const second = await capped('keys', 'create', '--org', org.organization_id);
+    expect(second.code).toBe(0);
+    const refused = await capped('keys', 'create', '--org', org.organization_id);
+    expect(refused).toMatchObject({ code: 1, stdout: '' });
+    expect(refused.stderr).toContain(
+      'the organization has 2 active API keys, the most it may have (API_KEYS_PER_ORGANIZATION): revoke one before issuing another',
+    );
+    expect(JSON.parse((await capped('keys', 'revoke', '--key', org.api_key)).stdout)).toEqual({ revoked: 1 });
+    expect((await capped('keys', 'create', '--org', org.organization_id)).code).toBe(0);
+  });
+
   it('answers --help for every command', async () => {
     for (const command of [
       [],

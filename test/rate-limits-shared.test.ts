@@ -1,11 +1,12 @@
-// With Redis, the per-key counters are shared: two instances give a key one quota.
+// With Redis, the counters are shared: two instances give an organization one quota, whichever of its keys it uses.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueApiKey } from '../src/domain/organizations.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
 describe.runIf(process.env.TEST_REDIS_URL)('rate limits across instances (Redis)', () => {
   let first: TestServer;
   let second: TestServer;
-  const rateLimits = { perKey: 6, agentUpdate: 2, windowMs: 60_000 };
+  const rateLimits = { perOrganization: 6, agentUpdate: 2, windowMs: 60_000 };
   beforeAll(async () => {
     first = await startTestServer({ rateLimits, redisUrl: process.env.TEST_REDIS_URL });
     second = await startTestServer({ rateLimits, redisUrl: process.env.TEST_REDIS_URL, sharing: first });
@@ -15,12 +16,13 @@ describe.runIf(process.env.TEST_REDIS_URL)('rate limits across instances (Redis)
     await first.close();
   });
 
-  it('counts a key on both instances against one quota', async () => {
-    const { apiKey } = await first.createOrganization();
+  it("counts an organization's keys on both instances against one quota", async () => {
+    const { organizationId, apiKey } = await first.createOrganization();
+    const otherKey = (await issueApiKey(first.db.prisma, organizationId)).apiKey;
     const statuses: number[] = [];
     for (let request = 0; request < 8; request++) {
-      const server = request % 2 === 0 ? first : second;
-      statuses.push((await server.graphql(apiKey, '{ organization { id } }')).status);
+      const [server, key] = request % 2 === 0 ? [first, apiKey] : [second, otherKey];
+      statuses.push((await server.graphql(key, '{ organization { id } }')).status);
     }
     expect(statuses.slice(0, 6)).toEqual([200, 200, 200, 200, 200, 200]);
     expect(statuses.slice(6)).toEqual([429, 429]);

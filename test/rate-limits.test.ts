@@ -1,12 +1,14 @@
-// Rate limits (DECISIONS.md): per API key over every REST route and /graphql,
-// answered with 429 in SPEC.md's error body and Retry-After; E1 has its own
-// tighter quota; /health and the other probes are never limited.
+// Rate limits: per organization (all its keys together) over every REST route
+// and /graphql, answered with 429 in SPEC.md's error body and Retry-After; E1
+// has its own tighter quota; requests without a valid key are counted per
+// client address; /health and the other probes are never limited.
+// graphql-ws and SSE: test/transport-limits.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../src/domain/organizations.ts';
 import { expectErrorBody, type RestResponse, restClient } from './support/rest.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
-const PER_KEY = 6;
+const PER_ORGANIZATION = 6;
 const AGENT_UPDATE = 2;
 const WINDOW_MS = 60_000;
 
@@ -53,81 +55,84 @@ async function plainGet(server: TestServer, path: string, apiKey?: string): Prom
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
 }
 
-describe('rate limits per API key', () => {
+describe('rate limits per organization', () => {
   let server: TestServer;
-  let organizationId: string;
-  let agentId: string;
 
-  /** A key of its own (so a counter of its own) for the organization. */
-  const freshKey = async () => (await issueApiKey(server.db.prisma, organizationId)).apiKey;
-  const clientFor = (apiKey: string) => restClient(server, organizationId, apiKey);
-
-  beforeAll(async () => {
-    server = await startTestServer({ rateLimits: { perKey: PER_KEY, agentUpdate: AGENT_UPDATE, windowMs: WINDOW_MS } });
-    const org = await server.createOrganization('Acme');
-    organizationId = org.organizationId;
-    // Set-up spends the initial key's quota; the tests use keys of their own.
-    const created = await clientFor(org.apiKey)('POST', '/org/{org}/agents', {
+  /** A new organization (a quota of its own), its key and REST client; made in the database, so its quota is whole. */
+  async function freshOrganization(name = 'Acme') {
+    const { organizationId, apiKey } = await server.createOrganization(name);
+    return { organizationId, apiKey, rest: restClient(server, organizationId, apiKey) };
+  }
+  /** A new organization with an agent, made through E4: one request of its quota spent. */
+  async function organizationWithAgent(name = 'Acme') {
+    const organization = await freshOrganization(name);
+    const created = await organization.rest('POST', '/org/{org}/agents', {
       body: { name: 'Receptionist', type: 'voice' },
     });
-    expect(created.status).toBe(201);
-    agentId = created.body.id;
+    expectCounted(created, 201, PER_ORGANIZATION, PER_ORGANIZATION - 1);
+    return { ...organization, agentId: created.body.id as string };
+  }
+  /** Another key of the organization: its own secret, the organization's quota. */
+  const anotherKey = async (organizationId: string) => (await issueApiKey(server.db.prisma, organizationId)).apiKey;
+
+  beforeAll(async () => {
+    server = await startTestServer({
+      rateLimits: { perOrganization: PER_ORGANIZATION, agentUpdate: AGENT_UPDATE, windowMs: WINDOW_MS },
+    });
   });
   afterAll(() => server.close());
 
-  it('answers REST requests beyond the per-key quota with 429, Retry-After and the RateLimit headers, on every route and both prefixes', async () => {
-    const apiKey = await freshKey();
-    const rest = clientFor(apiKey);
+  it("answers REST requests beyond the organization's quota with 429, Retry-After and the RateLimit headers, on every route and both prefixes", async () => {
+    const { organizationId, apiKey, rest, agentId } = await organizationWithAgent();
     const requests: [string, string, unknown?][] = [
       ['GET', '/org/{org}/sip-trunks'],
       ['GET', '/api/org/{org}/phone-numbers'],
       ['GET', `/org/{org}/agents/${agentId}`],
       ['GET', '/api/org/{org}/analytics/insights'],
       ['POST', '/org/{org}/tags', { name: 'vip' }],
-      ['GET', '/api/org/{org}/integrations'],
     ];
-    expect(requests).toHaveLength(PER_KEY);
+    // The agent's creation was the first.
+    expect(requests).toHaveLength(PER_ORGANIZATION - 1);
     for (const [index, [method, path, body]] of requests.entries()) {
       const response = await rest(method, path, { body });
-      expectCounted(response, method === 'POST' ? 201 : 200, PER_KEY, PER_KEY - index - 1);
+      expectCounted(response, method === 'POST' ? 201 : 200, PER_ORGANIZATION, PER_ORGANIZATION - index - 2);
     }
     // The quota is spent: every route, under either prefix, whatever the method or body.
-    expectRateLimited(await rest('GET', '/org/{org}/sip-trunks'), PER_KEY, WINDOW_MS);
-    expectRateLimited(await rest('GET', `/api/org/{org}/agents/${agentId}`), PER_KEY, WINDOW_MS);
-    expectRateLimited(await rest('POST', '/org/{org}/tags', { body: { name: 'never' } }), PER_KEY, WINDOW_MS);
+    expectRateLimited(await rest('GET', '/org/{org}/sip-trunks'), PER_ORGANIZATION, WINDOW_MS);
+    expectRateLimited(await rest('GET', `/api/org/{org}/agents/${agentId}`), PER_ORGANIZATION, WINDOW_MS);
+    expectRateLimited(await rest('POST', '/org/{org}/tags', { body: { name: 'never' } }), PER_ORGANIZATION, WINDOW_MS);
     expectRateLimited(
       await rest('POST', '/api/org/{org}/phone-numbers', { body: { number: 'not e164' } }),
-      PER_KEY,
+      PER_ORGANIZATION,
       WINDOW_MS,
     );
     // Refused requests do nothing: the tag was not created.
     const tags = await server.db.prisma.tag.findMany({ where: { organizationId } });
     expect(tags.map((tag) => tag.name)).toEqual(['vip']);
-    // /graphql counts against the same key's quota.
-    expectRateLimited(await graphqlCall(server, apiKey), PER_KEY, WINDOW_MS);
+    // /graphql counts against the same quota.
+    expectRateLimited(await graphqlCall(server, apiKey), PER_ORGANIZATION, WINDOW_MS);
   });
 
-  it('answers POST /graphql beyond the per-key quota with 429 in the error body, and the key is then limited on REST too', async () => {
-    const apiKey = await freshKey();
-    for (let index = 0; index < PER_KEY; index += 1) {
+  it("answers POST /graphql beyond the organization's quota with 429 in the error body, and it is then limited on REST too", async () => {
+    const { apiKey, rest } = await freshOrganization();
+    for (let index = 0; index < PER_ORGANIZATION; index += 1) {
       const response = await graphqlCall(server, apiKey, `{ sipTrunks(first: 1) { totalCount } }`);
-      expectCounted(response, 200, PER_KEY, PER_KEY - index - 1);
+      expectCounted(response, 200, PER_ORGANIZATION, PER_ORGANIZATION - index - 1);
       expect(response.body.errors).toBeUndefined();
     }
-    expectRateLimited(await graphqlCall(server, apiKey), PER_KEY, WINDOW_MS);
+    expectRateLimited(await graphqlCall(server, apiKey), PER_ORGANIZATION, WINDOW_MS);
     expectRateLimited(
       await graphqlCall(server, apiKey, 'mutation { createTag(input: { name: "never" }) { id } }'),
-      PER_KEY,
+      PER_ORGANIZATION,
       WINDOW_MS,
     );
-    expectRateLimited(await clientFor(apiKey)('GET', '/org/{org}/sip-trunks'), PER_KEY, WINDOW_MS);
+    expectRateLimited(await rest('GET', '/org/{org}/sip-trunks'), PER_ORGANIZATION, WINDOW_MS);
   });
 
   it.each(['/org/{org}', '/api/org/{org}'])(
-    'gives E1 (under %s) its own tighter quota, which runs out before other routes do',
+    'gives E1 (under %s) its own tighter quota per organization, which runs out before other routes do',
     async (prefix) => {
-      const apiKey = await freshKey();
-      const rest = clientFor(apiKey);
+      const { organizationId, apiKey, rest, agentId } = await organizationWithAgent();
       const e1 = `${prefix}/agents/${agentId}`;
       const first = await rest('PATCH', e1, { body: { prompt_template: `${prefix} 1` } });
       expectCounted(first, 200, AGENT_UPDATE, 1);
@@ -137,28 +142,36 @@ describe('rate limits per API key', () => {
 
       expectRateLimited(await rest('PATCH', e1, { body: { prompt_template: `${prefix} 3` } }), AGENT_UPDATE, WINDOW_MS);
       expectRateLimited(await rest('PATCH', e1, { body: { name: 'Never' } }), AGENT_UPDATE, WINDOW_MS);
+      // Another key of the organization draws on the same E1 quota.
+      const sameOrganization = restClient(server, organizationId, await anotherKey(organizationId));
+      expectRateLimited(await sameOrganization('PATCH', e1, { body: { name: 'Never' } }), AGENT_UPDATE, WINDOW_MS);
       // The refused updates wrote nothing.
       const read = await rest('GET', e1);
       expect(read.status).toBe(200);
       expect(read.body).toMatchObject({ prompt_template: `${prefix} 2`, name: 'Receptionist' });
-      // The key's other routes, and GraphQL, still answer: only E1 ran out.
-      expect(read.headers.get('x-ratelimit-limit')).toBe(String(PER_KEY));
+      // The organization's other routes, and GraphQL, still answer: only E1 ran out.
+      expect(read.headers.get('x-ratelimit-limit')).toBe(String(PER_ORGANIZATION));
       expect(Number(read.headers.get('x-ratelimit-remaining'))).toBeGreaterThan(0);
       expect((await rest('GET', `${prefix}/sip-trunks`)).status).toBe(200);
       expectErrorBody(await rest('DELETE', `${prefix}/agents/agt_missing`), 404);
       expect((await graphqlCall(server, apiKey)).status).toBe(200);
       expectRateLimited(await rest('PATCH', e1, { body: { prompt_template: `${prefix} 4` } }), AGENT_UPDATE, WINDOW_MS);
 
-      // Another key's E1 quota is untouched.
-      const other = clientFor(await freshKey());
-      expectCounted(await other('PATCH', e1, { body: { prompt_template: 'Other key' } }), 200, AGENT_UPDATE, 1);
+      // Another organization's E1 quota is untouched.
+      const other = await organizationWithAgent('Globex');
+      expectCounted(
+        await other.rest('PATCH', `${prefix}/agents/${other.agentId}`, { body: { prompt_template: 'Other' } }),
+        200,
+        AGENT_UPDATE,
+        1,
+      );
     },
   );
 
   // E1 is one endpoint under two prefixes (DECISIONS.md): its quota is one per
-  // key, not one per prefix, or a client doubles it by alternating prefixes.
-  it('counts E1 under both prefixes against one quota per key', async () => {
-    const rest = clientFor(await freshKey());
+  // organization, not one per prefix, or a client doubles it by alternating prefixes.
+  it('counts E1 under both prefixes against one quota per organization', async () => {
+    const { rest, agentId } = await organizationWithAgent();
     expectCounted(
       await rest('PATCH', `/org/{org}/agents/${agentId}`, { body: { name: 'Receptionist' } }),
       200,
@@ -183,39 +196,35 @@ describe('rate limits per API key', () => {
     );
   });
 
-  it('leaves other keys unaffected, of the same organization or another', async () => {
-    const spentKey = await freshKey();
-    const spent = clientFor(spentKey);
-    for (let index = 0; index < PER_KEY; index += 1)
-      expect((await spent('GET', '/org/{org}/sip-trunks')).status).toBe(200);
-    expectRateLimited(await spent('GET', '/org/{org}/sip-trunks'), PER_KEY, WINDOW_MS);
-    expectRateLimited(await graphqlCall(server, spentKey), PER_KEY, WINDOW_MS);
+  it("counts every key of an organization against its one quota, and leaves other organizations' untouched", async () => {
+    const spent = await freshOrganization();
+    // Half the quota through one key, half through another: more keys buy no more requests.
+    const secondKey = restClient(server, spent.organizationId, await anotherKey(spent.organizationId));
+    for (let index = 0; index < PER_ORGANIZATION; index += 1) {
+      const response = await (index % 2 === 0 ? spent.rest : secondKey)('GET', '/org/{org}/sip-trunks');
+      expectCounted(response, 200, PER_ORGANIZATION, PER_ORGANIZATION - index - 1);
+    }
+    expectRateLimited(await spent.rest('GET', '/org/{org}/sip-trunks'), PER_ORGANIZATION, WINDOW_MS);
+    expectRateLimited(await secondKey('GET', '/org/{org}/sip-trunks'), PER_ORGANIZATION, WINDOW_MS);
+    expectRateLimited(await graphqlCall(server, spent.apiKey), PER_ORGANIZATION, WINDOW_MS);
+    // A key issued now is as limited as the others.
+    const thirdKey = await anotherKey(spent.organizationId);
+    expectRateLimited(await graphqlCall(server, thirdKey), PER_ORGANIZATION, WINDOW_MS);
 
-    const sameOrg = clientFor(await freshKey());
-    expectCounted(await sameOrg('GET', '/org/{org}/sip-trunks'), 200, PER_KEY, PER_KEY - 1);
-    expectCounted(
-      await sameOrg('PATCH', `/org/{org}/agents/${agentId}`, { body: { name: 'Receptionist' } }),
-      200,
-      AGENT_UPDATE,
-      AGENT_UPDATE - 1,
-    );
-
-    const other = await server.createOrganization('Globex');
-    const otherRest = restClient(server, other.organizationId, other.apiKey);
-    expectCounted(await otherRest('GET', '/api/org/{org}/phone-numbers'), 200, PER_KEY, PER_KEY - 1);
-    expectCounted(await graphqlCall(server, other.apiKey), 200, PER_KEY, PER_KEY - 2);
-    // The spent key stays limited meanwhile.
-    expectRateLimited(await spent('GET', '/api/org/{org}/phone-numbers'), PER_KEY, WINDOW_MS);
+    const other = await freshOrganization('Globex');
+    expectCounted(await other.rest('GET', '/api/org/{org}/phone-numbers'), 200, PER_ORGANIZATION, PER_ORGANIZATION - 1);
+    expectCounted(await graphqlCall(server, other.apiKey), 200, PER_ORGANIZATION, PER_ORGANIZATION - 2);
+    // The spent organization stays limited meanwhile.
+    expectRateLimited(await spent.rest('GET', '/api/org/{org}/phone-numbers'), PER_ORGANIZATION, WINDOW_MS);
   });
 
   it('never limits /health (nor /ready, /openapi.json), with a spent key or none', async () => {
-    const spentKey = await freshKey();
-    const spent = clientFor(spentKey);
-    for (let index = 0; index < PER_KEY; index += 1)
+    const { apiKey: spentKey, rest: spent } = await freshOrganization();
+    for (let index = 0; index < PER_ORGANIZATION; index += 1)
       expect((await spent('GET', '/org/{org}/phone-numbers')).status).toBe(200);
-    expectRateLimited(await spent('GET', '/org/{org}/phone-numbers'), PER_KEY, WINDOW_MS);
+    expectRateLimited(await spent('GET', '/org/{org}/phone-numbers'), PER_ORGANIZATION, WINDOW_MS);
 
-    for (let index = 0; index < PER_KEY * 4; index += 1) {
+    for (let index = 0; index < PER_ORGANIZATION * 4; index += 1) {
       for (const key of [spentKey, undefined]) {
         const health = await plainGet(server, '/health', key);
         expect(health.status).toBe(200);
@@ -223,11 +232,11 @@ describe('rate limits per API key', () => {
         expect(health.headers.get('retry-after')).toBeNull();
       }
     }
-    for (let index = 0; index < PER_KEY * 2; index += 1) {
+    for (let index = 0; index < PER_ORGANIZATION * 2; index += 1) {
       expect((await plainGet(server, '/ready', spentKey)).status).toBe(200);
       expect((await plainGet(server, '/openapi.json', spentKey)).status).toBe(200);
     }
-    expectRateLimited(await spent('GET', '/org/{org}/phone-numbers'), PER_KEY, WINDOW_MS);
+    expectRateLimited(await spent('GET', '/org/{org}/phone-numbers'), PER_ORGANIZATION, WINDOW_MS);
   });
 });
 
@@ -238,7 +247,9 @@ describe('rate limits: the window', () => {
   let org: { organizationId: string; apiKey: string };
 
   beforeAll(async () => {
-    server = await startTestServer({ rateLimits: { perKey: LIMIT, agentUpdate: 1, windowMs: SHORT_WINDOW_MS } });
+    server = await startTestServer({
+      rateLimits: { perOrganization: LIMIT, agentUpdate: 1, windowMs: SHORT_WINDOW_MS },
+    });
     org = await server.createOrganization('Acme');
   });
   afterAll(() => server.close());
@@ -252,17 +263,22 @@ describe('rate limits: the window', () => {
     expectCounted(await rest('GET', '/org/{org}/sip-trunks'), 200, LIMIT, LIMIT - 1);
   });
 
-  it('counts requests without a key per client address: beyond the quota they get 429 instead of 401', async () => {
+  it('counts requests without a valid key per client address: beyond the quota they get 429 instead of 401', async () => {
     const anonymous = restClient(server, org.organizationId, '');
-    for (let index = 0; index < LIMIT; index += 1) {
-      expectErrorBody(await anonymous('GET', '/org/{org}/sip-trunks', { apiKey: null }), 401);
+    // No key, a made-up key, the organization's key misspelt: one counter, the address's.
+    const madeUp = `gwk_${'x'.repeat(43)}`;
+    const misspelt = `${org.apiKey.slice(0, -1)}${org.apiKey.endsWith('A') ? 'B' : 'A'}`;
+    for (const apiKey of [null, madeUp, misspelt]) {
+      expectErrorBody(await anonymous('GET', '/org/{org}/sip-trunks', { apiKey }), 401);
     }
+    expect(LIMIT).toBe(3);
     expectRateLimited(await anonymous('GET', '/org/{org}/sip-trunks', { apiKey: null }), LIMIT, SHORT_WINDOW_MS);
+    expectRateLimited(await graphqlCall(server, misspelt), LIMIT, SHORT_WINDOW_MS);
     expectRateLimited(await graphqlCall(server, null), LIMIT, SHORT_WINDOW_MS);
-    // The key's own counter is separate from the address's.
-    expect((await restClient(server, org.organizationId, org.apiKey)('GET', '/org/{org}/phone-numbers')).status).toBe(
-      200,
-    );
+    // The organization's counter is separate from the address's: made-up keys spent none of its quota.
+    const real = await restClient(server, org.organizationId, org.apiKey)('GET', '/org/{org}/phone-numbers');
+    expect(real.status).toBe(200);
+    expect(Number(real.headers.get('x-ratelimit-remaining'))).toBeGreaterThan(0);
     expect((await plainGet(server, '/health')).status).toBe(200);
   });
 });

@@ -115,7 +115,7 @@ describe.runIf(process.env.TEST_REDIS_URL)('Redis stopped while requests run', (
   let second: TestServer;
   const firstLog = logLines();
   const secondLog = logLines();
-  const rateLimits = { perKey: 100_000, agentUpdate: 3, windowMs: 60_000 };
+  const rateLimits = { perOrganization: 100_000, agentUpdate: 3, windowMs: 60_000 };
 
   beforeAll(async () => {
     redisPort = await freePort();

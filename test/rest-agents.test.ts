@@ -978,14 +978,14 @@ describe('REST: E1 has its own rate limit (429 with Retry-After)', () => {
   let server: TestServer;
 
   beforeAll(async () => {
-    server = await startTestServer({ rateLimits: { perKey: 1000, agentUpdate: 3, windowMs: 60_000 } });
+    server = await startTestServer({ rateLimits: { perOrganization: 1000, agentUpdate: 3, windowMs: 60_000 } });
   });
   afterAll(() => server.close());
 
   it.each(PREFIXES)(
     'under %s: over the quota E1 answers 429 in the error body while E2 still answers',
     async (prefix) => {
-      // An organization (and key) of its own per prefix: the counters are per key.
+      // An organization of its own per prefix: the counters are per organization.
       const org = await server.createOrganization(`Limited ${prefix}`);
       const rest = restClient(server, org.organizationId, org.apiKey);
       const created = await rest('POST', `${prefix}/agents`, { body: { name: 'Busy' } });

@@ -1,6 +1,7 @@
 // What one client may ask of the gateway: how much a GraphQL request may ask
-// for (src/graphql/protections.ts enforces it) and how many requests a key may
-// make (src/web/rate-limits.ts). Read from the environment by src/config.ts.
+// for (src/graphql/protections.ts enforces it), how many requests an
+// organization may make (src/web/rate-limits.ts) and how many subscriptions it
+// may hold (src/graphql/subscription-slots.ts). Read from the environment by src/config.ts.
 
 export interface GraphQLLimits {
   maxDepth: number;
@@ -31,9 +32,18 @@ export const defaultGraphQLLimits: GraphQLLimits = {
 };
 
 export interface RateLimits {
-  /** Requests per key per window, on every route. */
-  perKey: number;
-  /** Requests per key per window on E1, counted separately. */
+  /** Requests per organization per window, whichever of its keys they carry: every route, and graphql-ws operations. */
+  perOrganization: number;
+  /** Requests per organization per window on E1, counted separately. */
   agentUpdate: number;
   windowMs: number;
 }
+
+export interface SubscriptionLimits {
+  /** Subscriptions one graphql-ws connection may hold at once. */
+  perConnection: number;
+  /** Subscriptions one organization may hold at once on an instance, graphql-ws and SSE together. */
+  perOrganization: number;
+}
+
+export const defaultSubscriptionLimits: SubscriptionLimits = { perConnection: 100, perOrganization: 1000 };

@@ -5,8 +5,10 @@
 // database (the "ApiKey" trigger's notification, src/auth/api-key-cache.ts).
 import { forgetRevokedKey } from '../auth/api-key-cache.ts';
 import { hashApiKey, newApiKey } from '../auth/api-keys.ts';
+import { API_KEYS_PER_ORGANIZATION } from '../config.ts';
+import { advisoryLock } from '../db/sql/advisory-lock.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
-import { badInput, notFound } from './errors.ts';
+import { badInput, conflict, notFound } from './errors.ts';
 
 export interface IssuedKey {
   apiKeyId: string;
@@ -23,14 +25,42 @@ export async function createOrganization(prisma: PrismaClient, name: string) {
   return { organization, apiKey: key.key };
 }
 
-export async function issueApiKey(prisma: PrismaClient, organizationId: string, name?: string): Promise<IssuedKey> {
-  const organization = await prisma.organization.findUnique({ where: { id: organizationId }, select: { id: true } });
-  if (!organization) throw notFound('organization');
-  const key = newApiKey();
-  const row = await prisma.apiKey.create({
-    data: { organizationId, hash: key.hash, displayPrefix: key.displayPrefix, name: name ?? null },
+export interface IssueOptions {
+  /** A label to tell the key by. */
+  name?: string;
+  /** The unrevoked keys the organization may hold (API_KEYS_PER_ORGANIZATION): past them, a 409. */
+  maxActiveKeys?: number;
+}
+
+/**
+ * Issues another key, unless the organization already holds `maxActiveKeys`
+ * unrevoked ones. Keys share their organization's rate limit, so more keys buy
+ * no more requests; the cap bounds the secrets an organization has out. Two
+ * issues at once for one organization take turns (an advisory lock), so
+ * neither can pass the cap on the other's count.
+ */
+export async function issueApiKey(
+  prisma: PrismaClient,
+  organizationId: string,
+  { name, maxActiveKeys = API_KEYS_PER_ORGANIZATION }: IssueOptions = {},
+): Promise<IssuedKey> {
+  return prisma.$transaction(async (tx) => {
+    await advisoryLock(tx, `api-keys:${organizationId}`);
+    const organization = await tx.organization.findUnique({ where: { id: organizationId }, select: { id: true } });
+    if (!organization) throw notFound('organization');
+    const active = await tx.apiKey.count({ where: { organizationId, revokedAt: null } });
+    if (active >= maxActiveKeys) {
+      throw conflict(
+        `the organization has ${active} active API keys, the most it may have (API_KEYS_PER_ORGANIZATION): revoke one before issuing another`,
+        { rule: 'API_KEYS_PER_ORGANIZATION', limit: maxActiveKeys, active },
+      );
+    }
+    const key = newApiKey();
+    const row = await tx.apiKey.create({
+      data: { organizationId, hash: key.hash, displayPrefix: key.displayPrefix, name: name ?? null },
+    });
+    return { apiKeyId: row.id, apiKey: key.key };
   });
-  return { apiKeyId: row.id, apiKey: key.key };
 }
 
 /** Revokes a key given in full; returns how many keys it revoked (0 or 1). */

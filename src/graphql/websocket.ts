@@ -4,33 +4,86 @@
 // closed (4403). Operations run through yoga's envelop pipeline, with the
 // same context and bounds as HTTP requests (src/graphql/use-operation-bounds.ts
 // runs as each executes or subscribes).
+//
+// The limits of HTTP hold here too. Every operation sent (a query, a mutation
+// or a subscription) counts against the organization's rate limit, on the
+// same counters as its HTTP requests (src/web/rate-limits.ts): past it the
+// operation is answered with the protocol's error message (RATE_LIMITED, and
+// when to retry), nothing run. A connection holds at most
+// SUBSCRIPTIONS_PER_CONNECTION subscriptions, and each takes one of its
+// organization's slots (src/graphql/subscription-slots.ts), given back when it
+// completes or the connection closes; past either, TOO_MANY_SUBSCRIPTIONS.
 import type { WebsocketHandler } from '@fastify/websocket';
-import { type ExecutionArgs, GraphQLError } from 'graphql';
+import { type ExecutionArgs, GraphQLError, getOperationAST } from 'graphql';
 import { makeHandler } from 'graphql-ws/use/@fastify/websocket';
 import { authenticate, type Viewer } from '../auth/authenticate.ts';
 import type { Services } from '../services.ts';
+import { type RateLimited, type RateLimiter, rateLimitedMessage } from '../web/rate-limits.ts';
 import { operationTextOf, type PersistedOperations } from './protections.ts';
+import { type ReleaseSlot, type SubscriptionSlots, tooManySubscriptions } from './subscription-slots.ts';
 import { refuseUnstorableOperation } from './use-storable-input.ts';
 import type { GraphQLServer } from './yoga.ts';
 
 type Enveloped = ReturnType<GraphQLServer['getEnveloped']>;
 
+export interface WebSocketLimits {
+  rateLimiter: RateLimiter;
+  /** The instance's subscription slots, shared with SSE. */
+  slots: SubscriptionSlots;
+  /** Subscriptions one connection may hold at once. */
+  perConnection: number;
+}
+
+// A type, not an interface: graphql-ws wants an index signature of its `extra`.
+type Connection = {
+  viewer: Viewer;
+  /** The connection's subscriptions by operation id, each with its organization slot. */
+  subscriptions: Map<string, ReleaseSlot>;
+};
+
+const rateLimited = ({ retryAfterSeconds }: RateLimited) =>
+  new GraphQLError(rateLimitedMessage(retryAfterSeconds), {
+    extensions: { code: 'RATE_LIMITED', status: 429, retryAfterSeconds },
+  });
+
+function release(connection: Partial<Connection>, id: string) {
+  connection.subscriptions?.get(id)?.();
+  connection.subscriptions?.delete(id);
+}
+
 export function graphqlWebSocketHandler(
   graphql: GraphQLServer,
   services: Services,
   operations: PersistedOperations,
+  { rateLimiter, slots, perConnection }: WebSocketLimits,
 ): WebsocketHandler {
-  return makeHandler<Record<string, unknown>, { viewer: Viewer }>({
+  /** Takes a slot for the subscription `id`, or says why not. */
+  function holdSubscription(connection: Connection, id: string): GraphQLError | null {
+    if (connection.subscriptions.size >= perConnection) {
+      return tooManySubscriptions(
+        `this connection holds ${connection.subscriptions.size} subscriptions, the most it may (SUBSCRIPTIONS_PER_CONNECTION): complete one first`,
+      );
+    }
+    const slot = slots.take(connection.viewer.organizationId);
+    if (slot instanceof GraphQLError) return slot;
+    connection.subscriptions.set(id, slot);
+    return null;
+  }
+
+  return makeHandler<Record<string, unknown>, Connection>({
     onConnect: async (context) => {
       const key = context.connectionParams?.['x-api-key'];
       const viewer = await authenticate(services.db, typeof key === 'string' ? key : null, services.apiKeys);
       if (!viewer) return false;
-      context.extra.viewer = viewer;
+      Object.assign(context.extra, { viewer, subscriptions: new Map() } satisfies Connection);
       return true;
     },
     execute: (args) => (args.rootValue as Enveloped).execute(args),
     subscribe: (args) => (args.rootValue as Enveloped).subscribe(args),
-    onSubscribe: async (context, _id, params) => {
+    onSubscribe: async (context, id, params) => {
+      const connection = context.extra as typeof context.extra & Connection;
+      const limited = await rateLimiter.countOperation(connection.viewer.organizationId);
+      if (limited) return [rateLimited(limited)];
       // The allow-list holds here as over HTTP (yoga's persisted-operations plugin does not see these).
       const text = operationTextOf(operations, params);
       if (typeof text !== 'string') return [new GraphQLError(text.message, { extensions: text.extensions })];
@@ -40,7 +93,7 @@ export function graphqlWebSocketHandler(
       } catch (error) {
         return [error as GraphQLError];
       }
-      const enveloped = graphql.getEnveloped({ viewer: context.extra.viewer, params });
+      const enveloped = graphql.getEnveloped({ viewer: connection.viewer, params });
       const document = enveloped.parse(text);
       const errors = enveloped.validate(enveloped.schema, document);
       if (errors.length > 0) return errors;
@@ -52,7 +105,18 @@ export function graphqlWebSocketHandler(
         contextValue: await enveloped.contextFactory(),
         rootValue: enveloped,
       };
+      // Last: from here graphql-ws runs it, and tells onComplete when it ends.
+      if (getOperationAST(document, params.operationName)?.operation === 'subscription') {
+        const refusal = holdSubscription(connection, id);
+        if (refusal) return [refusal];
+      }
       return args;
+    },
+    // Whether the client completed it, its stream ended or failed.
+    onComplete: (context, id) => release(context.extra, id),
+    // What did not complete before the connection closed (a failure while subscribing).
+    onClose: (context) => {
+      for (const id of context.extra.subscriptions?.keys() ?? []) release(context.extra, id);
     },
   });
 }

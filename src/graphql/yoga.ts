@@ -21,17 +21,25 @@ import { useOperationMetrics } from './use-operation-metrics.ts';
 import { useRequestBodies } from './use-request-bodies.ts';
 import { useSharedSubscriptionEvents } from './use-shared-subscription-events.ts';
 import { useStorableInput } from './use-storable-input.ts';
+import { useSubscriptionSlots } from './use-subscription-slots.ts';
 
 /**
  * What the host hands yoga with each request, and the REST router with each
  * operation it runs (src/graphql/run-operation.ts). The router authenticates
  * first (401 before 400) and passes the viewer it found, so the key is looked
- * up once; requests to /graphql carry none and are authenticated here.
+ * up once; so does the host for /graphql, whose rate limiter looked it up
+ * (src/web/request-viewer.ts). Without one, the request is authenticated here.
  */
 export interface ServerContext {
-  viewer?: Viewer;
+  /** The caller, when the host has looked its key up already; null: it found none valid. */
+  viewer?: Viewer | null;
   /** The HTTP request's log facts, filled in as they become known. */
   audit?: RequestAudit;
+  /**
+   * Holds one of the organization's subscription slots for this HTTP request's
+   * subscription (SSE) until its response ends; the refusal when it has none left.
+   */
+  holdSubscription?: (organizationId: string) => GraphQLError | null;
 }
 export type GraphQLServer = YogaServerInstance<ServerContext, GraphQLContext>;
 
@@ -103,13 +111,16 @@ export function createGraphQLServer(services: Services, { limits, operations }: 
       useCompiledQueries(),
       useBadInputCode(),
       useOperationMetrics(services.metrics),
+      useSubscriptionSlots(),
       useSharedSubscriptionEvents(),
       // Last, so the operation's span is active in the executor the plugins above chose (graphql-jit's or graphql-js's).
       ...[tracing().graphqlPlugin].filter((plugin) => plugin !== null),
     ],
     context: async ({ request, viewer: authenticated, audit }): Promise<GraphQLContext> => {
       const viewer =
-        authenticated ?? (await authenticate(services.db, request.headers.get('x-api-key'), services.apiKeys));
+        authenticated !== undefined
+          ? authenticated
+          : await authenticate(services.db, request.headers.get('x-api-key'), services.apiKeys);
       if (!viewer) throw unauthenticated();
       if (audit) audit.organizationId = viewer.organizationId;
       return createContext(services, viewer);

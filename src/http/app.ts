@@ -3,12 +3,20 @@
 import cors from '@fastify/cors';
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
-import { defaultGraphQLLimits, type GraphQLLimits, type RateLimits } from '../config/request-limits.ts';
+import { GraphQLError } from 'graphql';
+import {
+  defaultGraphQLLimits,
+  defaultSubscriptionLimits,
+  type GraphQLLimits,
+  type RateLimits,
+  type SubscriptionLimits,
+} from '../config/request-limits.ts';
 import { retryingDatabase } from '../db/retrying.ts';
 import { ping } from '../db/sql/ping.ts';
 import { isTransientDatabaseError } from '../db/transient.ts';
 import { unavailable } from '../domain/errors.ts';
 import { persistedOperations } from '../graphql/protections.ts';
+import { SubscriptionSlots } from '../graphql/subscription-slots.ts';
 import { MAX_REQUEST_BODY_BYTES } from '../graphql/use-request-bodies.ts';
 import { graphqlWebSocketHandler } from '../graphql/websocket.ts';
 import { createGraphQLServer } from '../graphql/yoga.ts';
@@ -20,6 +28,7 @@ import { routes } from '../rest/routes/index.ts';
 import type { Services } from '../services.ts';
 import { errorBody, sendError } from '../web/error-body.ts';
 import { registerRateLimits, unlimited } from '../web/rate-limits.ts';
+import { requestViewers } from '../web/request-viewer.ts';
 import { registerLiveKitWebhook } from './livekit-webhook.ts';
 import { registerPages } from './pages.ts';
 import { registerSecurityHeaders } from './security-headers.ts';
@@ -32,6 +41,7 @@ export interface AppOptions {
   /** The caller owns them: closing the app leaves them open. */
   services: Services;
   rateLimits: RateLimits;
+  subscriptionLimits?: SubscriptionLimits;
   graphqlLimits?: GraphQLLimits;
   /** Origins browsers may call the API from (`*` for any); none by default. */
   corsOrigins?: string[];
@@ -51,6 +61,7 @@ const REDACTED_LOG_PATHS = [
 export async function buildApp({
   services,
   rateLimits,
+  subscriptionLimits = defaultSubscriptionLimits,
   graphqlLimits = defaultGraphQLLimits,
   corsOrigins = [],
   logLevel = 'silent',
@@ -110,7 +121,12 @@ export async function buildApp({
   );
   app.addHook('onClose', async () => stopReportingRedis?.());
 
-  await registerRateLimits(app, rateLimits, redis && redisHealth ? { redis, health: redisHealth } : undefined);
+  const viewers = requestViewers(requestServices.db, services.apiKeys);
+  const rateLimiter = await registerRateLimits(app, rateLimits, {
+    viewers,
+    shared: redis && redisHealth ? { redis, health: redisHealth } : undefined,
+  });
+  const subscriptionSlots = new SubscriptionSlots(subscriptionLimits.perOrganization);
 
   registerSecurityHeaders(app, {
     contentSecurityPolicy: {
@@ -149,7 +165,19 @@ export async function buildApp({
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
     const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-      const response = await graphql.handleNodeRequestAndResponse(request, reply, { audit: request.audit });
+      // Not found for the database being away: yoga looks again, and answers that in GraphQL's shape (503).
+      const viewer = await viewers(request).catch(() => undefined);
+      const response = await graphql.handleNodeRequestAndResponse(request, reply, {
+        audit: request.audit,
+        viewer,
+        // An SSE subscription holds its organization's slot until its response ends, however it ends.
+        holdSubscription: (organizationId) => {
+          const slot = subscriptionSlots.take(organizationId);
+          if (slot instanceof GraphQLError) return slot;
+          reply.raw.once('close', slot);
+          return null;
+        },
+      });
       if (request.method === 'HEAD' || !isWholeJson(response)) return response;
       // A JSON answer is already whole: sent as a string, it skips the stream (and its pipeline)
       // Fastify would send a Response's body through, which costs a trivial query more than its execution.
@@ -162,15 +190,19 @@ export async function buildApp({
       url: graphql.graphqlEndpoint,
       method: 'GET',
       handler,
-      wsHandler: graphqlWebSocketHandler(graphql, requestServices, operations),
+      wsHandler: graphqlWebSocketHandler(graphql, requestServices, operations, {
+        rateLimiter,
+        slots: subscriptionSlots,
+        perConnection: subscriptionLimits.perConnection,
+      }),
     });
     scope.route({ url: graphql.graphqlEndpoint, method: ['POST', 'OPTIONS'], handler });
   });
   await registerRestRoutes(app, {
     db: requestServices.db,
-    apiKeys: services.apiKeys,
+    viewers,
     graphql,
-    rateLimits,
+    rateLimiter,
     secrets: services.secrets,
   });
   if (services.livekit) await registerLiveKitWebhook(app, services.livekit);

@@ -10,9 +10,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ApiKeyCache } from '../auth/api-key-cache.ts';
-import { authenticate, type Viewer } from '../auth/authenticate.ts';
-import type { RateLimits } from '../config/request-limits.ts';
+import type { Viewer } from '../auth/authenticate.ts';
 import type { Database } from '../db/database.ts';
 import { tenantClient } from '../db/tenant.ts';
 import { DomainError, httpStatusOf, notFound } from '../domain/errors.ts';
@@ -24,7 +22,8 @@ import type { GraphQLServer } from '../graphql/yoga.ts';
 import { createLoaders } from '../schema/loaders.ts';
 import { sendError } from '../web/error-body.ts';
 import { jsonTextDepth, MAX_JSON_DEPTH } from '../web/json-depth.ts';
-import { agentUpdateLimiter, unlimited } from '../web/rate-limits.ts';
+import { type RateLimiter, unlimited } from '../web/rate-limits.ts';
+import type { RequestViewers } from '../web/request-viewer.ts';
 import { INVALID_UTF8, utf8Text } from '../web/utf8.ts';
 import { claimIdempotencyKey, openMembers, requestHashOf, sealMembers, validKey } from './idempotency.ts';
 import { decodeJsonMembers } from './json-bytes.ts';
@@ -172,10 +171,10 @@ async function prepareUpload(
   };
 }
 
-function handlerFor(route: Route, { db, apiKeys, secrets }: RestDependencies, run: OperationRunner) {
+function handlerFor(route: Route, { db, viewers, secrets }: RestDependencies, run: OperationRunner) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     try {
-      const viewer = await authenticate(db, request.headers['x-api-key'] as string | undefined, apiKeys);
+      const viewer = await viewers(request);
       if (!viewer) {
         return sendError(reply, 401, 'a valid API key is required in the X-API-Key header');
       }
@@ -227,11 +226,12 @@ function handlerFor(route: Route, { db, apiKeys, secrets }: RestDependencies, ru
 
 export interface RestDependencies {
   db: Database;
-  /** The instance's verified keys (src/auth/api-key-cache.ts). */
-  apiKeys: ApiKeyCache;
+  /** Who a request is (its key looked up once, by the rate limiter first: src/web/request-viewer.ts). */
+  viewers: RequestViewers;
   /** Runs the routes' operations (src/graphql/run-operation.ts). */
   graphql: GraphQLServer;
-  rateLimits: RateLimits;
+  /** E1's own quota. */
+  rateLimiter: RateLimiter;
   /** Seals the secrets an answer kept for its Idempotency-Key shows. */
   secrets: SecretBox;
 }
@@ -239,7 +239,7 @@ export interface RestDependencies {
 export async function registerRestRoutes(app: FastifyInstance, dependencies: RestDependencies) {
   const document = openApiDocument(routes);
   app.get('/openapi.json', { config: unlimited }, async () => document);
-  const agentUpdateQuota = agentUpdateLimiter(app, dependencies.rateLimits);
+  const agentUpdateQuota = dependencies.rateLimiter.agentUpdate;
   const run = operationRunner(dependencies.graphql);
   const register = (scope: FastifyInstance, route: Route) => {
     for (const prefix of REST_PREFIXES) {

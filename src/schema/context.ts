@@ -18,7 +18,7 @@ const unscoped = Symbol('unscoped client');
  * What every resolver sees, and nothing more: the caller, a Prisma client
  * confined to its organization, this request's dataloaders (confined to it
  * too), batch-progress events and the secret box; and, for the mutations that
- * need them, the outbound URL policy and LiveKit's trunks.
+ * need them, the outbound URL policy, LiveKit's trunks and the cap on API keys.
  */
 export interface GraphQLContext {
   viewer: Viewer;
@@ -30,6 +30,8 @@ export interface GraphQLContext {
   outbound: OutboundPolicy;
   /** Where trunks are created too (DIALER=livekit); null with the simulated dialer. */
   trunks: TrunkDirectory | null;
+  /** Unrevoked API keys the caller's organization may hold (`createApiKey`). */
+  apiKeysPerOrganization: number;
   [unscoped]: PrismaClient;
 }
 
@@ -43,6 +45,7 @@ export function createContext(services: Services, viewer: Viewer): GraphQLContex
     secrets: services.secrets,
     outbound: services.webhooks,
     trunks: services.livekit?.trunks ?? null,
+    apiKeysPerOrganization: services.apiKeysPerOrganization,
     [unscoped]: services.db.prisma,
   };
 }

@@ -100,10 +100,14 @@ builder.mutationFields((t) => ({
   }),
   createApiKey: t.field({
     type: IssuedApiKey,
-    description: 'Issues another API key for the organization (shown once; `gateway keys create` on the command line).',
+    description:
+      'Issues another API key for the organization (shown once; `gateway keys create` on the command line). CONFLICT once the organization has `API_KEYS_PER_ORGANIZATION` unrevoked keys (100 by default). Its keys share one rate limit.',
     args: { name: t.arg.string({ required: false, description: 'A label to tell the key by.' }) },
     resolve: (_root, args, context) =>
-      issueApiKey(unscopedClient(context), context.viewer.organizationId, args.name ?? undefined),
+      issueApiKey(unscopedClient(context), context.viewer.organizationId, {
+        name: args.name ?? undefined,
+        maxActiveKeys: context.apiKeysPerOrganization,
+      }),
   }),
   rotateApiKey: t.field({
     type: IssuedApiKey,

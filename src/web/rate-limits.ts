@@ -1,23 +1,24 @@
-// Rate limits per API key (per client address for requests without one),
-// over every REST route and /graphql. E1 (agent update) has a tighter quota
-// of its own. With Redis the counters are shared by every instance; while
-// Redis does not answer, each instance counts on its own (a key may then make
-// up to its quota on each instance) rather than failing requests.
-import { createHash } from 'node:crypto';
+// Rate limits per organization: the requests carrying any of its keys, over
+// every REST route and /graphql (SSE subscriptions included), and the
+// operations sent over graphql-ws (src/graphql/websocket.ts), draw on one
+// quota, so more keys buy no more requests. Requests without a valid key are
+// counted per client address (an IPv6 client per /64), so made-up keys spend
+// nobody's quota. E1 (agent update) has a tighter quota of its own, per
+// organization too. With Redis the counters are shared by every instance;
+// while Redis does not answer, each instance counts on its own (an
+// organization may then make up to its quota on each instance) rather than
+// failing requests.
 import { createRequire } from 'node:module';
-import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import rateLimit, {
+  type FastifyRateLimitStore,
+  type FastifyRateLimitStoreCtor,
+  normalizeIP,
+} from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { RateLimits } from '../config/request-limits.ts';
 import type { RedisHealth } from '../events/redis-health.ts';
-
-const keyOf = (request: FastifyRequest) => {
-  const apiKey = request.headers['x-api-key'];
-  // Keys are secrets: counters are named by a hash, never by the key itself.
-  return typeof apiKey === 'string' && apiKey
-    ? `key:${createHash('sha256').update(apiKey).digest('hex').slice(0, 32)}`
-    : `ip:${request.ip}`;
-};
+import type { RequestViewers } from './request-viewer.ts';
 
 // The plugin's own stores, in Redis and in this process's memory (the package exports no path to them).
 type PluginStore = new (
@@ -74,56 +75,97 @@ class SharedOrLocalStore implements FastifyRateLimitStore {
   }
 }
 
-/** Where the counters live in Redis (the same keys as before the fallback existed). */
+/** Where the counters live in Redis. */
 const NAMESPACE = 'gateway-rate-limit:';
 
-function sharedOrLocalStore(redis: Redis, health: RedisHealth): FastifyRateLimitStoreCtor {
-  return class extends SharedOrLocalStore {
-    constructor({
-      continueExceeding = false,
-      exponentialBackoff = false,
-    }: { continueExceeding?: boolean; exponentialBackoff?: boolean }) {
-      super(
-        new RedisStore(continueExceeding, exponentialBackoff, redis, NAMESPACE),
-        new LocalStore(continueExceeding, exponentialBackoff),
-        health,
-      );
-    }
-  };
-}
-
-export interface SharedCounters {
+interface SharedCounters {
   redis: Redis;
   health: RedisHealth;
 }
 
-export async function registerRateLimits(app: FastifyInstance, limits: RateLimits, shared: SharedCounters | undefined) {
+/**
+ * The counter a request draws on: its organization's, or its client address's when its key is missing or
+ * not valid, or cannot be looked up now (the database away: the route then answers that, 503).
+ */
+async function counterOf(request: FastifyRequest, viewers: RequestViewers): Promise<string> {
+  const viewer = await viewers(request).catch(() => null);
+  return viewer ? organizationCounter(viewer.organizationId) : `ip:${normalizeIP(request.ip)}`;
+}
+
+const organizationCounter = (organizationId: string) => `org:${organizationId}`;
+
+/** What a refusal says, over HTTP (SPEC.md's error body) and graphql-ws alike. */
+export const rateLimitedMessage = (retryAfterSeconds: number) => `rate limit exceeded: retry in ${retryAfterSeconds} s`;
+
+/** An operation refused for its organization's spent quota, and when the quota has room again. */
+export interface RateLimited {
+  retryAfterSeconds: number;
+}
+
+export interface RateLimiter {
+  /** E1's own quota, a hook of both its routes (which opt out of the shared quota with `unlimited`). */
+  agentUpdate: preHandlerAsyncHookHandler;
+  /** Counts one operation not made over HTTP (graphql-ws) against its organization's quota: refused when it is spent. */
+  countOperation(organizationId: string): Promise<RateLimited | null>;
+}
+
+export interface RateLimitDependencies {
+  viewers: RequestViewers;
+  /** Redis, for counters shared by every instance; absent on a single instance. */
+  shared: SharedCounters | undefined;
+}
+
+export async function registerRateLimits(
+  app: FastifyInstance,
+  limits: RateLimits,
+  { viewers, shared }: RateLimitDependencies,
+): Promise<RateLimiter> {
+  const local = new LocalStore(false, false);
+  const store = shared
+    ? new SharedOrLocalStore(new RedisStore(false, false, shared.redis, NAMESPACE), local, shared.health)
+    : local;
   await app.register(rateLimit, {
     global: true,
-    max: limits.perKey,
+    max: limits.perOrganization,
     timeWindow: limits.windowMs,
-    keyGenerator: keyOf,
-    ...(shared ? { store: sharedOrLocalStore(shared.redis, shared.health) } : {}),
+    keyGenerator: (request) => counterOf(request, viewers),
+    // The plugin makes its store from a class: this one hands it the store above, whose counters
+    // graphql-ws operations are counted on too (an object returned by a constructor is what `new` gives).
+    store: function storeMadeAbove() {
+      return store;
+    } as unknown as FastifyRateLimitStoreCtor,
     // The stores above never fail; were one to, the request goes through unlimited rather than failing.
     skipOnError: true,
     // Rendered by the app's error handler as SPEC.md's error body; the plugin
     // has already set Retry-After and the RateLimit headers.
     errorResponseBuilder: (_request, context) =>
-      Object.assign(new Error(`rate limit exceeded: retry in ${Math.ceil(context.ttl / 1000)} s`), { statusCode: 429 }),
+      Object.assign(new Error(rateLimitedMessage(Math.ceil(context.ttl / 1000))), { statusCode: 429 }),
   });
+  return {
+    // One limiter (one counter per organization) shared by the routes it is attached to,
+    // so both prefixes of E1 draw on the same quota.
+    agentUpdate: app.rateLimit({
+      max: limits.agentUpdate,
+      timeWindow: limits.windowMs,
+      keyGenerator: async (request: FastifyRequest) => `agent-update:${await counterOf(request, viewers)}`,
+    }),
+    countOperation: (organizationId) =>
+      new Promise((resolve) =>
+        store.incr(
+          organizationCounter(organizationId),
+          // As for HTTP (skipOnError): were the store to fail, the operation goes through.
+          (error, counted) =>
+            resolve(
+              !error && counted && counted.current > limits.perOrganization
+                ? { retryAfterSeconds: Math.ceil(counted.ttl / 1000) }
+                : null,
+            ),
+          limits.windowMs,
+          limits.perOrganization,
+        ),
+      ),
+  };
 }
-
-/**
- * E1's own quota: one limiter (one counter per key) shared by the routes it is
- * attached to, so both prefixes of E1 draw on the same quota. Those routes opt
- * out of the per-key limit (`unlimited`) and run this hook instead.
- */
-export const agentUpdateLimiter = (app: FastifyInstance, limits: RateLimits) =>
-  app.rateLimit({
-    max: limits.agentUpdate,
-    timeWindow: limits.windowMs,
-    keyGenerator: (request: FastifyRequest) => `agent-update:${keyOf(request)}`,
-  });
 
 /** Route options for routes that are never limited (health checks, documents). */
 export const unlimited = { rateLimit: false } as const;

@@ -3,10 +3,10 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Clock } from '../../src/clock.ts';
-import type { GraphQLLimits, RateLimits } from '../../src/config/request-limits.ts';
+import type { GraphQLLimits, RateLimits, SubscriptionLimits } from '../../src/config/request-limits.ts';
 import type { OutcomeShares } from '../../src/config/simulated-calls.ts';
 import { defaultWebhookSettings, type WebhookSettings } from '../../src/config/webhook-settings.ts';
-import type { LiveKitSettings } from '../../src/config.ts';
+import { API_KEY_CACHE_TTL_MS, type LiveKitSettings } from '../../src/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import { createOrganization } from '../../src/domain/organizations.ts';
 import { prepareDatabase } from '../../src/domain/prepare-database.ts';
@@ -38,6 +38,9 @@ export interface TestEngineOptions {
 
 export interface TestServerOptions {
   rateLimits?: RateLimits;
+  subscriptionLimits?: SubscriptionLimits;
+  /** Unrevoked API keys an organization may hold (API_KEYS_PER_ORGANIZATION's default unless given). */
+  apiKeysPerOrganization?: number;
   graphqlLimits?: GraphQLLimits;
   corsOrigins?: string[];
   /** Log at this level into `logStream`. */
@@ -87,7 +90,7 @@ export interface TestServer {
 }
 
 // Generous: tests that exercise the limits start a server with their own.
-const testRateLimits = { perKey: 100_000, agentUpdate: 100_000, windowMs: 60_000 };
+const testRateLimits = { perOrganization: 100_000, agentUpdate: 100_000, windowMs: 60_000 };
 
 /** The engine the real server builds (src/server.ts createEngine), with the tests' options. */
 function testEngine(services: Services, options: TestEngineOptions): RunEngine {
@@ -121,10 +124,19 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   // Tests send webhooks to receivers on the loopback interface, over http.
   const { deliver, clock: webhookClock, ...webhookSettings } = options.webhooks ?? {};
   const webhookConfig = { ...defaultWebhookSettings, allowHttp: true, allowPrivate: true, ...webhookSettings };
-  const services = createServices(db, secrets, redis, options.livekit ?? null, webhookConfig);
+  const services = createServices(
+    db,
+    secrets,
+    redis,
+    options.livekit ?? null,
+    webhookConfig,
+    API_KEY_CACHE_TTL_MS,
+    options.apiKeysPerOrganization,
+  );
   const app = await buildApp({
     services,
     rateLimits: options.rateLimits ?? testRateLimits,
+    subscriptionLimits: options.subscriptionLimits,
     graphqlLimits: options.graphqlLimits,
     corsOrigins: options.corsOrigins,
     logLevel: options.log?.level,

@@ -1,0 +1,16 @@
+// A subscription over HTTP (SSE) takes a slot of its organization's
+// (src/graphql/subscription-slots.ts) for as long as its response lasts, given
+// by the host with the request (`ServerContext.holdSubscription`); refused, it
+// runs nothing and its answer is the refusal. graphql-ws connections take
+// theirs in src/graphql/websocket.ts, where a refusal is the protocol's error message.
+import type { Plugin } from 'graphql-yoga';
+import type { GraphQLContext } from '../schema/context.ts';
+import type { ServerContext } from './yoga.ts';
+
+export const useSubscriptionSlots = (): Plugin<ServerContext & GraphQLContext> => ({
+  onSubscribe({ args, setResultAndStopExecution }) {
+    const { holdSubscription, viewer } = args.contextValue;
+    const refusal = holdSubscription?.(viewer.organizationId);
+    if (refusal) setResultAndStopExecution({ errors: [refusal] });
+  },
+});

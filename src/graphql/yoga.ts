@@ -99,7 +99,7 @@ export function createGraphQLServer(services: Services, { limits, operations }: 
       ...protectionPlugins(limits, operations),
       useCompiledQueries(),
       useBadInputCode(),
-      useOperationMetrics(services.metrics),
+      useOperationMetrics(services.metrics, operations),
       useSharedSubscriptionEvents(),
       // Last, so the operation's span is active in the executor the plugins above chose (graphql-jit's or graphql-js's).
       ...[tracing().graphqlPlugin].filter((plugin) => plugin !== null),

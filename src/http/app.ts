@@ -20,6 +20,7 @@ import type { Services } from '../services.ts';
 import { errorBody, sendError } from '../web/error-body.ts';
 import { registerRateLimits, unlimited } from '../web/rate-limits.ts';
 import { registerLiveKitWebhook } from './livekit-webhook.ts';
+import { registerMetricsRoute } from './metrics-route.ts';
 import { registerPages } from './pages.ts';
 import { registerSecurityHeaders } from './security-headers.ts';
 
@@ -34,6 +35,8 @@ export interface AppOptions {
   graphqlLimits?: GraphQLLimits;
   /** Origins browsers may call the API from (`*` for any); none by default. */
   corsOrigins?: string[];
+  /** The bearer token /metrics requires (METRICS_TOKEN); none: /metrics is off. */
+  metricsToken?: string;
   logLevel?: string;
   /** Where logs go (stdout unless given; tests read them). */
   logStream?: NodeJS.WritableStream;
@@ -52,6 +55,7 @@ export async function buildApp({
   rateLimits,
   graphqlLimits = defaultGraphQLLimits,
   corsOrigins = [],
+  metricsToken,
   logLevel = 'silent',
   logStream,
 }: AppOptions): Promise<FastifyInstance> {
@@ -173,9 +177,7 @@ export async function buildApp({
   if (services.livekit) await registerLiveKitWebhook(app, services.livekit);
   await registerPages(app);
 
-  app.get('/metrics', { config: unlimited }, async (_request, reply) =>
-    reply.type(services.metrics.registry.contentType).send(await services.metrics.registry.metrics()),
-  );
+  registerMetricsRoute(app, services.metrics, metricsToken);
 
   app.get('/health', { config: unlimited }, async () => ({ status: 'ok' }));
 

@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from './support/flows.ts';
 import { consoleOperations } from '../src/operations/console.ts';
+import { eventually } from './support/flows.ts';
 import { acmeAndGlobex, expectErrorBody, restClient } from './support/rest.ts';
 import { startTestServer, TEST_METRICS_TOKEN, type TestServer } from './support/server.ts';
 
@@ -64,7 +64,9 @@ describe('observability', () => {
     });
     const status = async () => (await rest('GET', `/org/{org}/batches/${batch.body.id}`)).body.status;
     await eventually(async () => ((await status()) === 'FINISHED' ? true : undefined));
-    const response = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TEST_METRICS_TOKEN}` } });
+    const response = await fetch(`${server.url}/metrics`, {
+      headers: { authorization: `Bearer ${TEST_METRICS_TOKEN}` },
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain('text/plain');
     const text = await response.text();
@@ -94,17 +96,23 @@ describe('/metrics between tenants', () => {
   const scrape = async (headers: Record<string, string>) => {
     const response = await fetch(`${server.url}/metrics`, { headers });
     const text = await response.text();
-    return { status: response.status, headers: response.headers, text, body: text.startsWith('{') ? JSON.parse(text) : text };
+    return {
+      status: response.status,
+      headers: response.headers,
+      text,
+      body: text.startsWith('{') ? JSON.parse(text) : text,
+    };
   };
 
   it('answers the metrics token only: not nobody, not a tenant key (in either header), not another token', async () => {
-    for (const headers of [
+    const attempts: Record<string, string>[] = [
       {},
       { 'x-api-key': tenants.apiKey },
       { authorization: `Bearer ${tenants.otherKey}` },
       { authorization: `Bearer ${TEST_METRICS_TOKEN}x` },
       { authorization: TEST_METRICS_TOKEN },
-    ]) {
+    ];
+    for (const headers of attempts) {
       const refused = await scrape(headers);
       expectErrorBody(refused, 401);
       expect(refused.body.message).toContain('METRICS_TOKEN');
@@ -119,9 +127,13 @@ describe('/metrics between tenants', () => {
   it('is off, to everyone, without METRICS_TOKEN', async () => {
     const off = await startTestServer({ metricsToken: null, sharing: server });
     try {
-      for (const headers of [{}, { authorization: `Bearer ${TEST_METRICS_TOKEN}` }]) {
+      const attempts: Record<string, string>[] = [{}, { authorization: `Bearer ${TEST_METRICS_TOKEN}` }];
+      for (const headers of attempts) {
         const response = await fetch(`${off.url}/metrics`, { headers });
-        const refused = expectErrorBody({ status: response.status, headers: response.headers, body: await response.json() }, 404);
+        const refused = expectErrorBody(
+          { status: response.status, headers: response.headers, body: await response.json() },
+          404,
+        );
         expect(refused.message).toContain('METRICS_TOKEN');
       }
     } finally {
@@ -143,7 +155,7 @@ describe('/metrics between tenants', () => {
     await server.graphql(tenants.otherKey, 'query GlobexSecretPlan { organization { id } }');
     const after = await server.metrics();
 
-    expect(after).not.toContain('x'.repeat(100));
+    expect(after).not.toMatch(/Q\d+_x/);
     expect(after).not.toContain('GlobexSecretPlan');
     expect(after).toContain(`operation="${persisted.name}"`);
     const otherCount = /gateway_graphql_operation_duration_seconds_count\{operation="other",type="query"\} (\d+)/;

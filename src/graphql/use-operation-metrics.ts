@@ -45,7 +45,10 @@ export const useOperationMetrics = (metrics: Metrics, operations: PersistedOpera
       const started = performance.now();
       return {
         onExecuteDone: () =>
-          metrics.operationDuration.observe({ operation: label, type: operation.type }, (performance.now() - started) / 1000),
+          metrics.operationDuration.observe(
+            { operation: label, type: operation.type },
+            (performance.now() - started) / 1000,
+          ),
       };
     },
   };

@@ -16,7 +16,11 @@ export function registerMetricsRoute(app: FastifyInstance, metrics: Metrics, tok
   const expected = token === undefined ? null : digest(token);
   app.get('/metrics', { config: unlimited }, async (request, reply) => {
     if (!expected) {
-      return sendError(reply, 404, 'metrics are off: set METRICS_TOKEN, then scrape with Authorization: Bearer <token>');
+      return sendError(
+        reply,
+        404,
+        'metrics are off: set METRICS_TOKEN, then scrape with Authorization: Bearer <token>',
+      );
     }
     const given = /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? '')?.[1];
     if (given === undefined || !timingSafeEqual(digest(given), expected)) {

@@ -22,7 +22,9 @@ import { registerRateLimits, unlimited } from '../web/rate-limits.ts';
 import { registerLiveKitWebhook } from './livekit-webhook.ts';
 import { registerMetricsRoute } from './metrics-route.ts';
 import { registerPages } from './pages.ts';
-import { registerSecurityHeaders } from './security-headers.ts';
+import { graphiqlPolicy, registerSecurityHeaders } from './security-headers.ts';
+
+const isHtml = (response: Response) => /^text\/html\b/.test(response.headers.get('content-type') ?? '');
 
 /** An answer yoga made whole (not an event stream or a multipart one): its body is one JSON text. */
 const isWholeJson = (response: Response) =>
@@ -115,17 +117,7 @@ export async function buildApp({
 
   await registerRateLimits(app, rateLimits, redis && redisHealth ? { redis, health: redisHealth } : undefined);
 
-  registerSecurityHeaders(app, {
-    contentSecurityPolicy: {
-      directives: {
-        // GraphiQL is one self-contained page (no CDN): its inline script and style are its own.
-        'script-src': ["'self'", "'unsafe-inline'"],
-        'style-src': ["'self'", "'unsafe-inline'"],
-        'img-src': ["'self'", 'data:'],
-        'connect-src': ["'self'"],
-      },
-    },
-  });
+  registerSecurityHeaders(app);
   await app.register(cors, {
     origin: corsOrigins.includes('*') ? true : corsOrigins,
     allowedHeaders: ['content-type', 'x-api-key', 'idempotency-key', 'accept'],
@@ -151,6 +143,13 @@ export async function buildApp({
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
     const handler = async (request: FastifyRequest, reply: FastifyReply) => {
       const response = await graphql.handleNodeRequestAndResponse(request, reply, { audit: request.audit });
+      if (request.method !== 'HEAD' && isHtml(response)) {
+        // GraphiQL: a page whose inline script the general policy would refuse.
+        const page = await response.text();
+        reply.code(response.status);
+        for (const [name, value] of response.headers) reply.header(name, value);
+        return reply.header('content-security-policy', graphiqlPolicy(page)).send(page);
+      }
       if (request.method === 'HEAD' || !isWholeJson(response)) return response;
       // A JSON answer is already whole: sent as a string, it skips the stream (and its pipeline)
       // Fastify would send a Response's body through, which costs a trivial query more than its execution.

@@ -119,8 +119,12 @@ const PARSE_PIECE_BYTES = 64 * 1024;
 const READ_SLICE_MS = 5;
 /** Problems listed in a refusal; the message counts them all. */
 const MAX_LISTED = 100;
-/** Rows per INSERT or UPDATE statement. */
-const WRITE_CHUNK = 10_000;
+/**
+ * Rows per INSERT or UPDATE statement. Each statement's parameters are made
+ * while nothing else runs (~7 µs a row): 2,000 rows hold other requests
+ * ~15 ms, where 10,000 held them ~70 ms, and the import takes no longer.
+ */
+const WRITE_CHUNK = 2_000;
 
 /** A file's bytes as they arrive (a request, a file stream), or at once (a list of one buffer). */
 export type FileBytes = AsyncIterable<Uint8Array> | Iterable<Uint8Array>;

@@ -401,7 +401,7 @@ class RowReader {
 
 const lineBreaks = (text: string) => text.match(/\r\n|\r|\n/g)?.length ?? 0;
 
-/** A function that waits for the event loop's next turn once `sliceMs` have passed since the last: other requests are served between. */
+/** Waits for the event loop's next turn once `sliceMs` have passed since the last one: other requests run then. */
 function turnGiver(sliceMs: number) {
   let sliceStart = performance.now();
   return async () => {
@@ -441,7 +441,7 @@ export async function readProspectCsv(
     for await (const { record, raw } of parser as AsyncIterable<{ record: string[]; raw: string }>) {
       const start = line;
       line += lineBreaks(raw);
-      // A blank row counts as much as a full one: reading it costs as much, and it holds the limit's worth of bytes.
+      // A blank row counts too: reading one costs as much, and uncounted, a body of blank lines was read to its end.
       if (++rowsRead > maxRows + 1) {
         problems.add({
           line: start,

@@ -1,5 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.ts';
 import { consoleOperations } from '../src/operations/console.ts';
 import { eventually } from './support/flows.ts';
 import { acmeAndGlobex, expectErrorBody, restClient } from './support/rest.ts';
@@ -138,6 +139,16 @@ describe('/metrics between tenants', () => {
       }
     } finally {
       await off.close();
+    }
+  });
+
+  it('takes METRICS_TOKEN of 16 characters or more, without spaces; a refusal never shows the value', () => {
+    expect(loadConfig({}).metricsToken).toBeUndefined();
+    expect(loadConfig({ METRICS_TOKEN: TEST_METRICS_TOKEN }).metricsToken).toBe(TEST_METRICS_TOKEN);
+    for (const bad of ['short-secret', 'sixteen chars or more']) {
+      expect(() => loadConfig({ METRICS_TOKEN: bad })).toThrow(ConfigError);
+      expect(() => loadConfig({ METRICS_TOKEN: bad })).toThrow(/METRICS_TOKEN: .*\(its value not shown\)/);
+      expect(() => loadConfig({ METRICS_TOKEN: bad })).not.toThrow(bad);
     }
   });
 

@@ -4,6 +4,9 @@
 // rounds of the import alone (the target), then one that also makes a list
 // of the rows and tags them. Each round imports into an organization of its
 // own, so every row is new. Timed at the client: first byte sent to 201 read.
+// Then a quiet tenant sends a trivial query, one at a time, alone and while a
+// noisy one imports 100,000 rows, then while it sends 3 MB of blank lines:
+// the quiet tenant's latencies are what one tenant's import costs another.
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
@@ -14,17 +17,31 @@ import { finished } from 'node:stream/promises';
 import { createOrganization } from '../src/domain/organizations.ts';
 import { prepareDatabase } from '../src/domain/prepare-database.ts';
 import type { BenchDatabase } from './engine.ts';
+import { TRIVIAL } from './queries.ts';
 import { mib, ms, type Report, verdict } from './report.ts';
-import { cpuMs, freePort, median, npmStart, startServer } from './support.ts';
+import { cpuMs, freePort, median, npmStart, percentile, sleep, startServer } from './support.ts';
 
 const CSV_BENCH = { rows: Number(process.env.BENCH_CSV_ROWS ?? 100_000), targetMs: 5000 };
 
 /** The query of each round: the import alone, three times, then with a list and a tag. */
 const ROUNDS = ['', '', '', 'list_name=Bench&tag_ids={tag}'];
 
+/** How long the quiet tenant is measured alone. */
+const QUIET_ALONE_MS = 3000;
+/** The noisy tenant's other file: only line breaks, as many bytes as the issue's. */
+const BLANK_LINES_BYTES = 3 * 1024 * 1024;
+
+/** The quiet tenant's trivial queries during one scenario, and the noisy tenant's request (none: alone). */
+interface QuietRound {
+  scenario: string;
+  noisy: { status: number; ms: number } | null;
+  latencies: number[];
+}
+
 export interface CsvMeasured {
   bytes: number;
   rounds: { query: string; ms: number; processCpuMs: number; loadAtStart: number }[];
+  quiet: QuietRound[];
 }
 
 /** The file, written a thousand rows at a time: names, an e-mail, a phone, a time zone, two attributes. */
@@ -48,7 +65,15 @@ export async function measureCsvImport(database: BenchDatabase, log: (line: stri
   await writeFile(file);
   const db = await prepareDatabase({ kind: 'postgres', url: database.url, poolSize: 2 });
   const organizations: { id: string; apiKey: string; tagId: string }[] = [];
+  let quietTenant: { id: string; apiKey: string };
+  const noisyTenants: { id: string; apiKey: string }[] = [];
   try {
+    const quiet = await createOrganization(db.prisma, 'CSV bench quiet');
+    quietTenant = { id: quiet.organization.id, apiKey: quiet.apiKey };
+    for (const name of ['CSV bench noisy import', 'CSV bench noisy blank lines']) {
+      const noisy = await createOrganization(db.prisma, name);
+      noisyTenants.push({ id: noisy.organization.id, apiKey: noisy.apiKey });
+    }
     for (let round = 0; round < ROUNDS.length; round++) {
       const { organization, apiKey } = await createOrganization(db.prisma, `CSV bench ${round}`);
       const tag = await db.prisma.tag.create({ data: { organizationId: organization.id, name: 'Imported' } });
@@ -71,6 +96,8 @@ export async function measureCsvImport(database: BenchDatabase, log: (line: stri
       ENGINE: 'off',
       LOG_LEVEL: 'warn',
       REDIS_URL: '',
+      // The quiet tenant queries as fast as it is answered: the rate limit would measure itself.
+      RATE_LIMIT_PER_MINUTE: '1000000',
     },
     port,
     readyPath: '/ready',
@@ -95,14 +122,75 @@ export async function measureCsvImport(database: BenchDatabase, log: (line: stri
       rounds.push({ query, ms: elapsed, processCpuMs: cpuMs(gateway.pid) - cpuAtStart, loadAtStart });
       log(`  ${CSV_BENCH.rows} rows${query ? ' with a list and a tag' : ''} in ${(elapsed / 1000).toFixed(2)} s`);
     }
-    return { bytes: (await stat(file)).size, rounds };
+    const post = async (tenant: { id: string; apiKey: string }, body: ReadableStream | string) => {
+      const started = performance.now();
+      const response = await fetch(`${gateway.url}/org/${tenant.id}/prospects/import`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/csv', 'x-api-key': tenant.apiKey },
+        body,
+        duplex: 'half',
+      } as RequestInit);
+      await response.arrayBuffer();
+      return { status: response.status, ms: performance.now() - started };
+    };
+    const quiet: QuietRound[] = [
+      {
+        scenario: 'alone',
+        noisy: null,
+        latencies: await trivialQueries(gateway.url, quietTenant!.apiKey, sleep(QUIET_ALONE_MS)),
+      },
+    ];
+    for (const [scenario, body] of [
+      [
+        `during another tenant's ${CSV_BENCH.rows.toLocaleString('en')}-row import`,
+        () => Readable.toWeb(createReadStream(file)) as ReadableStream,
+      ],
+      [
+        `during another tenant's ${mib(BLANK_LINES_BYTES / 2 ** 20)} of blank lines`,
+        () => '\n'.repeat(BLANK_LINES_BYTES),
+      ],
+    ] as const) {
+      const tenant = noisyTenants[quiet.length - 1]!;
+      const noisy = post(tenant, body());
+      quiet.push({
+        scenario,
+        latencies: await trivialQueries(gateway.url, quietTenant!.apiKey, noisy),
+        noisy: await noisy,
+      });
+      const last = quiet.at(-1)!;
+      log(
+        `  quiet tenant ${scenario}: p99 ${ms(percentile(last.latencies, 99))} (the noisy request: ${last.noisy!.status} in ${ms(last.noisy!.ms)})`,
+      );
+    }
+    return { bytes: (await stat(file)).size, rounds, quiet };
   } finally {
     await gateway.stop();
     await rm(directory, { recursive: true, force: true });
   }
 }
 
-export function reportCsvImport(report: Report, { bytes, rounds }: CsvMeasured) {
+/** The quiet tenant's trivial query, one at a time, until `until` settles: each one's latency. */
+async function trivialQueries(url: string, apiKey: string, until: Promise<unknown>) {
+  let done = false;
+  void until.finally(() => {
+    done = true;
+  });
+  const latencies: number[] = [];
+  while (!done) {
+    const started = performance.now();
+    const response = await fetch(`${url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+      body: JSON.stringify({ query: TRIVIAL }),
+    });
+    await response.arrayBuffer();
+    if (response.status !== 200) throw new Error(`the quiet tenant's query answered ${response.status}`);
+    latencies.push(performance.now() - started);
+  }
+  return latencies;
+}
+
+export function reportCsvImport(report: Report, { bytes, rounds, quiet }: CsvMeasured) {
   report.line('');
   report.line(`## (h) CSV import: ${CSV_BENCH.rows.toLocaleString('en')} prospects in one request`);
   report.line(
@@ -121,6 +209,23 @@ export function reportCsvImport(report: Report, { bytes, rounds }: CsvMeasured) 
       String(Math.round(CSV_BENCH.rows / (round.ms / 1000))),
       ms(round.processCpuMs),
       round.loadAtStart.toFixed(2),
+    ]),
+  );
+  report.line('');
+  report.line(
+    `Another tenant's trivial query (\`${TRIVIAL}\`, one at a time, keep-alive), alone for ${QUIET_ALONE_MS / 1000} s, ` +
+      `then while a noisy tenant imports the same ${CSV_BENCH.rows.toLocaleString('en')}-row file into an organization of its own, ` +
+      `then while it posts ${mib(BLANK_LINES_BYTES / 2 ** 20)} of blank lines:`,
+  );
+  report.table(
+    ['the quiet tenant', 'queries', 'p50', 'p99', 'max', "the noisy tenant's request"],
+    quiet.map(({ scenario, noisy, latencies }) => [
+      scenario,
+      latencies.length,
+      ms(percentile(latencies, 50)),
+      ms(percentile(latencies, 99)),
+      ms(Math.max(...latencies)),
+      noisy ? `${noisy.status} in ${ms(noisy.ms)}` : '–',
     ]),
   );
 }

@@ -17,12 +17,14 @@ import { ms, type Report, ratio, rps, verdict } from './report.ts';
 import { insertProspects, insertWorkflow, seedInTransaction, seedOrganization } from './seed-organization.ts';
 import {
   BENCH_DIR,
+  BENCH_METRICS_TOKEN,
   cpuMs,
   type createBenchDatabase,
   freePort,
   npmStart,
   percentile,
   ROOT,
+  scrapeMetrics,
   sleep,
   startServer,
 } from './support.ts';
@@ -377,6 +379,7 @@ async function runGateway(
       INSIGHTS_INTERVAL_MS: '0',
       LOG_LEVEL: 'warn',
       REDIS_URL: '',
+      METRICS_TOKEN: BENCH_METRICS_TOKEN,
     },
     port,
     readyPath: '/ready',
@@ -396,7 +399,7 @@ async function runGateway(
     const processCpu = cpuMs(gateway.pid) - cpuAtStart;
     if (!quietBatch) throw new Error('(g) the campaign ended before the quiet batch was created');
     const { id: quietId, endedBefore } = await quietBatch;
-    const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
+    const metrics = await scrapeMetrics(gateway.url);
     return {
       claims: parseHistogram(metrics, CLAIM_METRIC),
       processCpuMs: processCpu,

@@ -23,6 +23,7 @@ import { mib, ms, type Report, verdict } from './report.ts';
 import { insertProspects, insertWorkflow, seedInTransaction, seedOrganization } from './seed-organization.ts';
 import {
   BENCH_DIR,
+  BENCH_METRICS_TOKEN,
   cpuMs,
   freePort,
   npmStart,
@@ -30,6 +31,7 @@ import {
   ROOT,
   rssMiB,
   type ServerProcess,
+  scrapeMetrics,
   sleep,
   startServer,
 } from './support.ts';
@@ -170,7 +172,7 @@ function startSubscribers(url: string, apiKey: string, batchId: string, count: n
 }
 
 async function metric(url: string, name: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
+  const text = await scrapeMetrics(url);
   const match = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
   return match ? Number(match[1]) : NaN;
 }
@@ -213,6 +215,7 @@ export async function measureFanout(database: BenchDatabase, log: (line: string)
           AGENT_UPDATE_RATE_LIMIT_PER_MINUTE: '1000000000',
           LOG_LEVEL: 'warn',
           REDIS_URL: FANOUT.redisUrl,
+          METRICS_TOKEN: BENCH_METRICS_TOKEN,
         },
         port,
         readyPath: '/ready',

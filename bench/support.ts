@@ -18,6 +18,17 @@ export const percentile = (values: number[], p: number) => {
 };
 export const median = (values: number[]) => percentile(values, 50);
 
+/** The METRICS_TOKEN of the gateways the benchmarks start: /metrics answers only with it. */
+export const BENCH_METRICS_TOKEN = randomBytes(16).toString('hex');
+
+/** GET /metrics of a gateway started with BENCH_METRICS_TOKEN: the exposition text. */
+export async function scrapeMetrics(url: string): Promise<string> {
+  const response = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${BENCH_METRICS_TOKEN}` } });
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`GET /metrics answered ${response.status}: ${text.slice(0, 200)}`);
+  return text;
+}
+
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A database of the benchmark's own on BENCH_DATABASE_URL's server, dropped by `drop`. */

@@ -76,6 +76,11 @@ const environment = bulkLimitVariables.extend({
   GRAPHQL_PERSISTED_ONLY: z.enum(['on', 'off']).default('off'),
   PERSISTED_OPERATIONS_FILE: z.string().optional(),
   CORS_ORIGINS: z.string().default(''),
+  // Shared with the scraper only: long enough that it cannot be guessed (`openssl rand -hex 32`).
+  METRICS_TOKEN: z
+    .string()
+    .regex(/^\S{16,}$/, { message: 'must be at least 16 characters, none of them a space' })
+    .optional(),
   ENGINE: z.enum(['on', 'off']).default('on'),
   ENGINE_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(10),
   SIMULATED_CALL_MS: z.coerce.number().int().min(0).max(3_600_000).default(2000),
@@ -108,6 +113,7 @@ const SECRET_VARIABLES = new Set([
   'DATABASE_URL',
   'REDIS_URL',
   'ENCRYPTION_KEY',
+  'METRICS_TOKEN',
   'LIVEKIT_API_KEY',
   'LIVEKIT_API_SECRET',
 ]);
@@ -168,6 +174,8 @@ export interface Config {
   graphqlLimits: GraphQLLimits;
   /** Origins browsers may call the API from; `*` for any. */
   corsOrigins: string[];
+  /** What a scraper of /metrics sends as its bearer token; unset: /metrics is off. */
+  metricsToken: string | undefined;
   engine: EngineConfig;
   /** Webhook endpoints' URLs, and their deliveries (made by instances that run the engine). */
   webhooks: WebhookSettings;
@@ -233,6 +241,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: values.CORS_ORIGINS.split(',')
       .map((origin) => origin.trim())
       .filter(Boolean),
+    metricsToken: values.METRICS_TOKEN,
     graphqlLimits: {
       maxDepth: values.GRAPHQL_MAX_DEPTH,
       maxAliases: values.GRAPHQL_MAX_ALIASES,

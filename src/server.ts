@@ -112,6 +112,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       subscriptionLimits: config.subscriptionLimits,
       graphqlLimits: config.graphqlLimits,
       corsOrigins: config.corsOrigins,
+      metricsToken: config.metricsToken,
       logLevel: config.logLevel,
     });
     const url = await app.listen({ port: config.port, host: config.host });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import { createClient } from 'graphql-ws';
 import { describe, expect, it } from 'vitest';
@@ -23,6 +24,44 @@ describe('HTTP hardening', () => {
       expect(graphiql).toContain('Agent gateway');
       expect(graphiql).not.toMatch(/<script[^>]+src="https?:/);
       expect(graphiql).not.toMatch(/<link[^>]+href="https?:/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('allows no inline script: every page loads its scripts from files, GraphiQL its inline one by its hash', async () => {
+    const server = await startTestServer();
+    try {
+      const directives = (response: Response) =>
+        Object.fromEntries(
+          (response.headers.get('content-security-policy') ?? '').split(';').map((directive) => {
+            const [name, ...sources] = directive.trim().split(/\s+/);
+            return [name, sources];
+          }),
+        ) as Record<string, string[]>;
+      for (const path of ['/health', '/docs', '/dashboard', '/graphql', '/org/x/workflows']) {
+        const policy = directives(await fetch(`${server.url}${path}`));
+        expect(policy['script-src'], path).toEqual(["'self'"]);
+        expect(policy['script-src-attr'], path).toEqual(["'none'"]);
+        expect(policy['style-src'], path).toEqual(["'self'"]);
+      }
+      const docs = await (await fetch(`${server.url}/docs`)).text();
+      expect(docs).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+      const start = await fetch(`${server.url}/docs/start.js`);
+      expect(start.headers.get('content-type')).toContain('javascript');
+      expect(await start.text()).toContain("SwaggerUIBundle({ url: '/openapi.json'");
+
+      const graphiql = await fetch(`${server.url}/graphql`, { headers: { accept: 'text/html' } });
+      const page = await graphiql.text();
+      const inline = [...page.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((match) => match[1]!);
+      expect(inline).toHaveLength(1);
+      const hash = `'sha256-${createHash('sha256').update(inline[0]!).digest('base64')}'`;
+      const policy = directives(graphiql);
+      expect(policy['script-src']).toEqual(["'self'", hash]);
+      expect(policy['worker-src']).toEqual(["'self'", 'blob:']);
+      expect(policy['connect-src']).toEqual(["'self'"]);
+      // The same page, the same policy: made once.
+      expect(directives(await fetch(`${server.url}/graphql`, { headers: { accept: 'text/html' } }))).toEqual(policy);
     } finally {
       await server.close();
     }

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { parse, validate } from 'graphql';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { defaultGraphQLLimits } from '../src/config/request-limits.ts';
 import { operationHash } from '../src/graphql/protections.ts';
 import { consoleOperations } from '../src/operations/console.ts';
@@ -48,6 +48,27 @@ const buildConsole = () => promisify(execFile)(process.execPath, ['scripts/build
 /** Every body a console tab POSTed to /graphql. */
 const sentBodies: Record<string, unknown>[] = [];
 
+/** The CSP violations tabs reported (their securitypolicyviolation events): none may happen in any test. */
+const cspViolations: string[] = [];
+const CSP_VIOLATION = 'CSP violation:';
+afterEach(() => {
+  expect(cspViolations.splice(0)).toEqual([]);
+});
+
+/** A new tab whose CSP violations are collected in cspViolations. */
+async function newTab(browser: Browser, width: Width = 'desktop') {
+  const page = await browser.newPage({ viewport: WIDTHS[width] });
+  await page.addInitScript((mark) => {
+    document.addEventListener('securitypolicyviolation', (event) =>
+      console.error(`${mark} ${event.violatedDirective} refused ${event.blockedURI || 'inline'} (${event.sourceFile})`),
+    );
+  }, CSP_VIOLATION);
+  page.on('console', (message) => {
+    if (message.text().startsWith(CSP_VIOLATION)) cspViolations.push(message.text());
+  });
+  return page;
+}
+
 /** A tab at `width` with the key entered, on the page of `hash`. */
 async function openConsole(
   browser: Browser,
@@ -57,7 +78,7 @@ async function openConsole(
   width: Width = 'desktop',
   hash = '',
 ) {
-  const page = await browser.newPage({ viewport: WIDTHS[width] });
+  const page = await newTab(browser, width);
   page.on('request', (request) => {
     if (request.url().endsWith('/graphql') && request.method() === 'POST') sentBodies.push(request.postDataJSON());
   });
@@ -93,7 +114,8 @@ describe('/docs', () => {
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toContain('text/html');
     const html = await page.text();
-    expect(html).toContain("url: '/openapi.json'");
+    expect(html).toContain('<script src="/docs/start.js"></script>');
+    expect(await (await fetch(`${server.url}/docs/start.js`)).text()).toContain("url: '/openapi.json'");
     expect(html).not.toMatch(/(src|href)="https?:/);
     for (const asset of ['/docs/assets/swagger-ui-bundle.js', '/docs/assets/swagger-ui.css']) {
       const response = await fetch(`${server.url}${asset}`);
@@ -101,6 +123,35 @@ describe('/docs', () => {
       expect((await response.text()).length).toBeGreaterThan(1000);
     }
     expect((await fetch(`${server.url}/docs/assets/../../package.json`)).status).toBe(404);
+  });
+});
+
+describe.skipIf(!hasChromium)('/docs and GraphiQL in Chromium, under the CSP', () => {
+  let server: TestServer;
+  let browser: Browser;
+  beforeAll(async () => {
+    server = await startTestServer();
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('run with no CSP violation: Swagger UI lists the operations; GraphiQL sends a query and shows the answer', {
+    timeout: 60_000,
+  }, async () => {
+    const docs = await newTab(browser);
+    await docs.goto(`${server.url}/docs`);
+    await docs.locator('.opblock').first().waitFor();
+    expect(await docs.locator('.opblock').count()).toBeGreaterThan(50);
+
+    const graphiql = await newTab(browser);
+    await graphiql.goto(`${server.url}/graphql?query=${encodeURIComponent('{ __typename }')}`);
+    await graphiql.locator('.graphiql-container .monaco-editor').first().waitFor();
+    await graphiql.locator('.graphiql-execute-button').click();
+    // The page's key header is empty: the answer is the refusal, shown in the result editor.
+    await graphiql.locator('.result-window', { hasText: 'UNAUTHENTICATED' }).waitFor();
   });
 });
 

@@ -12,6 +12,7 @@ import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/database.ts';
+import { MAX_ROW_BYTES, prospectImportOptions, readProspectCsv } from '../src/domain/prospect-import.ts';
 import type { Dialer } from '../src/engine/dialer.ts';
 import { batchIn } from './support/batch-checks.ts';
 import { flows } from './support/flows.ts';
@@ -436,6 +437,34 @@ describe('POST /org/{org_id}/prospects/import', () => {
     expect(await org.counts()).toEqual({ prospects: 0, lists: 0 });
   });
 
+  it('counts blank lines toward the row limit, and bounds a row: 3 MiB of blank lines is refused at the limit', async () => {
+    const org = await organization();
+    const blank = await org.upload('\n'.repeat(3 * 1024 * 1024));
+    expectErrorBody(blank, 400);
+    const maxRows = {
+      column: null,
+      rule: 'max rows',
+      message: `the file has more than ${BIG} rows, blank ones included (PROSPECT_IMPORT_MAX_ROWS)`,
+    };
+    // Refused at the limit's line, the rest of the body unread: the connection closes rather than read it.
+    expect(blank.body.error).toEqual([{ line: BIG + 2, ...maxRows }]);
+    expect(blank.headers.get('connection')).toBe('close');
+    const belowHeader = await org.upload(`phone\n+14155550160\n${'\r\n'.repeat(BIG)}`);
+    expect(belowHeader.body.error).toEqual([{ line: BIG + 2, ...maxRows }]);
+
+    const long = await org.upload(`phone,notes\n+14155550161,${'x'.repeat(MAX_ROW_BYTES)}\n+14155550162,y\n`);
+    expectErrorBody(long, 400);
+    expect(long.body.error).toEqual([
+      { line: 2, column: null, rule: 'csv', message: `the row is longer than ${MAX_ROW_BYTES} bytes` },
+    ]);
+    expect(await org.counts()).toEqual({ prospects: 0, lists: 0 });
+
+    // Blank lines within the limit are read past, as before.
+    const spaced = await org.upload('\nphone\n\n+14155550163\n\n\n+14155550164\n');
+    expect(spaced.status, JSON.stringify(spaced.body)).toBe(201);
+    expect(spaced.body).toEqual({ count: 2, duplicates_skipped: 0 });
+  });
+
   it('an Idempotency-Key replays the first answer for the same file and options; another file with it is a 409', async () => {
     const org = await organization();
     const csv = 'phone\n+14155550141\n+14155550142\n';
@@ -485,6 +514,26 @@ describe('POST /org/{org_id}/prospects/import', () => {
       detail: [{ line: 2, column: 'email', rule: 'email', message: '"nope" is not an e-mail address' }],
     });
     expect((await org.counts()).prospects).toBe(1);
+  });
+});
+
+describe('reading a CSV file', () => {
+  it("gives other work turns while it reads: a file handed over whole (GraphQL's text) is not read in one go", async () => {
+    const rows = 20_000;
+    const file = Buffer.from(bigHeader + Array.from({ length: rows }, (_, index) => bigRow(index)).join(''));
+    let reading = true;
+    let turns = 0;
+    const turn = () => {
+      if (!reading) return;
+      turns++;
+      setImmediate(turn);
+    };
+    setImmediate(turn);
+    const parsed = await readProspectCsv([file], prospectImportOptions.parse({}));
+    reading = false;
+    expect(parsed.rows.lines).toHaveLength(rows);
+    // Each turn is one the event loop gave other requests while the file was read.
+    expect(turns).toBeGreaterThan(1);
   });
 });
 

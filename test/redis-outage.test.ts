@@ -141,7 +141,7 @@ describe.runIf(process.env.TEST_REDIS_URL)('Redis stopped while requests run', (
     return ((await response.json()) as { redis: string }).redis;
   };
   const degradedGauge = async (server: TestServer) =>
-    Number((await (await fetch(`${server.url}/metrics`)).text()).match(/^gateway_redis_degraded (\d)$/m)?.[1]);
+    Number((await server.metrics()).match(/^gateway_redis_degraded (\d)$/m)?.[1]);
   /** E1 with a key nobody has: counted by the E1 limiter (3 a minute), then refused as unauthenticated. */
   const agentUpdate = async (server: TestServer, key: string) =>
     (

@@ -471,7 +471,7 @@ describe('deliveries', () => {
     await api.setStatus(await waitingBatch(api), 'PAUSED');
     await eventually(async () => (receiver.received.length === 1 ? true : undefined));
     const metrics = await eventually(async () => {
-      const text = await (await fetch(`${server.url}/metrics`)).text();
+      const text = await server.metrics();
       return text.includes('gateway_webhook_deliveries_total{outcome="retrying"} 1') ? text : undefined;
     });
     expect(metrics).toMatch(/gateway_webhook_delivery_duration_seconds_count 1\b/);

@@ -49,6 +49,8 @@ const refusedAsInvalid = {
 /** The operations that may run by their hash: the gateway's own and the allow-list file's. */
 export interface PersistedOperations {
   textOf(hash: string): string | undefined;
+  /** Every persisted operation's text. */
+  texts(): Iterable<string>;
   /** Only these run (GRAPHQL_PERSISTED_ONLY=on). */
   only: boolean;
 }
@@ -59,7 +61,7 @@ export function persistedOperations(limits: GraphQLLimits, internalOperations: s
     for (const [hash, text] of Object.entries(loadPersistedFile(limits.persistedOperationsFile)))
       persisted.set(hash, text);
   }
-  return { textOf: (hash) => persisted.get(hash), only: limits.persistedOnly };
+  return { textOf: (hash) => persisted.get(hash), texts: () => persisted.values(), only: limits.persistedOnly };
 }
 
 const refusal = (message: string) => ({ message, extensions: { code: BAD_INPUT, status: 400, http: { status: 400 } } });

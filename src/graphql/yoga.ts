@@ -110,7 +110,7 @@ export function createGraphQLServer(services: Services, { limits, operations }: 
       useOperationBounds(limits),
       useCompiledQueries(),
       useBadInputCode(),
-      useOperationMetrics(services.metrics),
+      useOperationMetrics(services.metrics, operations),
       useSubscriptionSlots(),
       useSharedSubscriptionEvents(),
       // Last, so the operation's span is active in the executor the plugins above chose (graphql-jit's or graphql-js's).

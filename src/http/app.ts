@@ -30,8 +30,11 @@ import { errorBody, sendError } from '../web/error-body.ts';
 import { registerRateLimits, unlimited } from '../web/rate-limits.ts';
 import { requestViewers } from '../web/request-viewer.ts';
 import { registerLiveKitWebhook } from './livekit-webhook.ts';
+import { registerMetricsRoute } from './metrics-route.ts';
 import { registerPages } from './pages.ts';
-import { registerSecurityHeaders } from './security-headers.ts';
+import { graphiqlPolicy, registerSecurityHeaders } from './security-headers.ts';
+
+const isHtml = (response: Response) => /^text\/html\b/.test(response.headers.get('content-type') ?? '');
 
 /** An answer yoga made whole (not an event stream or a multipart one): its body is one JSON text. */
 const isWholeJson = (response: Response) =>
@@ -45,6 +48,8 @@ export interface AppOptions {
   graphqlLimits?: GraphQLLimits;
   /** Origins browsers may call the API from (`*` for any); none by default. */
   corsOrigins?: string[];
+  /** The bearer token /metrics requires (METRICS_TOKEN); none: /metrics is off. */
+  metricsToken?: string;
   logLevel?: string;
   /** Where logs go (stdout unless given; tests read them). */
   logStream?: NodeJS.WritableStream;
@@ -64,6 +69,7 @@ export async function buildApp({
   subscriptionLimits = defaultSubscriptionLimits,
   graphqlLimits = defaultGraphQLLimits,
   corsOrigins = [],
+  metricsToken,
   logLevel = 'silent',
   logStream,
 }: AppOptions): Promise<FastifyInstance> {
@@ -128,17 +134,7 @@ export async function buildApp({
   });
   const subscriptionSlots = new SubscriptionSlots(subscriptionLimits.perOrganization);
 
-  registerSecurityHeaders(app, {
-    contentSecurityPolicy: {
-      directives: {
-        // GraphiQL is one self-contained page (no CDN): its inline script and style are its own.
-        'script-src': ["'self'", "'unsafe-inline'"],
-        'style-src': ["'self'", "'unsafe-inline'"],
-        'img-src': ["'self'", 'data:'],
-        'connect-src': ["'self'"],
-      },
-    },
-  });
+  registerSecurityHeaders(app);
   await app.register(cors, {
     origin: corsOrigins.includes('*') ? true : corsOrigins,
     allowedHeaders: ['content-type', 'x-api-key', 'idempotency-key', 'accept'],
@@ -178,6 +174,13 @@ export async function buildApp({
           return null;
         },
       });
+      if (request.method !== 'HEAD' && isHtml(response)) {
+        // GraphiQL: a page whose inline script the general policy would refuse.
+        const page = await response.text();
+        reply.code(response.status);
+        for (const [name, value] of response.headers) reply.header(name, value);
+        return reply.header('content-security-policy', graphiqlPolicy(page)).send(page);
+      }
       if (request.method === 'HEAD' || !isWholeJson(response)) return response;
       // A JSON answer is already whole: sent as a string, it skips the stream (and its pipeline)
       // Fastify would send a Response's body through, which costs a trivial query more than its execution.
@@ -208,9 +211,7 @@ export async function buildApp({
   if (services.livekit) await registerLiveKitWebhook(app, services.livekit);
   await registerPages(app);
 
-  app.get('/metrics', { config: unlimited }, async (_request, reply) =>
-    reply.type(services.metrics.registry.contentType).send(await services.metrics.registry.metrics()),
-  );
+  registerMetricsRoute(app, services.metrics, metricsToken);
 
   app.get('/health', { config: unlimited }, async () => ({ status: 'ok' }));
 

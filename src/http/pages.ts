@@ -1,7 +1,8 @@
 // The pages a person opens: REST docs at /docs (Swagger UI over
 // /openapi.json) and the operator console at /dashboard (src/console/, built
 // into dist/console/ by `npm run build`). Every asset comes from this package
-// or an npm package: no CDN.
+// or an npm package: no CDN, and no inline script (the CSP allows none:
+// src/http/security-headers.ts).
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
@@ -31,8 +32,12 @@ export async function registerPages(app: FastifyInstance) {
   });
   const page = (name: string) => readFileSync(path.join(pagesDir, name), 'utf8');
   const docs = page('docs.html');
+  const docsStart = page('docs.js');
   const dashboard = page('dashboard.html');
   app.get('/docs', { config: unlimited }, (_request, reply) => reply.type('text/html; charset=utf-8').send(docs));
+  app.get('/docs/start.js', { config: unlimited }, (_request, reply) =>
+    reply.type('text/javascript; charset=utf-8').send(docsStart),
+  );
   app.get('/dashboard', { config: unlimited }, (_request, reply) => {
     // Tests and `tsx src/main.ts` run from source: the console exists once built.
     if (!consoleAssets.every((asset) => existsSync(path.join(consoleDir, asset)))) {

@@ -39,7 +39,7 @@ export function createMetrics(db: Database, events: BatchProgressHub, redisHealt
   });
   const operationDuration = new client.Histogram({
     name: 'gateway_graphql_operation_duration_seconds',
-    help: 'GraphQL execution latency, by operation name and type (REST routes run named operations too).',
+    help: 'GraphQL execution latency, by operation name (persisted operations; any other is "other") and type.',
     labelNames: ['operation', 'type'],
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],

@@ -43,6 +43,8 @@ export interface TestServerOptions {
   apiKeysPerOrganization?: number;
   graphqlLimits?: GraphQLLimits;
   corsOrigins?: string[];
+  /** METRICS_TOKEN: TEST_METRICS_TOKEN unless given; null: unset (/metrics off). */
+  metricsToken?: string | null;
   /** Log at this level into `logStream`. */
   log?: { level: string; stream: NodeJS.WritableStream };
   /** Run a run engine in this instance. */
@@ -78,6 +80,8 @@ export interface TestServer {
    * after this call, so a run that was due now has been taken. Waits for the engine, not for a duration.
    */
   engineClaims(count?: number): Promise<void>;
+  /** GET /metrics with the metrics token: the exposition text (throws unless 200). */
+  metrics(): Promise<string>;
   /** A new organization and its API key. */
   createOrganization(name?: string): Promise<{ organizationId: string; apiKey: string }>;
   /** POSTs a GraphQL operation with the given key and returns status and body. */
@@ -88,6 +92,9 @@ export interface TestServer {
   ): Promise<{ status: number; body: { data?: any; errors?: any } }>;
   close(): Promise<void>;
 }
+
+/** The METRICS_TOKEN test servers have unless told otherwise. */
+export const TEST_METRICS_TOKEN = 'test-metrics-token-0123456789';
 
 // Generous: tests that exercise the limits start a server with their own.
 const testRateLimits = { perOrganization: 100_000, agentUpdate: 100_000, windowMs: 60_000 };
@@ -139,6 +146,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     subscriptionLimits: options.subscriptionLimits,
     graphqlLimits: options.graphqlLimits,
     corsOrigins: options.corsOrigins,
+    metricsToken: options.metricsToken === null ? undefined : (options.metricsToken ?? TEST_METRICS_TOKEN),
     logLevel: options.log?.level,
     logStream: options.log?.stream,
   });
@@ -169,6 +177,14 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     engineClaims(count = 2) {
       if (!engine) throw new Error('this test server runs no engine');
       return new Promise((resolve) => claimWaiters.add({ left: count, resolve }));
+    },
+    async metrics() {
+      const response = await fetch(`${url}/metrics`, {
+        headers: { authorization: `Bearer ${options.metricsToken ?? TEST_METRICS_TOKEN}` },
+      });
+      const text = await response.text();
+      if (response.status !== 200) throw new Error(`GET /metrics answered ${response.status}: ${text}`);
+      return text;
     },
     async createOrganization(name = 'Test organization') {
       const { organization, apiKey } = await createOrganization(db.prisma, name);

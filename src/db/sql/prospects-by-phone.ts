@@ -6,7 +6,10 @@ import type { SqlClient } from '../tx.ts';
  * (phone has none: an import matches its phones once, against the organization's rows).
  */
 export function prospectsByPhone(tx: SqlClient, organizationId: string, phones: string[]) {
+  // One text, not a text[]: an array parameter is escaped element by element, and an import's
+  // 100,000 phones held the event loop ~150 ms that way. E.164 numbers hold no comma.
   return tx.$queryRaw<{ phone: string; id: string }[]>`
-    SELECT p.phone, min(p.id) AS id FROM "Prospect" p JOIN unnest(${phones}::text[]) AS given(phone) ON p.phone = given.phone
+    SELECT p.phone, min(p.id) AS id FROM "Prospect" p
+    JOIN unnest(string_to_array(${phones.join(',')}, ',')) AS given(phone) ON p.phone = given.phone
     WHERE p."organizationId" = ${organizationId} GROUP BY p.phone`;
 }

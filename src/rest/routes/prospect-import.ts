@@ -6,6 +6,7 @@ import {
   FIELD_ALIASES,
   type ImportResult,
   importOptionsOf,
+  MAX_ROW_BYTES,
   prospectImportOptions,
   readProspectCsv,
   writeProspectImport,
@@ -40,7 +41,8 @@ const CSV_DESCRIPTION =
   `A UTF-8 CSV file (RFC 4180; a BOM, CRLF and quoted commas and newlines are fine). Its first row names the columns: ${aliases}, ` +
   "in any case and spacing; `phone` is required. Other columns are kept as the prospect's `attributes` (strings), " +
   'named in snake_case ("Account Number" -> account_number). Any bad row refuses the whole file: 400 listing up to 100 ' +
-  `errors as {line, column, rule, message}. At most ${limits.importRows} rows.`;
+  `errors as {line, column, rule, message}. At most ${limits.importRows} rows below the header, blank ones included, ` +
+  `each at most ${MAX_ROW_BYTES} bytes (400 beyond either), and at most ${limits.importBytes} bytes (413 beyond).`;
 
 export const presentImport = (result: ImportResult) => ({
   count: result.count,

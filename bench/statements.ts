@@ -31,7 +31,7 @@ export interface Request {
 }
 
 export async function captureStatements(db: Database, requests: Request[], rounds = 3): Promise<CapturedRequest[]> {
-  const services = createServices(db, new SecretBox(randomBytes(32)));
+  const services = createServices({ db, secrets: new SecretBox(randomBytes(32)) });
   const app = await buildApp({ services, rateLimits: { perOrganization: 1e9, agentUpdate: 1e9, windowMs: 60_000 } });
   let seen: Statement[] = [];
   let counted = 0;

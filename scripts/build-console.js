@@ -7,7 +7,7 @@
 //
 // The console sends its GraphQL documents as persisted operations: their
 // SHA-256 is computed here, from the same module the server allows them from
-// (src/operations/console.ts), and handed to the bundle by name.
+// (src/console-operations/console-operations.ts), and handed to the bundle by name.
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -17,10 +17,10 @@ const root = path.resolve(import.meta.dirname, '..');
 const source = path.join(root, 'src', 'console');
 export const consoleDir = path.join(root, 'dist', 'console');
 
-/** `{ <operation name>: <SHA-256 of its text> }` for every operation of src/operations/console.ts. */
+/** `{ <operation name>: <SHA-256 of its text> }` for every operation of src/console-operations/console-operations.ts. */
 async function operationHashes() {
   const { outputFiles } = await esbuild.build({
-    entryPoints: [path.join(root, 'src', 'operations', 'console.ts')],
+    entryPoints: [path.join(root, 'src', 'console-operations', 'console-operations.ts')],
     bundle: true,
     write: false,
     format: 'esm',

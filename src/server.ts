@@ -12,11 +12,11 @@ import { simulatedDialer } from './engine/dialer.ts';
 import { InsightScheduler } from './engine/insight-scheduler.ts';
 import { type EngineOptions, RunEngine } from './engine/run-engine.ts';
 import { defaultStepHandlers } from './engine/steps.ts';
-import { redisClientOptions } from './events/redis-health.ts';
-import { WebhookWorker, type WebhookWorkerOptions } from './events/webhook-worker.ts';
 import { buildApp } from './http/app.ts';
 import { startTracing } from './observability/tracing.ts';
+import { redisClientOptions } from './redis/redis-health.ts';
 import { createServices, type Services } from './services.ts';
+import { WebhookWorker, type WebhookWorkerOptions } from './webhooks/webhook-worker.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -80,15 +80,15 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const redis: Redis | undefined = config.redisUrl
     ? new (await import('ioredis')).Redis(config.redisUrl, redisClientOptions)
     : undefined;
-  const services = createServices(
+  const services = createServices({
     db,
-    loadSecretBox(config.storage, config.encryptionKey),
+    secrets: loadSecretBox(config.storage, config.encryptionKey),
     redis,
-    config.livekit,
-    config.webhooks,
-    config.apiKeyCacheTtlMs,
-    config.apiKeysPerOrganization,
-  );
+    livekit: config.livekit,
+    webhooks: config.webhooks,
+    apiKeyCacheTtlMs: config.apiKeyCacheTtlMs,
+    apiKeysPerOrganization: config.apiKeysPerOrganization,
+  });
   let app: FastifyInstance | undefined;
   let engine: RunEngine | null = null;
   let webhooks: WebhookWorker | null = null;

@@ -7,9 +7,9 @@ import { API_KEY_CACHE_TTL_MS, API_KEYS_PER_ORGANIZATION, type LiveKitSettings }
 import type { Database } from './db/database.ts';
 import type { SecretBox } from './domain/secrets.ts';
 import { BatchProgressHub } from './events/batch-progress.ts';
-import { RedisHealth } from './events/redis-health.ts';
 import { LiveKit } from './livekit/livekit.ts';
 import { createMetrics, type Metrics } from './observability/metrics.ts';
+import { RedisHealth } from './redis/redis-health.ts';
 
 export interface Services {
   db: Database;
@@ -20,7 +20,7 @@ export interface Services {
   metrics: Metrics;
   /**
    * Shares rate-limit counters and events between instances; absent on a single instance.
-   * Made with `redisClientOptions` (src/events/redis-health.ts): requests must not wait for it.
+   * Made with `redisClientOptions` (src/redis/redis-health.ts): requests must not wait for it.
    */
   redis?: Redis;
   /** Whether Redis answers (with `redis` only). */
@@ -34,15 +34,28 @@ export interface Services {
   close(): Promise<void>;
 }
 
-export function createServices(
-  db: Database,
-  secrets: SecretBox,
-  redis?: Redis,
-  livekitSettings: LiveKitSettings | null = null,
-  webhooks: WebhookSettings = defaultWebhookSettings,
+/** What the services are made of: storage and the secret box, and the settings that differ from the defaults. */
+export interface ServiceOptions {
+  db: Database;
+  secrets: SecretBox;
+  /** Shares counters and events between instances; absent on a single instance. */
+  redis?: Redis;
+  /** DIALER=livekit's settings; null or absent with the simulated dialer. */
+  livekit?: LiveKitSettings | null;
+  webhooks?: WebhookSettings;
+  apiKeyCacheTtlMs?: number;
+  apiKeysPerOrganization?: number;
+}
+
+export function createServices({
+  db,
+  secrets,
+  redis,
+  livekit: livekitSettings = null,
+  webhooks = defaultWebhookSettings,
   apiKeyCacheTtlMs = API_KEY_CACHE_TTL_MS,
   apiKeysPerOrganization = API_KEYS_PER_ORGANIZATION,
-): Services {
+}: ServiceOptions): Services {
   // Redis delivers a subscriber's messages only on a connection of its own.
   const subscriber = redis?.duplicate();
   const redisHealth = redis && subscriber ? new RedisHealth([redis, subscriber]) : undefined;

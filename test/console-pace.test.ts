@@ -2,7 +2,7 @@
 // answer rate, attempts per minute and the ETA at that pace.
 import { describe, expect, it } from 'vitest';
 import { answerRate, attemptsPerMinute, eta } from '../src/console/pace.ts';
-import type { AttemptsInterval, Outcomes, Stats } from '../src/operations/console.ts';
+import type { AttemptsInterval, Outcomes, Stats } from '../src/console-operations/console-operations.ts';
 
 const MINUTE = 60_000;
 const NOW = Date.parse('2026-11-22T15:30:30.000Z');

@@ -8,7 +8,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CALL_END_MARGIN_SECONDS } from '../src/livekit/dialer.ts';
+import { CALL_END_MARGIN_SECONDS } from '../src/livekit/livekit-dialer.ts';
 import { batchIn, expectStatsMatchRuns } from './support/batch-checks.ts';
 import { eventually, flows } from './support/flows.ts';
 import { type CallScript, LiveKitDouble } from './support/livekit-double.ts';

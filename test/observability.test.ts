@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.ts';
-import { consoleOperations } from '../src/operations/console.ts';
+import { consoleOperations } from '../src/console-operations/console-operations.ts';
 import { eventually } from './support/flows.ts';
 import { acmeAndGlobex, expectErrorBody, restClient } from './support/rest.ts';
 import { startTestServer, TEST_METRICS_TOKEN, type TestServer } from './support/server.ts';

@@ -3,7 +3,7 @@
 // shapes (the strict response schemas refuse any missing or extra field).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentSchema, evaluationSchema } from '../src/rest/resources/agents.ts';
-import { envelopeBSchema } from '../src/rest/route.ts';
+import { metaEnvelopeSchema } from '../src/rest/route.ts';
 import {
   agentConfigMembers as CONFIG_MEMBERS,
   llm,
@@ -445,7 +445,7 @@ describe.each(PREFIXES)('REST under %s: agents and evaluations', (prefix) => {
 
       const all = await own('GET', url('/agents'));
       expect(all.status).toBe(200);
-      expect(envelopeBSchema(agentSchema).parse(all.body)).toEqual(all.body);
+      expect(metaEnvelopeSchema(agentSchema).parse(all.body)).toEqual(all.body);
       expect(Object.keys(all.body).sort()).toEqual(['data', 'meta']);
       expect(all.body.meta).toEqual({ page: 1, size: 20, total: 3, total_pages: 1 });
       expect(all.body.data).toEqual([...created].reverse());
@@ -901,7 +901,7 @@ describe.each(PREFIXES)('REST under %s: agents and evaluations', (prefix) => {
 
       const all = await rest('GET', url(`/agents/evals?agent_id=${agent.id}`));
       expect(all.status).toBe(200);
-      expect(envelopeBSchema(evaluationSchema).parse(all.body)).toEqual(all.body);
+      expect(metaEnvelopeSchema(evaluationSchema).parse(all.body)).toEqual(all.body);
       expect(Object.keys(all.body).sort()).toEqual(['data', 'meta']);
       expect(all.body).toEqual({ data: [...created].reverse(), meta: { page: 1, size: 20, total: 3, total_pages: 1 } });
       for (const evaluation of all.body.data) expect(evaluationSchema.parse(evaluation)).toEqual(evaluation);

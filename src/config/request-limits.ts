@@ -1,6 +1,6 @@
 // What one client may ask of the gateway: how much a GraphQL request may ask
 // for (src/graphql/protections.ts enforces it), how many requests an
-// organization may make (src/web/rate-limits.ts) and how many subscriptions it
+// organization may make (src/requests/rate-limits.ts) and how many subscriptions it
 // may hold (src/graphql/subscription-slots.ts). Read from the environment by src/config.ts.
 
 export interface GraphQLLimits {

@@ -3,7 +3,7 @@
 // `json`, REST's snake_case names) to what E1's mutation takes (GraphQL's
 // camelCase input) and back. E1 replaces a configuration object whole, so a
 // section changed is sent whole, the members the form does not show included.
-import type { ConfigMember, WireConfig } from '../operations/console.ts';
+import type { ConfigMember, WireConfig } from '../console-operations/console-operations.ts';
 
 type FieldKind = 'text' | 'textarea' | 'number' | 'checkbox' | 'select';
 

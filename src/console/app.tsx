@@ -2,7 +2,7 @@
 // the organization it opens, the navigation, and the page of the URL's hash.
 import { Provider, useQuery } from '@urql/preact';
 import { useMemo, useState } from 'preact/hooks';
-import { ConsoleOrganization } from '../operations/console.ts';
+import { ConsoleOrganization } from '../console-operations/console-operations.ts';
 import { forgetApiKey, storeApiKey, storedApiKey } from './api-key.ts';
 import { createConsoleClient, documentOf } from './client.ts';
 import { AgentPage } from './pages/agent.tsx';

@@ -4,7 +4,7 @@
 // No cache exchange: every page reads fresh data, which a console wants.
 import { Client, fetchExchange, getOperationName, gql, type TypedDocumentNode } from '@urql/core';
 import { persistedExchange } from '@urql/exchange-persisted';
-import type { Operation } from '../operations/console.ts';
+import type { Operation } from '../console-operations/console-operations.ts';
 
 // Documents of all operations, keyed by name: each is typed again by its operation when read.
 const documents = new Map<string, TypedDocumentNode>();

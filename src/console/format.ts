@@ -1,5 +1,5 @@
 // How numbers, times and names read on the console's pages.
-import type { CallOutcome } from '../operations/console.ts';
+import type { CallOutcome } from '../console-operations/console-operations.ts';
 import type { Eta } from './pace.ts';
 
 const integer = new Intl.NumberFormat('en');

@@ -2,7 +2,12 @@
 // batchProgress subscription (SSE) while it is followed.
 import { useSubscription } from '@urql/preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { type BatchCard, ConsoleBatchProgress, type Outcomes, type Stats } from '../operations/console.ts';
+import {
+  type BatchCard,
+  ConsoleBatchProgress,
+  type Outcomes,
+  type Stats,
+} from '../console-operations/console-operations.ts';
 import { documentOf } from './client.ts';
 
 export type LiveState = Pick<BatchCard, 'status' | 'stats' | 'outcomes' | 'windowState' | 'pausedReason'> & {

@@ -1,6 +1,6 @@
 // What the console works out from a batch's numbers: its answer rate, how
 // fast it is calling and when it will be done at that pace.
-import type { AttemptsInterval, BatchStatus, Outcomes, Stats } from '../operations/console.ts';
+import type { AttemptsInterval, BatchStatus, Outcomes, Stats } from '../console-operations/console-operations.ts';
 
 /** The outcome fields and their labels, in the order they are shown and stacked. */
 export const OUTCOME_FIELDS = [

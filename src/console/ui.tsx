@@ -11,7 +11,7 @@ import {
   ConsoleSetBatchStatus,
   type Outcomes,
   type Stats,
-} from '../operations/console.ts';
+} from '../console-operations/console-operations.ts';
 import { BarChart, OUTCOME_COLORS } from './chart.tsx';
 import { documentOf } from './client.ts';
 import { clock, count, plural } from './format.ts';

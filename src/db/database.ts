@@ -10,7 +10,7 @@ import type { Storage } from '../config.ts';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import { tracing } from '../observability/tracing.ts';
 import { lockDataDir } from './data-dir-lock.ts';
-import { quoteIdentifier } from './sql/identifiers.ts';
+import { quoteIdentifier } from './parts/identifiers.ts';
 import { listen } from './sql/listen.ts';
 
 export interface SqlQueryable {

@@ -1,7 +1,7 @@
 // Batches: one run per prospect, created all at once or not at all, and the
 // client's status moves (pause, resume, cancel) with their effect on runs.
 import { z } from 'zod';
-import { counterColumn } from '../db/sql/counter-columns.ts';
+import { counterColumn } from '../db/parts/counter-columns.ts';
 import { insertBatchRuns } from '../db/sql/insert-batch-runs.ts';
 import { lockOrganizationBatch } from '../db/sql/lock-organization-batch.ts';
 import { moveBatchRuns } from '../db/sql/move-batch-runs.ts';

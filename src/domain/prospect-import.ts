@@ -160,7 +160,7 @@ class Problems {
 }
 
 /** A problem that ends the reading (the file cannot be read further). */
-class Unreadable extends Error {
+class UnreadableFileError extends Error {
   constructor(readonly problem: ImportProblem) {
     super(problem.message);
   }
@@ -177,7 +177,7 @@ async function* utf8Text(source: FileBytes, maxBytes: number): AsyncGenerator<st
     try {
       return chunk ? decoder.decode(chunk, { stream: true }) : decoder.decode();
     } catch {
-      throw new Unreadable({ line: null, column: null, rule: 'utf-8', message: 'the file is not UTF-8 text' });
+      throw new UnreadableFileError({ line: null, column: null, rule: 'utf-8', message: 'the file is not UTF-8 text' });
     }
   };
   for await (const chunk of source) {
@@ -466,7 +466,7 @@ export async function readProspectCsv(
       }
     }
   } catch (error) {
-    if (error instanceof Unreadable) problems.add(error.problem);
+    if (error instanceof UnreadableFileError) problems.add(error.problem);
     else if (error instanceof CsvError)
       problems.add({ line, column: null, rule: 'csv', message: CSV_MESSAGES[error.code] ?? error.message });
     else throw error;

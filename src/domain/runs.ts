@@ -1,9 +1,9 @@
 // Listing runs: E6's filters and sort orders, as one definition used by the
 // GraphQL arguments, the REST query parameters and the SQL that serves them.
 import { z } from 'zod';
-import { runConditions } from '../db/sql/run-conditions.ts';
-import { type RunOrder, runOrder } from '../db/sql/run-orders.ts';
-import type { SqlPart } from '../db/sql-part.ts';
+import { runConditions } from '../db/parts/run-conditions.ts';
+import { type RunOrder, runOrder } from '../db/parts/run-orders.ts';
+import type { SqlPart } from '../db/parts/sql-part.ts';
 import { parseOrThrow } from './validation.ts';
 
 const runStatuses = ['PENDING', 'IN_PROGRESS', 'PAUSED', 'FINISHED', 'CANCELLED', 'FAILED'] as const;
@@ -46,7 +46,7 @@ export function runFilterSql(filter: RunFilter): SqlPart {
 }
 
 /** The columns the orders read (a list that reads only some columns reads these too). */
-export { RUN_ORDER_COLUMNS } from '../db/sql/run-orders.ts';
+export { RUN_ORDER_COLUMNS } from '../db/parts/run-orders.ts';
 
 const DEFAULT_RUN_SORT: RunSort = 'started_desc';
 

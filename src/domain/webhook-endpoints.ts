@@ -1,7 +1,7 @@
 // Webhook endpoints: where an organization's events are delivered, each with
 // a Standard Webhooks secret of its own (`whsec_…`), shown when the endpoint
 // is created and when the secret is rotated, stored sealed like every other
-// secret. Deliveries are made by src/events/webhook-worker.ts; an operator
+// secret. Deliveries are made by src/webhooks/webhook-worker.ts; an operator
 // reads them per endpoint and replays one at will.
 import { z } from 'zod';
 import type { OutboundPolicy } from '../outbound/request.ts';

@@ -1,7 +1,7 @@
 // The outbox. A change that webhooks report writes its events, and one
 // delivery per enabled endpoint of the organization that subscribes to them,
 // in the transaction that makes the change: a change rolled back sends
-// nothing, a change committed is never lost (src/events/webhook-worker.ts
+// nothing, a change committed is never lost (src/webhooks/webhook-worker.ts
 // delivers them from any instance). The events of a transaction are written
 // by one statement at its end, which writes nothing when no endpoint of the
 // organization wants them: that statement is the check, there is no other.
@@ -14,9 +14,9 @@
 // taken, so the ids of one object's events share their first 12 characters
 // and sort in the order of its changes: on the deliveries' unique key
 // ("endpointId", "eventId"), an endpoint's deliveries about one object are one
-// short range, which keeps the delivery order cheap (src/events/webhook-store.ts).
+// short range, which keeps the delivery order cheap (src/webhooks/webhook-store.ts).
 
-import { type EventSubject, type SubjectKind, subjectKey, subjectSources } from '../db/sql/event-payloads.ts';
+import { type EventSubject, type SubjectKind, subjectKey, subjectSources } from '../db/parts/event-payloads.ts';
 import { writeWebhookEvents } from '../db/sql/write-webhook-events.ts';
 import type { SqlClient } from '../db/tx.ts';
 

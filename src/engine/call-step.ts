@@ -16,7 +16,7 @@ import type { Dialer } from './dialer.ts';
 import type { FreeLine } from './lines.ts';
 import { sendPrecallWebhook, templateVariables } from './precall-webhook.ts';
 import type { ClaimedRun, RunStore } from './run-store.ts';
-import { parseStep, type Signer, StepFailed } from './steps.ts';
+import { parseStep, type Signer, StepFailedError } from './steps.ts';
 
 export interface CallStepDependencies {
   store: RunStore;
@@ -25,7 +25,7 @@ export interface CallStepDependencies {
    * Waits for the run's slot (a paced batch), a slot of its outbound trunk
    * (the trunk's max_concurrency) and a line of this instance (lines.ts); the
    * line is freed with `hangUp` as soon as the call ends, the trunk slot with
-   * `releaseTrunk` after. Throws HandedBack when the instance stops first.
+   * `releaseTrunk` after. Throws HandedBackError when the instance stops first.
    */
   takeLine(run: ClaimedRun, call: { trunkId?: string; slotAt: Date | null }, signal: AbortSignal): Promise<HeldLine>;
   /** Gives a run that will not call back at once (its batch was paused or cancelled meanwhile, or it stops). */
@@ -83,7 +83,7 @@ export async function performCallStep(
   }
   if (await store.onDoNotCallList(run.organizationId, phone)) return endWithoutCall('CANCELLED', 'do_not_call', null);
   const webhook = await store.precallWebhookOf(run.organizationId, call.agent_id);
-  if (webhook === undefined) throw new StepFailed(`step ${step.id}: agent ${call.agent_id} no longer exists`);
+  if (webhook === undefined) throw new StepFailedError(`step ${step.id}: agent ${call.agent_id} no longer exists`);
 
   const number = run.attempts + 1;
   let dynamicVariables: Record<string, unknown> | null = null;

@@ -2,7 +2,7 @@
 // skip the call (`"skip": true`) or hand the dialer variables for it.
 import { precallWebhook } from '../domain/agent-config.ts';
 import { tracing } from '../observability/tracing.ts';
-import { type OutboundAnswer, OutboundFailure, type OutboundPolicy, sendOutbound } from '../outbound/request.ts';
+import { type OutboundAnswer, type OutboundPolicy, OutboundRequestError, sendOutbound } from '../outbound/request.ts';
 import type { ClaimedRun } from './run-store.ts';
 import type { Signer } from './steps.ts';
 
@@ -94,7 +94,7 @@ export async function sendPrecallWebhook(
       () => sendOutbound(request, limits),
     );
   } catch (error) {
-    if (error instanceof OutboundFailure)
+    if (error instanceof OutboundRequestError)
       return { kind: 'failed', reason: `${method} ${url} failed: ${error.message}` };
     throw error;
   }

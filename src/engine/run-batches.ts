@@ -2,8 +2,8 @@
 // lock them first (the lock order, src/engine/run-store.ts), keep their status
 // counters equal to their runs' statuses, and end them when their last run ends.
 
+import { counterColumn } from '../db/parts/counter-columns.ts';
 import { completeBatches } from '../db/sql/complete-batches.ts';
-import { counterColumn } from '../db/sql/counter-columns.ts';
 import { lockBatches } from '../db/sql/lock-batches.ts';
 import { moveBatchCounters } from '../db/sql/move-batch-counters.ts';
 import type { Tx } from '../db/tx.ts';

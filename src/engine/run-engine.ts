@@ -13,6 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { ClaimLoop } from '../claim-loop.ts';
 import { type Clock, systemClock } from '../clock.ts';
 import type { SecretBox } from '../domain/secrets.ts';
 import { signatureHeaders } from '../domain/signing-secret.ts';
@@ -27,7 +28,7 @@ import { Coalesced } from './coalesced.ts';
 import type { Dialer } from './dialer.ts';
 import { Lines } from './lines.ts';
 import { type ClaimedRun, RunStore } from './run-store.ts';
-import { type Signer, StepFailed, type StepHandler } from './steps.ts';
+import { type Signer, StepFailedError, type StepHandler } from './steps.ts';
 
 export interface EngineOptions {
   /** Calls in flight at once (the instance's lines); the engine holds up to twice as many runs. */
@@ -57,7 +58,7 @@ interface ClaimSpan {
 }
 
 /** A run's wait for its line ended because the instance stops: the run goes back without a call. */
-class HandedBack extends Error {}
+class HandedBackError extends Error {}
 
 /** Runs held per line at most: the run in its call, and one claimed ahead, waiting for the line. */
 const RUNS_PER_LINE = 2;
@@ -75,10 +76,8 @@ export class RunEngine {
   private stopping = new AbortController();
   private readonly waits = new Set<AbortController>();
   private readonly handBacks: Coalesced<string, null>;
-  private running = false;
-  private loop: Promise<void> | null = null;
+  private readonly claims: ClaimLoop<{ run: ClaimedRun; claim: ClaimSpan }>;
   private timers: NodeJS.Timeout[] = [];
-  private wake: (() => void) | null = null;
   /** Runs this instance finished, for metrics. */
   completed = 0;
   private readonly claimListeners = new Set<ClaimListener>();
@@ -106,6 +105,13 @@ export class RunEngine {
       signerFor: (run) => this.signerFor(run),
       outbound: options.outbound,
     };
+    this.claims = new ClaimLoop({
+      room: () => RUNS_PER_LINE * options.concurrency - this.held.size,
+      claim: (room) => this.claim(room),
+      start: ({ run, claim }) => this.execute(run, claim),
+      failed: (error) => this.log.error({ err: error }, 'claiming runs failed'),
+      pollMs: options.pollMs,
+    });
   }
 
   private readonly clock: Clock;
@@ -117,10 +123,9 @@ export class RunEngine {
   }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
+    if (this.claims.isRunning) return;
     this.stopping = new AbortController();
-    this.loop = this.claimLoop();
+    this.claims.start();
     const every = (ms: number, work: () => Promise<unknown>) => {
       const upkeep = () => void work().catch((error) => this.log.error({ err: error }, 'run engine upkeep failed'));
       this.timers.push(setInterval(upkeep, ms));
@@ -136,7 +141,7 @@ export class RunEngine {
 
   /** Looks for work at once (a batch was created or resumed). */
   poke(): void {
-    this.wake?.();
+    this.claims.wake();
   }
 
   /**
@@ -149,11 +154,9 @@ export class RunEngine {
    * its step.
    */
   async stop(): Promise<void> {
-    if (!this.running) return;
-    this.running = false;
-    this.poke();
-    await this.loop;
-    this.stopping.abort(new HandedBack('the instance stops'));
+    if (!this.claims.isRunning) return;
+    await this.claims.stop();
+    this.stopping.abort(new HandedBackError('the instance stops'));
     for (const waiting of this.waits) waiting.abort();
     const draining = [...this.held.values()];
     await Promise.race([Promise.allSettled(draining.map(({ done }) => done)), sleep(this.options.drainMs)]);
@@ -167,32 +170,16 @@ export class RunEngine {
       this.announce(await this.store.release({ runIds: stillHeld }, 'interrupted', this.options.maxRecoveries + 1));
   }
 
-  private async claimLoop() {
-    while (this.running) {
-      const free = RUNS_PER_LINE * this.options.concurrency - this.held.size;
-      let claimed: ClaimedRun[] = [];
-      const claim: ClaimSpan = { startedAt: Date.now(), endedAt: 0, runs: 0 };
-      if (free > 0) {
-        try {
-          const startedAt = performance.now();
-          claimed = await this.store.claim(free);
-          const seconds = (performance.now() - startedAt) / 1000;
-          for (const listener of this.claimListeners) listener(seconds);
-          Object.assign(claim, { endedAt: Date.now(), runs: claimed.length });
-        } catch (error) {
-          this.log.error({ err: error }, 'claiming runs failed');
-        }
-      }
-      for (const run of claimed) this.execute(run, claim);
-      if (claimed.length > 0) this.announce([...new Set(claimed.map((run) => run.batchId))]);
-      if (claimed.length === 0 || this.held.size >= RUNS_PER_LINE * this.options.concurrency) {
-        await new Promise<void>((resolve) => {
-          this.wake = resolve;
-          setTimeout(resolve, this.options.pollMs).unref();
-        });
-        this.wake = null;
-      }
-    }
+  /** Claims the runs it has room for (twice its lines, less those held), timing each claim for the metric. */
+  private async claim(room: number): Promise<{ run: ClaimedRun; claim: ClaimSpan }[]> {
+    const claim: ClaimSpan = { startedAt: Date.now(), endedAt: 0, runs: 0 };
+    const startedAt = performance.now();
+    const claimed = await this.store.claim(room);
+    const seconds = (performance.now() - startedAt) / 1000;
+    for (const listener of this.claimListeners) listener(seconds);
+    Object.assign(claim, { endedAt: Date.now(), runs: claimed.length });
+    if (claimed.length > 0) this.announce([...new Set(claimed.map((run) => run.batchId))]);
+    return claimed.map((run) => ({ run, claim }));
   }
 
   private execute(run: ClaimedRun, claim: ClaimSpan) {
@@ -239,16 +226,16 @@ export class RunEngine {
           continue;
         }
         const handler = this.options.handlers.get(step.type);
-        if (!handler) throw new StepFailed(`step ${step.id}: no handler for steps of type "${step.type}"`);
+        if (!handler) throw new StepFailedError(`step ${step.id}: no handler for steps of type "${step.type}"`);
         await handler(step, { run, signal, sign: this.signerFor(run), outbound: this.options.outbound });
       }
     } catch (failure) {
       if (signal.aborted) return; // shutting down: stop() hands the run back
-      if (failure instanceof HandedBack) {
+      if (failure instanceof HandedBackError) {
         await this.handBacks.submit(run.id);
         return;
       }
-      if (!(failure instanceof StepFailed)) throw failure;
+      if (!(failure instanceof StepFailedError)) throw failure;
       outcome = 'FAILED';
       error = failure.message;
     }
@@ -269,7 +256,7 @@ export class RunEngine {
   private async stepsOf(run: ClaimedRun): Promise<Step[]> {
     const version = await this.store.definitionOf(run.workflowVersionId);
     const parsed = definitionSteps.safeParse(version?.definition ?? {});
-    if (!parsed.success) throw new StepFailed('the workflow definition has no valid `steps` list');
+    if (!parsed.success) throw new StepFailedError('the workflow definition has no valid `steps` list');
     return parsed.data.steps;
   }
 
@@ -295,7 +282,7 @@ export class RunEngine {
       return { hangUp, releaseTrunk };
     } catch (error) {
       await releaseTrunk();
-      if (this.stopping.signal.aborted && !signal.aborted) throw new HandedBack('the instance stops');
+      if (this.stopping.signal.aborted && !signal.aborted) throw new HandedBackError('the instance stops');
       throw error;
     } finally {
       signal.removeEventListener('abort', stopWaiting);
@@ -306,7 +293,7 @@ export class RunEngine {
   private async holdTrunk(run: ClaimedRun, trunkId: string, signal: AbortSignal) {
     for (;;) {
       const taken = await this.store.takeTrunkSlot(run, trunkId);
-      if (taken === null) throw new StepFailed(`trunk ${trunkId} is not an outbound trunk of this organization`);
+      if (taken === null) throw new StepFailedError(`trunk ${trunkId} is not an outbound trunk of this organization`);
       if (taken) return async () => void (await this.store.releaseTrunkSlot(run.id));
       await sleep(this.options.pollMs, undefined, { signal });
     }

@@ -1,14 +1,14 @@
 // What a workflow definition's steps do besides calls (the engine places
 // those itself, through its dialer: run-engine.ts). Each type has a handler,
-// and more can be registered (pluggable). A handler throws StepFailed to fail
+// and more can be registered (pluggable). A handler throws StepFailedError to fail
 // the run; it must stop when its signal aborts.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { z } from 'zod';
 import { type Step, waitStep, webhookStep } from '../domain/workflow-definition.ts';
-import { OutboundFailure, type OutboundPolicy, sendOutbound } from '../outbound/request.ts';
+import { type OutboundPolicy, OutboundRequestError, sendOutbound } from '../outbound/request.ts';
 import type { ClaimedRun } from './run-store.ts';
 
-export class StepFailed extends Error {}
+export class StepFailedError extends Error {}
 
 /** The organization's signature headers for a request body (none when it has no signing secret). */
 export type Signer = (body: string) => Promise<Record<string, string>>;
@@ -28,7 +28,7 @@ export function parseStep<S extends z.ZodType>(schema: S, value: Step): z.output
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
     const [issue] = parsed.error.issues;
-    throw new StepFailed(`step ${value.id}: ${issue?.path.join('.') || 'step'} ${issue?.message ?? 'is invalid'}`);
+    throw new StepFailedError(`step ${value.id}: ${issue?.path.join('.') || 'step'} ${issue?.message ?? 'is invalid'}`);
   }
   return parsed.data;
 }
@@ -53,10 +53,10 @@ const webhook: StepHandler = async (value, context) => {
       { policy: context.outbound, timeoutMs, signal: context.signal, maxResponseBytes: 0 },
     ));
   } catch (error) {
-    if (!(error instanceof OutboundFailure)) throw error;
-    throw new StepFailed(`step ${value.id}: ${method} ${url} failed: ${error.message}`);
+    if (!(error instanceof OutboundRequestError)) throw error;
+    throw new StepFailedError(`step ${value.id}: ${method} ${url} failed: ${error.message}`);
   }
-  if (status < 200 || status >= 300) throw new StepFailed(`step ${value.id}: ${method} ${url} answered ${status}`);
+  if (status < 200 || status >= 300) throw new StepFailedError(`step ${value.id}: ${method} ${url} answered ${status}`);
 };
 
 const wait: StepHandler = async (value, context) => {

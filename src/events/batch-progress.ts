@@ -7,7 +7,7 @@
 // however many changes were coalesced.
 //
 // Redis is an accelerator, not a dependency: while it does not answer
-// (src/events/redis-health.ts) other instances' announcements cannot arrive,
+// (src/redis/redis-health.ts) other instances' announcements cannot arrive,
 // so every watcher reads its batch once per poll interval instead. When Redis
 // returns, the watchers' channels are subscribed again and each reads once, to
 // catch up; then announcements take over again.
@@ -20,7 +20,7 @@
 // all when Redis answers again; one whose announcement fails is kept for the next.
 import type { Redis } from 'ioredis';
 import type { Batch } from '../generated/prisma/client.ts';
-import type { RedisHealth } from './redis-health.ts';
+import type { RedisHealth } from '../redis/redis-health.ts';
 
 const PROGRESS_INTERVAL_MS = 100;
 /** How often a followed batch is read while Redis is away. */
@@ -108,7 +108,7 @@ export class BatchProgressHub {
   private readonly stopRedis: () => void = () => {};
   /**
    * Batches changed while this instance could not tell the others through Redis
-   * (src/events/redis-health.ts refused, or the publish failed): announced when
+   * (src/redis/redis-health.ts refused, or the publish failed): announced when
    * Redis answers again. A set: at most one entry per batch changed meanwhile.
    */
   private readonly unannounced = new Set<string>();

@@ -48,7 +48,7 @@ const OBJECT_COST = 2;
 /** What an operation asks for: its cost, or the list that holds more than it may. */
 export type OperationMeasure = { cost: number; overlong?: undefined } | { overlong: string };
 
-class OverlongList extends Error {
+class OverlongListError extends Error {
   constructor(field: string, path: string[], found: number) {
     super(`List limit of ${MAX_LIST_ITEMS} exceeded by ${field}(${path.join('.')}), found ${found}.`);
   }
@@ -189,7 +189,7 @@ function walkLists(
   if (isListType(nullable)) {
     // A single value where a list is expected is a list of one (GraphQL's input coercion).
     const items = Array.isArray(value) ? value : [value];
-    if (ownBound === undefined && items.length > MAX_LIST_ITEMS) throw new OverlongList(field, path, items.length);
+    if (ownBound === undefined && items.length > MAX_LIST_ITEMS) throw new OverlongListError(field, path, items.length);
     const itemType = nullable.ofType as GraphQLInputType;
     if (!mayHoldList(itemType)) return;
     for (const [index, item] of items.entries()) walkLists(field, itemType, item, [...path, String(index)], undefined);
@@ -221,7 +221,7 @@ export function measureOperation(
   try {
     return { cost: new Measure(schema, document, operation, variables ?? {}).selections(operation.selectionSet, root) };
   } catch (error) {
-    if (error instanceof OverlongList) return { overlong: error.message };
+    if (error instanceof OverlongListError) return { overlong: error.message };
     throw error;
   }
 }

@@ -9,7 +9,7 @@ import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { GraphQLLimits } from '../config/request-limits.ts';
 import { tracing } from '../observability/tracing.ts';
-import { jsonSizeExceeds } from '../web/json-size.ts';
+import { jsonSizeExceeds } from '../requests/json-size.ts';
 import { invalidDocumentError } from './bad-input.ts';
 import { measureOperation } from './operation-cost.ts';
 

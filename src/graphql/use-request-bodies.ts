@@ -1,12 +1,12 @@
 // A GraphQL request's body is read once, here, before it is parsed: refused
 // with 413 past MAX_REQUEST_BODY_BYTES, and with 400 when it is not UTF-8
-// (src/web/utf8.ts). This replaces yoga's own size limit (turned off in
+// (src/requests/utf8.ts). This replaces yoga's own size limit (turned off in
 // yoga.ts), which passes every body through a TransformStream and Node's
 // stream pipeline: ~13% of a trivial query's CPU (BENCHMARKS.md (e)). Its
 // 413 answer stays: the same message, code and status.
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { INVALID_UTF8, utf8Text } from '../web/utf8.ts';
+import { INVALID_UTF8, utf8Text } from '../requests/utf8.ts';
 import { badInputError } from './bad-input.ts';
 
 /** The largest body /graphql reads (yoga's default limit, which applied before). */

@@ -2,7 +2,7 @@
 // nested deeper than any legitimate request, is bad input, named where it is.
 import type { Plugin } from 'graphql-yoga';
 import { unstorableMembers } from '../domain/validation.ts';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../web/json-depth.ts';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../requests/json-depth.ts';
 import { badInputError } from './bad-input.ts';
 
 /** Throws BAD_INPUT when the operation's text or variables hold what no database could store (the REST layer's too). */

@@ -7,7 +7,7 @@
 //
 // The limits of HTTP hold here too. Every operation sent (a query, a mutation
 // or a subscription) counts against the organization's rate limit, on the
-// same counters as its HTTP requests (src/web/rate-limits.ts): past it the
+// same counters as its HTTP requests (src/requests/rate-limits.ts): past it the
 // operation is answered with the protocol's error message (RATE_LIMITED, and
 // when to retry), nothing run. A connection holds at most
 // SUBSCRIPTIONS_PER_CONNECTION subscriptions, and each takes one of its
@@ -17,8 +17,8 @@ import type { WebsocketHandler } from '@fastify/websocket';
 import { type ExecutionArgs, GraphQLError, getOperationAST } from 'graphql';
 import { makeHandler } from 'graphql-ws/use/@fastify/websocket';
 import { authenticate, type Viewer } from '../auth/authenticate.ts';
+import { type RateLimited, type RateLimiter, rateLimitedMessage } from '../requests/rate-limits.ts';
 import type { Services } from '../services.ts';
-import { type RateLimited, type RateLimiter, rateLimitedMessage } from '../web/rate-limits.ts';
 import { operationTextOf, type PersistedOperations } from './protections.ts';
 import { type ReleaseSlot, type SubscriptionSlots, tooManySubscriptions } from './subscription-slots.ts';
 import { refuseUnstorableOperation } from './use-storable-input.ts';

@@ -28,7 +28,7 @@ import { useSubscriptionSlots } from './use-subscription-slots.ts';
  * operation it runs (src/graphql/run-operation.ts). The router authenticates
  * first (401 before 400) and passes the viewer it found, so the key is looked
  * up once; so does the host for /graphql, whose rate limiter looked it up
- * (src/web/request-viewer.ts). Without one, the request is authenticated here.
+ * (src/requests/request-viewer.ts). Without one, the request is authenticated here.
  */
 export interface ServerContext {
   /** The caller, when the host has looked its key up already; null: it found none valid. */

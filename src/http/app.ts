@@ -11,6 +11,7 @@ import {
   type RateLimits,
   type SubscriptionLimits,
 } from '../config/request-limits.ts';
+import { consoleOperations } from '../console-operations/console-operations.ts';
 import { retryingDatabase } from '../db/retrying.ts';
 import { ping } from '../db/sql/ping.ts';
 import { isTransientDatabaseError } from '../db/transient.ts';
@@ -22,13 +23,12 @@ import { graphqlWebSocketHandler } from '../graphql/websocket.ts';
 import { createGraphQLServer } from '../graphql/yoga.ts';
 import { registerRequestLog, requestIdOf } from '../observability/request-log.ts';
 import { tracing } from '../observability/tracing.ts';
-import { consoleOperations } from '../operations/console.ts';
+import { errorBody, sendError } from '../requests/error-body.ts';
+import { registerRateLimits, unlimited } from '../requests/rate-limits.ts';
+import { requestViewers } from '../requests/request-viewer.ts';
 import { registerRestRoutes } from '../rest/router.ts';
 import { routes } from '../rest/routes/index.ts';
 import type { Services } from '../services.ts';
-import { errorBody, sendError } from '../web/error-body.ts';
-import { registerRateLimits, unlimited } from '../web/rate-limits.ts';
-import { requestViewers } from '../web/request-viewer.ts';
 import { registerLiveKitWebhook } from './livekit-webhook.ts';
 import { registerMetricsRoute } from './metrics-route.ts';
 import { registerPages } from './pages.ts';
@@ -215,7 +215,7 @@ export async function buildApp({
 
   app.get('/health', { config: unlimited }, async () => ({ status: 'ok' }));
 
-  // Ready when the database answers. Redis is not needed to serve (src/events/redis-health.ts):
+  // Ready when the database answers. Redis is not needed to serve (src/redis/redis-health.ts):
   // without it the instance is ready, and says that it runs degraded.
   app.get('/ready', { config: unlimited }, async (_request, reply) => {
     try {

@@ -8,8 +8,8 @@ import type { FastifyInstance } from 'fastify';
 import type { WebhookEvent } from 'livekit-server-sdk';
 import type { LiveKit } from '../livekit/livekit.ts';
 import { reportedEnd } from '../livekit/webhook.ts';
-import { sendError } from '../web/error-body.ts';
-import { unlimited } from '../web/rate-limits.ts';
+import { sendError } from '../requests/error-body.ts';
+import { unlimited } from '../requests/rate-limits.ts';
 
 const LIVEKIT_WEBHOOK_PATH = '/livekit/webhook';
 

@@ -6,8 +6,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Metrics } from '../observability/metrics.ts';
-import { sendError } from '../web/error-body.ts';
-import { unlimited } from '../web/rate-limits.ts';
+import { sendError } from '../requests/error-body.ts';
+import { unlimited } from '../requests/rate-limits.ts';
 
 // Compared as digests: equal lengths for timingSafeEqual, and no time that depends on the token.
 const digest = (text: string) => createHash('sha256').update(text).digest();

@@ -9,8 +9,8 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 // Only the package's directory is needed: its main module would load the whole Swagger UI bundle into the server.
 import getAbsoluteFSPath from 'swagger-ui-dist/absolute-path.js';
-import { sendError } from '../web/error-body.ts';
-import { unlimited } from '../web/rate-limits.ts';
+import { sendError } from '../requests/error-body.ts';
+import { unlimited } from '../requests/rate-limits.ts';
 
 const pagesDir = path.join(import.meta.dirname, 'pages');
 const consoleDir = path.resolve(import.meta.dirname, '..', '..', 'dist', 'console');

@@ -9,7 +9,7 @@ import type { TrunkDirectory } from '../domain/telephony.ts';
 import type { Dialer } from '../engine/dialer.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import { LiveKitCalls } from './calls.ts';
-import { liveKitDialer } from './dialer.ts';
+import { liveKitDialer } from './livekit-dialer.ts';
 import { liveKitTrunks } from './trunks.ts';
 
 export class LiveKit {

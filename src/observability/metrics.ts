@@ -8,7 +8,7 @@ import type { Database } from '../db/database.ts';
 import { outboxDepth } from '../db/sql/outbox-depth.ts';
 import { queueDepth } from '../db/sql/queue-depth.ts';
 import type { BatchProgressHub } from '../events/batch-progress.ts';
-import type { RedisHealth } from '../events/redis-health.ts';
+import type { RedisHealth } from '../redis/redis-health.ts';
 
 /** What the run engine exposes to the metrics (set once the engine starts). */
 export interface EngineGauges {

@@ -68,10 +68,10 @@ export function isPublicAddress(address: string): boolean {
  * whatever listens (or not) behind a refused address, so refusals cannot be
  * used to map the service's own network.
  */
-export class ForbiddenAddress extends Error {
+export class ForbiddenAddressError extends Error {
   constructor(host: string) {
     super(forbiddenReason(host));
-    this.name = 'ForbiddenAddress';
+    this.name = 'ForbiddenAddressError';
   }
 }
 
@@ -94,7 +94,7 @@ export function publicLookup(resolve: Resolve): LookupFunction {
         const family = options.family === 4 || options.family === 6 ? options.family : 0;
         const addresses = family ? found.filter((entry) => entry.family === family) : found;
         if (addresses.length === 0 || !addresses.every((entry) => isPublicAddress(entry.address)))
-          return callback(new ForbiddenAddress(hostname), '', 0);
+          return callback(new ForbiddenAddressError(hostname), '', 0);
         if (options.all)
           return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, addresses);
         callback(null, addresses[0]!.address, addresses[0]!.family);

@@ -10,7 +10,7 @@ import { isIP } from 'node:net';
 import { withDeadline } from '../deadline.ts';
 import { tracing } from '../observability/tracing.ts';
 import {
-  ForbiddenAddress,
+  ForbiddenAddressError,
   forbiddenReason,
   hostOf,
   isPublicAddress,
@@ -58,10 +58,10 @@ export interface OutboundAnswer {
 }
 
 /** A request that got no answer: refused here, timed out or failed on the network. */
-export class OutboundFailure extends Error {
+export class OutboundRequestError extends Error {
   constructor(message: string) {
     super(message);
-    this.name = 'OutboundFailure';
+    this.name = 'OutboundRequestError';
   }
 }
 
@@ -104,7 +104,7 @@ function exchange(url: URL, request: OutboundRequest, options: OutboundOptions, 
 }
 
 function describe(error: unknown, url: URL, timeoutMs: number): string {
-  if (error instanceof ForbiddenAddress) return error.message;
+  if (error instanceof ForbiddenAddressError) return error.message;
   const { name, code, message, cause } = error as { name?: string; code?: string; message?: string; cause?: Error };
   if (name === 'TimeoutError' || (name === 'AbortError' && cause?.name === 'TimeoutError'))
     return `no answer within ${timeoutMs} ms`;
@@ -114,7 +114,7 @@ function describe(error: unknown, url: URL, timeoutMs: number): string {
 
 /**
  * Sends one request and reads its answer up to the bound. Throws
- * OutboundFailure when no answer came (its message says why), and the signal's
+ * OutboundRequestError when no answer came (its message says why), and the signal's
  * reason when the signal aborts.
  */
 export async function sendOutbound(request: OutboundRequest, options: OutboundOptions): Promise<OutboundAnswer> {
@@ -122,19 +122,19 @@ export async function sendOutbound(request: OutboundRequest, options: OutboundOp
   try {
     url = new URL(request.url);
   } catch {
-    throw new OutboundFailure('refused: not a URL');
+    throw new OutboundRequestError('refused: not a URL');
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:')
-    throw new OutboundFailure(`refused: ${url.protocol} URLs are not allowed`);
-  if (url.username || url.password) throw new OutboundFailure('refused: a URL with a user name or password');
+    throw new OutboundRequestError(`refused: ${url.protocol} URLs are not allowed`);
+  if (url.username || url.password) throw new OutboundRequestError('refused: a URL with a user name or password');
   // An IP literal is connected to without a lookup: checked here.
   const host = hostOf(url);
   if (!options.policy.allowPrivate && isIP(host) && !isPublicAddress(host))
-    throw new OutboundFailure(forbiddenReason(url.hostname));
+    throw new OutboundRequestError(forbiddenReason(url.hostname));
   try {
     return await withDeadline(options.signal, options.timeoutMs, (signal) => exchange(url, request, options, signal));
   } catch (error) {
     options.signal.throwIfAborted();
-    throw new OutboundFailure(describe(error, url, options.timeoutMs));
+    throw new OutboundRequestError(describe(error, url, options.timeoutMs));
   }
 }

@@ -140,32 +140,34 @@ export interface Listed<T> {
 
 const totalPages = (total: number, size: number) => Math.ceil(total / size);
 
-const paginationA = (page: number, limit: number, total: number) => ({
+const paginationMember = (page: number, limit: number, total: number) => ({
   page,
   limit,
   total,
   total_pages: totalPages(total, limit),
 });
 
-export const envelopeA = <T>(list: Listed<T>, page: number, limit: number, present: (node: T) => unknown) => ({
+/** SPEC.md's Envelope A: `data` and `pagination` (`page`, `limit`, `total`, `total_pages`). */
+export const paginationEnvelope = <T>(list: Listed<T>, page: number, limit: number, present: (node: T) => unknown) => ({
   data: list.nodes.map(present),
-  pagination: paginationA(page, limit, list.totalCount),
+  pagination: paginationMember(page, limit, list.totalCount),
 });
 
-/** envelopeA's JSON text, around `items`: the JSON text of its `data` members, comma-separated. */
-export const envelopeAText = (items: string, page: number, limit: number, total: number) =>
-  `{"data":[${items}],"pagination":${JSON.stringify(paginationA(page, limit, total))}}`;
+/** paginationEnvelope's JSON text, around `items`: the JSON text of its `data` members, comma-separated. */
+export const paginationEnvelopeText = (items: string, page: number, limit: number, total: number) =>
+  `{"data":[${items}],"pagination":${JSON.stringify(paginationMember(page, limit, total))}}`;
 
-export const envelopeB = <T>(list: Listed<T>, page: number, size: number, present: (node: T) => unknown) => ({
+/** SPEC.md's Envelope B: `data` and `meta` (`page`, `size`, `total`, `total_pages`). */
+export const metaEnvelope = <T>(list: Listed<T>, page: number, size: number, present: (node: T) => unknown) => ({
   data: list.nodes.map(present),
   meta: { page, size, total: list.totalCount, total_pages: totalPages(list.totalCount, size) },
 });
 
 const counters = { page: z.number().int(), total: z.number().int(), total_pages: z.number().int() };
 
-export const envelopeASchema = (item: z.ZodType) =>
+export const paginationEnvelopeSchema = (item: z.ZodType) =>
   z.object({ data: z.array(item), pagination: z.object({ ...counters, limit: z.number().int() }) });
-export const envelopeBSchema = (item: z.ZodType) =>
+export const metaEnvelopeSchema = (item: z.ZodType) =>
   z.object({ data: z.array(item), meta: z.object({ ...counters, size: z.number().int() }) });
 
 /** DECISIONS.md's generic response body (E21). */

@@ -19,12 +19,12 @@ import type { SecretBox } from '../domain/secrets.ts';
 import { parseOrThrow, refuseUnstorable } from '../domain/validation.ts';
 import { type OperationRunner, operationRunner } from '../graphql/run-operation.ts';
 import type { GraphQLServer } from '../graphql/yoga.ts';
+import { sendError } from '../requests/error-body.ts';
+import { jsonTextDepth, MAX_JSON_DEPTH } from '../requests/json-depth.ts';
+import { type RateLimiter, unlimited } from '../requests/rate-limits.ts';
+import type { RequestViewers } from '../requests/request-viewer.ts';
+import { INVALID_UTF8, utf8Text } from '../requests/utf8.ts';
 import { createLoaders } from '../schema/loaders.ts';
-import { sendError } from '../web/error-body.ts';
-import { jsonTextDepth, MAX_JSON_DEPTH } from '../web/json-depth.ts';
-import { type RateLimiter, unlimited } from '../web/rate-limits.ts';
-import type { RequestViewers } from '../web/request-viewer.ts';
-import { INVALID_UTF8, utf8Text } from '../web/utf8.ts';
 import { claimIdempotencyKey, openMembers, requestHashOf, sealMembers, validKey } from './idempotency.ts';
 import { decodeJsonMembers } from './json-bytes.ts';
 import { openApiDocument } from './openapi.ts';
@@ -45,7 +45,7 @@ const statusOfCode: Record<string, number> = {
   GRAPHQL_PARSE_FAILED: 400,
 };
 
-class OperationFailed extends Error {
+class OperationFailedError extends Error {
   constructor(
     readonly status: number,
     message: string,
@@ -67,7 +67,7 @@ async function runOperation(
   if (error) {
     const { code, detail } = error.extensions as { code?: string; detail?: unknown };
     const status = statusOfCode[code ?? ''] ?? 500;
-    throw new OperationFailed(
+    throw new OperationFailedError(
       status,
       status === 500 ? 'internal error' : error.message,
       status === 500 ? null : (detail ?? null),
@@ -217,7 +217,7 @@ function handlerFor(route: Route, { db, viewers, secrets }: RestDependencies, ru
       }
     } catch (error) {
       if (error instanceof DomainError) return sendError(reply, httpStatusOf[error.kind], error.message, error.detail);
-      if (error instanceof OperationFailed) return sendError(reply, error.status, error.message, error.detail);
+      if (error instanceof OperationFailedError) return sendError(reply, error.status, error.message, error.detail);
       // Anything else is the app's error handler's (src/http/app.ts): a transient database error is a 503 there.
       throw error;
     }
@@ -226,7 +226,7 @@ function handlerFor(route: Route, { db, viewers, secrets }: RestDependencies, ru
 
 export interface RestDependencies {
   db: Database;
-  /** Who a request is (its key looked up once, by the rate limiter first: src/web/request-viewer.ts). */
+  /** Who a request is (its key looked up once, by the rate limiter first: src/requests/request-viewer.ts). */
   viewers: RequestViewers;
   /** Runs the routes' operations (src/graphql/run-operation.ts). */
   graphql: GraphQLServer;

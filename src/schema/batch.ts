@@ -1,5 +1,5 @@
-import { newestFirst } from '../db/sql/child-orders.ts';
-import { counterColumn } from '../db/sql/counter-columns.ts';
+import { newestFirst } from '../db/parts/child-orders.ts';
+import { counterColumn } from '../db/parts/counter-columns.ts';
 import { autoPause, batchSettingsUpdate, callOutcomes, retryPolicy, settingsOf } from '../domain/batch-settings.ts';
 import {
   batchCreate,

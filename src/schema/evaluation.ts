@@ -1,5 +1,5 @@
 import type { DefaultConnectionArguments } from '@pothos/plugin-relay';
-import { newestFirst } from '../db/sql/child-orders.ts';
+import { newestFirst } from '../db/parts/child-orders.ts';
 import { createEvaluation, evaluationCreate } from '../domain/evaluations.ts';
 import { Agent } from './agent.ts';
 import { builder, type NodeRef } from './builder.ts';

@@ -10,15 +10,15 @@
 // until the DateTime scalar serializes the few a query asks for.
 import DataLoader from 'dataloader';
 import type { SqlQueryable } from '../db/database.ts';
+import { counterColumn } from '../db/parts/counter-columns.ts';
+import type { SqlPart } from '../db/parts/sql-part.ts';
 import { attemptOutcomesOfBatches } from '../db/sql/attempt-outcomes-of-batches.ts';
 import { attemptsTimeline } from '../db/sql/attempts-timeline.ts';
 import { childCounts } from '../db/sql/child-counts.ts';
 import { childPages } from '../db/sql/child-pages.ts';
-import { counterColumn } from '../db/sql/counter-columns.ts';
 import { rowsById } from '../db/sql/rows-by-id.ts';
 import { runCountersOfWorkflows } from '../db/sql/run-counters-of-workflows.ts';
 import { tagsOfProspects } from '../db/sql/tags-of-prospects.ts';
-import type { SqlPart } from '../db/sql-part.ts';
 import type { TenantClient } from '../db/tenant.ts';
 import type { callOutcomes } from '../domain/batch-settings.ts';
 import { numbersOfPairs } from '../domain/telephony.ts';

@@ -8,8 +8,8 @@ import {
   offsetToCursor,
   type resolveOffsetConnection,
 } from '@pothos/plugin-relay';
-import { noCondition } from '../db/sql/child-orders.ts';
-import type { SqlPart } from '../db/sql-part.ts';
+import { noCondition } from '../db/parts/child-orders.ts';
+import type { SqlPart } from '../db/parts/sql-part.ts';
 import { badInput } from '../domain/errors.ts';
 import type { ChildList, Loaders } from './loaders.ts';
 

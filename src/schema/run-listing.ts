@@ -2,8 +2,8 @@
 // filtered and sorted, and how they are counted. GraphQL's run connections
 // (run.ts) page through them as rows; REST's E6 has the page written as its
 // answer's JSON text (src/db/sql/wire-runs-page.ts).
-import { counterColumn } from '../db/sql/counter-columns.ts';
-import type { SqlPart } from '../db/sql-part.ts';
+import { counterColumn } from '../db/parts/counter-columns.ts';
+import type { SqlPart } from '../db/parts/sql-part.ts';
 import { type RunFilter, type RunSort, type RunStatusName, runFilterSql, runOrderSql } from '../domain/runs.ts';
 import type { Loaders, RunCounters } from './loaders.ts';
 

@@ -1,4 +1,4 @@
-import { newestVersionFirst } from '../db/sql/child-orders.ts';
+import { newestVersionFirst } from '../db/parts/child-orders.ts';
 import {
   createWorkflow,
   publishWorkflowVersion,

@@ -6,7 +6,7 @@ import type { Clock } from '../../src/clock.ts';
 import type { GraphQLLimits, RateLimits, SubscriptionLimits } from '../../src/config/request-limits.ts';
 import type { OutcomeShares } from '../../src/config/simulated-calls.ts';
 import { defaultWebhookSettings, type WebhookSettings } from '../../src/config/webhook-settings.ts';
-import { API_KEY_CACHE_TTL_MS, type LiveKitSettings } from '../../src/config.ts';
+import type { LiveKitSettings } from '../../src/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import { createOrganization } from '../../src/domain/organizations.ts';
 import { prepareDatabase } from '../../src/domain/prepare-database.ts';
@@ -14,11 +14,11 @@ import { SecretBox } from '../../src/domain/secrets.ts';
 import type { Dialer } from '../../src/engine/dialer.ts';
 import type { RunEngine } from '../../src/engine/run-engine.ts';
 import { defaultStepHandlers, type StepHandler } from '../../src/engine/steps.ts';
-import { redisClientOptions } from '../../src/events/redis-health.ts';
-import type { WebhookWorker } from '../../src/events/webhook-worker.ts';
 import { buildApp } from '../../src/http/app.ts';
+import { redisClientOptions } from '../../src/redis/redis-health.ts';
 import { createEngine, createWebhookWorker } from '../../src/server.ts';
 import { createServices, type Services } from '../../src/services.ts';
+import type { WebhookWorker } from '../../src/webhooks/webhook-worker.ts';
 import { createTestStorage, type TestStorage } from './storage.ts';
 
 export interface TestEngineOptions {
@@ -131,15 +131,14 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   // Tests send webhooks to receivers on the loopback interface, over http.
   const { deliver, clock: webhookClock, ...webhookSettings } = options.webhooks ?? {};
   const webhookConfig = { ...defaultWebhookSettings, allowHttp: true, allowPrivate: true, ...webhookSettings };
-  const services = createServices(
+  const services = createServices({
     db,
     secrets,
     redis,
-    options.livekit ?? null,
-    webhookConfig,
-    API_KEY_CACHE_TTL_MS,
-    options.apiKeysPerOrganization,
-  );
+    livekit: options.livekit,
+    webhooks: webhookConfig,
+    apiKeysPerOrganization: options.apiKeysPerOrganization,
+  });
   const app = await buildApp({
     services,
     rateLimits: options.rateLimits ?? testRateLimits,

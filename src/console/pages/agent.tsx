@@ -14,7 +14,7 @@ import {
   ConsoleAgent,
   ConsoleUpdateAgent,
   type WireConfig,
-} from '../../operations/console.ts';
+} from '../../console-operations/console-operations.ts';
 import {
   type Draft,
   type FieldSpec,

@@ -1,6 +1,6 @@
 // Agents: the organization's agents with their models at a glance.
 import { useQuery } from '@urql/preact';
-import { ConsoleAgents } from '../../operations/console.ts';
+import { ConsoleAgents } from '../../console-operations/console-operations.ts';
 import { documentOf } from '../client.ts';
 import { count, dateTime, plural } from '../format.ts';
 import { hrefOf } from '../route.ts';

@@ -11,7 +11,7 @@ import {
   type RunOrder,
   type RunRow,
   type RunStatus,
-} from '../../operations/console.ts';
+} from '../../console-operations/console-operations.ts';
 import { documentOf } from '../client.ts';
 import { count, dateTime, duration, etaText, outcomeLabel, percent, plural, time } from '../format.ts';
 import { useLiveBatch } from '../live.ts';

@@ -3,7 +3,12 @@
 // the last hour, answer rate and ETA; filters by workflow and status.
 import { useQuery } from '@urql/preact';
 import { useCallback, useState } from 'preact/hooks';
-import { type BatchCard, type BatchStatus, ConsoleBatches, ConsoleWorkflows } from '../../operations/console.ts';
+import {
+  type BatchCard,
+  type BatchStatus,
+  ConsoleBatches,
+  ConsoleWorkflows,
+} from '../../console-operations/console-operations.ts';
 import { documentOf } from '../client.ts';
 import { count, dateTime, etaText, percent } from '../format.ts';
 import { useInterval, useLiveBatch } from '../live.ts';

@@ -1,7 +1,7 @@
 // Insights: call volume and issue rate per period (a chart), and each
 // period's executive summary, newest first.
 import { useQuery } from '@urql/preact';
-import { ConsoleInsights, type InsightRow } from '../../operations/console.ts';
+import { ConsoleInsights, type InsightRow } from '../../console-operations/console-operations.ts';
 import { BarChart } from '../chart.tsx';
 import { documentOf } from '../client.ts';
 import { count, dateTime, day, percent, plural } from '../format.ts';

@@ -7,7 +7,7 @@ import {
   ConsoleWebhookEndpoints,
   type WebhookDeliveryRow,
   type WebhookEndpointRow,
-} from '../../operations/console.ts';
+} from '../../console-operations/console-operations.ts';
 import { documentOf } from '../client.ts';
 import { count, dateTime } from '../format.ts';
 import { useInterval } from '../live.ts';

@@ -1,6 +1,6 @@
 import { Prisma } from '../../generated/prisma/client.ts';
 import type { SqlQueryable } from '../database.ts';
-import { selectRows } from './select-rows.ts';
+import { selectRows } from '../select-rows.ts';
 
 /**
  * Each batch's attempts counted by outcome (null: in flight).

@@ -1,8 +1,8 @@
 import { Prisma } from '../../generated/prisma/client.ts';
 import { CallOutcome } from '../../generated/prisma/enums.ts';
 import type { SqlQueryable } from '../database.ts';
-import { quoteIdentifier } from './identifiers.ts';
-import { selectRows } from './select-rows.ts';
+import { quoteIdentifier } from '../parts/identifiers.ts';
+import { selectRows } from '../select-rows.ts';
 
 /** Equal intervals of time from `from`, `intervalMs` long, up to `to`. */
 export interface Intervals {

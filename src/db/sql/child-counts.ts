@@ -1,8 +1,8 @@
 import { Prisma } from '../../generated/prisma/client.ts';
 import type { SqlQueryable } from '../database.ts';
-import type { SqlPart } from '../sql-part.ts';
-import { identifier } from './identifiers.ts';
-import { selectRows } from './select-rows.ts';
+import { identifier } from '../parts/identifiers.ts';
+import type { SqlPart } from '../parts/sql-part.ts';
+import { selectRows } from '../select-rows.ts';
 
 /**
  * How many rows of a child table each parent has (with `where`, AND-ed, on

@@ -1,8 +1,8 @@
 import { Prisma } from '../../generated/prisma/client.ts';
 import type { SqlQueryable } from '../database.ts';
-import type { SqlPart } from '../sql-part.ts';
-import { columnList, identifier } from './identifiers.ts';
-import { selectRows } from './select-rows.ts';
+import { columnList, identifier } from '../parts/identifiers.ts';
+import type { SqlPart } from '../parts/sql-part.ts';
+import { selectRows } from '../select-rows.ts';
 
 /** A related row carried inside each row of a page under `name` (a run's prospect): its table, the column naming it. */
 interface EmbeddedRow {

@@ -18,7 +18,7 @@ export interface ClaimedDelivery {
  * Takes up to `limit` due deliveries (oldest due first) under `owner`'s lease,
  * until `leaseUntil`: their `nextAttemptAt` moves to the lease's end. A
  * delivery is not taken while an older one of its endpoint about its object is
- * pending (src/events/webhook-store.ts).
+ * pending (src/webhooks/webhook-store.ts).
  *
  * Index: the due deliveries are walked in order on
  * "WebhookDelivery_nextAttemptAt_id_idx" (partial, WHERE status = 'pending'),

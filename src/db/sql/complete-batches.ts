@@ -1,6 +1,6 @@
 import { BatchStatus } from '../../generated/prisma/enums.ts';
+import { enumValues } from '../parts/identifiers.ts';
 import type { SqlClient } from '../tx.ts';
-import { enumValues } from './identifiers.ts';
 
 const LIVE = enumValues(BatchStatus.PENDING, BatchStatus.IN_PROGRESS, BatchStatus.PAUSED);
 

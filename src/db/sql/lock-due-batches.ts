@@ -1,6 +1,6 @@
 import { BatchStatus } from '../../generated/prisma/enums.ts';
+import { enumValues } from '../parts/identifiers.ts';
 import type { SqlClient } from '../tx.ts';
-import { enumValues } from './identifiers.ts';
 import type { LockedBatchRow } from './lock-batches.ts';
 
 /** A due batch: what locking it reads (lock-batches.ts), and what a claim's limits need. */

@@ -2,7 +2,7 @@ import type { SqlClient } from '../tx.ts';
 
 /**
  * Locks a webhook endpoint's row (before its deliveries: the lock order of
- * src/events/webhook-store.ts) and reads its state; no row when it is gone.
+ * src/webhooks/webhook-store.ts) and reads its state; no row when it is gone.
  * Index: "WebhookEndpoint_pkey".
  */
 export function lockEndpoint(tx: SqlClient, endpointId: string) {

@@ -1,5 +1,5 @@
+import { identifier } from '../parts/identifiers.ts';
 import type { SqlClient } from '../tx.ts';
-import { identifier } from './identifiers.ts';
 
 /**
  * Moves `count` runs of a batch from one status counter column to another

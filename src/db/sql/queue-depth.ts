@@ -1,6 +1,6 @@
 import { BatchStatus } from '../../generated/prisma/enums.ts';
 import type { SqlQueryable } from '../database.ts';
-import { enumValues } from './identifiers.ts';
+import { enumValues } from '../parts/identifiers.ts';
 
 const RUNNABLE = enumValues(BatchStatus.PENDING, BatchStatus.IN_PROGRESS).text;
 

@@ -1,6 +1,6 @@
 import { BatchStatus } from '../../generated/prisma/enums.ts';
+import { enumValues, identifier } from '../parts/identifiers.ts';
 import type { SqlClient } from '../tx.ts';
-import { enumValues, identifier } from './identifiers.ts';
 
 const ENDED = enumValues(BatchStatus.FINISHED, BatchStatus.FAILED);
 

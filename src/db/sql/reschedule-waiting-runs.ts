@@ -1,6 +1,6 @@
 import { RunStatus } from '../../generated/prisma/enums.ts';
+import { enumValues } from '../parts/identifiers.ts';
 import type { SqlClient } from '../tx.ts';
-import { enumValues } from './identifiers.ts';
 
 const WAITING = enumValues(RunStatus.PENDING, RunStatus.PAUSED);
 

@@ -1,7 +1,7 @@
 import { Prisma } from '../../generated/prisma/client.ts';
 import type { SqlQueryable } from '../database.ts';
-import { identifier } from './identifiers.ts';
-import { selectRows } from './select-rows.ts';
+import { identifier } from '../parts/identifiers.ts';
+import { selectRows } from '../select-rows.ts';
 
 /**
  * The organization's rows of `table` with these ids (others' are not returned).

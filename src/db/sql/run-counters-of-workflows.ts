@@ -1,7 +1,7 @@
 import { Prisma } from '../../generated/prisma/client.ts';
 import type { SqlQueryable } from '../database.ts';
-import { quoteIdentifier } from './identifiers.ts';
-import { selectRows } from './select-rows.ts';
+import { quoteIdentifier } from '../parts/identifiers.ts';
+import { selectRows } from '../select-rows.ts';
 
 /**
  * The sums of the batches' run counter `columns` of each workflow (workflows

@@ -1,6 +1,6 @@
 import { Prisma } from '../../generated/prisma/client.ts';
+import { identifier } from '../parts/identifiers.ts';
 import type { SqlClient } from '../tx.ts';
-import { identifier } from './identifiers.ts';
 
 export interface BatchStatusChange {
   status: string;

@@ -1,7 +1,7 @@
 import type { Tag } from '../../generated/prisma/client.ts';
 import { Prisma } from '../../generated/prisma/client.ts';
 import type { SqlQueryable } from '../database.ts';
-import { selectRows } from './select-rows.ts';
+import { selectRows } from '../select-rows.ts';
 
 /**
  * The organization's tags of each prospect, in the order they were given.

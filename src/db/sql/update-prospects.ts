@@ -1,6 +1,6 @@
 import { Prisma } from '../../generated/prisma/client.ts';
+import { quoteIdentifier } from '../parts/identifiers.ts';
 import type { SqlClient } from '../tx.ts';
-import { quoteIdentifier } from './identifiers.ts';
 import { type ProspectColumns, type ProspectMemberships, unnestedProspects, writeProspects } from './prospect-rows.ts';
 
 /** The fields an import may change, as named in `r` (prospect-rows.ts), and their columns. */

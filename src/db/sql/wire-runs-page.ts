@@ -1,8 +1,8 @@
 import { Prisma } from '../../generated/prisma/client.ts';
 import type { SqlQueryable } from '../database.ts';
-import type { SqlPart } from '../sql-part.ts';
+import type { SqlPart } from '../parts/sql-part.ts';
+import { selectRows } from '../select-rows.ts';
 import { shownRows } from './child-pages.ts';
-import { selectRows } from './select-rows.ts';
 
 /** One page of the runs under a workflow or a batch. */
 export interface RunsPage {

@@ -1,6 +1,6 @@
 import { type Batch, Prisma } from '../../generated/prisma/client.ts';
 import type { SqlQueryable } from '../database.ts';
-import { selectRows } from './select-rows.ts';
+import { selectRows } from '../select-rows.ts';
 
 /**
  * Whether the organization has the workflow, and its batch row with that id

@@ -11,7 +11,7 @@ import {
   presentAgent,
   presentEvaluation,
 } from '../resources/agents.ts';
-import { envelopeB, envelopeBSchema, found, operationRoute, pageArgs, pageSizeQuery } from '../route.ts';
+import { found, metaEnvelope, metaEnvelopeSchema, operationRoute, pageArgs, pageSizeQuery } from '../route.ts';
 
 const AgentCreate = wireNames(agentCreate);
 const AgentUpdate = wireNames(agentUpdate);
@@ -42,8 +42,8 @@ export const agentRoutes = [
     operation: `query($first: Int, $after: String) { agents(first: $first, after: $after) { totalCount nodes { ...AgentRest } } } ${agentFragment}`,
     query: pageSizeQuery,
     variables: ({ query }) => pageArgs(query.page, query.size),
-    respond: (data, { query }) => envelopeB(data.agents, query.page, query.size, presentAgent),
-    response: envelopeBSchema(agentSchema),
+    respond: (data, { query }) => metaEnvelope(data.agents, query.page, query.size, presentAgent),
+    response: metaEnvelopeSchema(agentSchema),
   }),
   operationRoute({
     method: 'GET',
@@ -55,8 +55,8 @@ export const agentRoutes = [
     query: pageSizeQuery.extend({ agent_id: z.string().min(1) }),
     variables: ({ query }) => ({ agentId: query.agent_id, ...pageArgs(query.page, query.size) }),
     respond: (data, { query }) =>
-      envelopeB(found(data.evaluations, 'agent'), query.page, query.size, presentEvaluation),
-    response: envelopeBSchema(evaluationSchema),
+      metaEnvelope(found(data.evaluations, 'agent'), query.page, query.size, presentEvaluation),
+    response: metaEnvelopeSchema(evaluationSchema),
   }),
   operationRoute({
     method: 'POST',

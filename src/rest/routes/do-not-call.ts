@@ -4,7 +4,7 @@ import { doNotCallAdd } from '../../domain/do-not-call.ts';
 import { wireNames } from '../../schema/json-schema-names.ts';
 import { int } from '../resources/common.ts';
 import { doNotCallFragment, doNotCallSchema, presentDoNotCall } from '../resources/do-not-call.ts';
-import { envelopeA, envelopeASchema, operationRoute, pageArgs, pageLimitQuery } from '../route.ts';
+import { operationRoute, pageArgs, pageLimitQuery, paginationEnvelope, paginationEnvelopeSchema } from '../route.ts';
 
 const DoNotCallAdd = wireNames(doNotCallAdd);
 
@@ -31,8 +31,8 @@ export const doNotCallRoutes = [
       doNotCallNumbers(first: $first, after: $after) { totalCount nodes { ...DoNotCallRest } } } ${doNotCallFragment}`,
     query: pageLimitQuery,
     variables: ({ query }) => pageArgs(query.page, query.limit),
-    respond: (data, { query }) => envelopeA(data.doNotCallNumbers, query.page, query.limit, presentDoNotCall),
-    response: envelopeASchema(doNotCallSchema),
+    respond: (data, { query }) => paginationEnvelope(data.doNotCallNumbers, query.page, query.limit, presentDoNotCall),
+    response: paginationEnvelopeSchema(doNotCallSchema),
   }),
   operationRoute({
     method: 'DELETE',

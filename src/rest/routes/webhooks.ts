@@ -17,12 +17,12 @@ import {
 } from '../resources/webhooks.ts';
 import {
   dataListQuery,
-  envelopeA,
-  envelopeASchema,
   found,
   operationRoute,
   pageArgs,
   pageLimitQuery,
+  paginationEnvelope,
+  paginationEnvelopeSchema,
 } from '../route.ts';
 
 const WebhookEndpointCreate = wireNames(webhookEndpointCreate);
@@ -108,13 +108,13 @@ export const webhookRoutes = [
     query: pageLimitQuery,
     variables: ({ params, query }) => ({ id: params.id, ...pageArgs(query.page, query.limit) }),
     respond: (data, { query }) =>
-      envelopeA(
+      paginationEnvelope(
         found(data.webhookEndpoint, 'webhook endpoint').deliveries,
         query.page,
         query.limit,
         presentWebhookDelivery,
       ),
-    response: envelopeASchema(webhookDeliverySchema),
+    response: paginationEnvelopeSchema(webhookDeliverySchema),
   }),
   operationRoute({
     method: 'POST',

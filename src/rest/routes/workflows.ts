@@ -25,16 +25,16 @@ import {
   workflowSchema,
 } from '../resources/workflows.ts';
 import {
-  envelopeA,
-  envelopeASchema,
-  envelopeAText,
-  envelopeB,
-  envelopeBSchema,
   found,
+  metaEnvelope,
+  metaEnvelopeSchema,
   operationRoute,
   pageArgs,
   pageLimitQuery,
   pageSizeQuery,
+  paginationEnvelope,
+  paginationEnvelopeSchema,
+  paginationEnvelopeText,
   textRoute,
 } from '../route.ts';
 
@@ -112,8 +112,8 @@ export const workflowRoutes = [
     query: pageSizeQuery,
     variables: ({ params, query }) => ({ id: params.workflow_id, ...pageArgs(query.page, query.size) }),
     respond: (data, { query }) =>
-      envelopeB(found(data.workflow, 'workflow').versions, query.page, query.size, presentVersion),
-    response: envelopeBSchema(versionSchema),
+      metaEnvelope(found(data.workflow, 'workflow').versions, query.page, query.size, presentVersion),
+    response: metaEnvelopeSchema(versionSchema),
   }),
   operationRoute({
     method: 'POST',
@@ -138,8 +138,8 @@ export const workflowRoutes = [
     query: pageLimitQuery,
     variables: ({ params, query }) => ({ id: params.workflow_id, ...pageArgs(query.page, query.limit) }),
     respond: (data, { query }) =>
-      envelopeA(found(data.workflow, 'workflow').batches, query.page, query.limit, presentBatch),
-    response: envelopeASchema(batchSchema),
+      paginationEnvelope(found(data.workflow, 'workflow').batches, query.page, query.limit, presentBatch),
+    response: paginationEnvelopeSchema(batchSchema),
   }),
   textRoute({
     method: 'GET',
@@ -159,14 +159,14 @@ export const workflowRoutes = [
         loaders.batch.prime(conditions.batch_id, read.batch);
       } else found(await loaders.workflow.load(workflowId), 'workflow');
       const listing = await runListing({ workflowId }, conditions, sort, loaders);
-      if (!listing) return envelopeAText('', page, limit, 0);
+      if (!listing) return paginationEnvelopeText('', page, limit, 0);
       const [items, total] = await Promise.all([
         wireRunsPage(sql, { ...listing, offset: (page - 1) * limit, limit }, organizationId),
         listing.count(),
       ]);
-      return envelopeAText(items, page, limit, total);
+      return paginationEnvelopeText(items, page, limit, total);
     },
-    response: envelopeASchema(runSchema),
+    response: paginationEnvelopeSchema(runSchema),
   }),
   operationRoute({
     method: 'GET',

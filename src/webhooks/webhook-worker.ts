@@ -7,8 +7,10 @@
 // retry schedule, and `failed` after the last. Deliveries are at least once:
 // an instance that dies mid-request leaves its delivery to be claimed again
 // when its lease ends.
+
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
+import { ClaimLoop } from '../claim-loop.ts';
 import { type Clock, systemClock } from '../clock.ts';
 import type { WebhookSettings } from '../config/webhook-settings.ts';
 import type { SecretBox } from '../domain/secrets.ts';
@@ -43,25 +45,28 @@ export class WebhookWorker {
   private readonly requests = new Set<AbortController>();
   private stopped = false;
   private readonly listeners = new Set<AttemptListener>();
-  private running = false;
-  private loop: Promise<void> | null = null;
-  private wake: (() => void) | null = null;
+  private readonly claims: ClaimLoop<ClaimedDelivery>;
 
   constructor(
     prisma: PrismaClient,
     private readonly secrets: SecretBox,
     private readonly settings: WebhookSettings,
-    private readonly options: WebhookWorkerOptions,
+    options: WebhookWorkerOptions,
     private readonly log: Logger = console,
   ) {
     this.store = new WebhookStore(prisma, this.owner);
     this.clock = options.clock ?? systemClock;
+    this.claims = new ClaimLoop({
+      room: () => options.concurrency - this.inFlight.size,
+      claim: (room) => this.claim(room),
+      start: (delivery) => this.startDelivery(delivery),
+      failed: (error) => this.log.error({ err: error }, 'claiming webhook deliveries failed'),
+      pollMs: options.pollMs,
+    });
   }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loop = this.claimLoop();
+    this.claims.start();
   }
 
   /** Told of each attempt's outcome and duration (the delivery metrics). */
@@ -71,58 +76,34 @@ export class WebhookWorker {
 
   /** Stops claiming, cuts the requests in flight short and hands their deliveries back, due at once. */
   async stop(): Promise<void> {
-    if (!this.running) return;
-    this.running = false;
-    this.wake?.();
-    await this.loop;
+    if (!this.claims.isRunning) return;
+    await this.claims.stop();
     this.stopped = true;
     for (const request of this.requests) request.abort();
     await Promise.allSettled([...this.inFlight]);
   }
 
-  private async claimLoop() {
-    while (this.running) {
-      const free = this.options.concurrency - this.inFlight.size;
-      let claimed: ClaimedDelivery[] = [];
-      if (free > 0) {
-        const now = this.clock.now();
-        try {
-          claimed = await this.store.claim(
-            free,
-            now,
-            new Date(now.getTime() + this.settings.timeoutMs + LEASE_MARGIN_MS),
-          );
-        } catch (error) {
-          this.log.error({ err: error }, 'claiming webhook deliveries failed');
-        }
-      }
-      for (const delivery of claimed) {
-        // Each delivery is a trace of its own (when traces are on), linked to the request that created the batch it is about.
-        const attributes = {
-          'webhook.delivery_id': delivery.id,
-          'webhook.event_id': delivery.eventId,
-          'webhook.event_type': delivery.payload.type,
-          'webhook.attempt': delivery.attempts + 1,
-        };
-        const done = tracing()
-          .inTraceLinkedTo('webhook.deliver', delivery.batchTraceparent, attributes, () => this.deliver(delivery))
-          .catch((error) =>
-            this.log.error({ err: error, deliveryId: delivery.id }, 'webhook delivery failed unexpectedly'),
-          )
-          .finally(() => {
-            this.inFlight.delete(done);
-            this.wake?.();
-          });
-        this.inFlight.add(done);
-      }
-      if (claimed.length < free || this.inFlight.size >= this.options.concurrency) {
-        await new Promise<void>((resolve) => {
-          this.wake = resolve;
-          setTimeout(resolve, this.options.pollMs).unref();
-        });
-        this.wake = null;
-      }
-    }
+  private claim(room: number): Promise<ClaimedDelivery[]> {
+    const now = this.clock.now();
+    return this.store.claim(room, now, new Date(now.getTime() + this.settings.timeoutMs + LEASE_MARGIN_MS));
+  }
+
+  private startDelivery(delivery: ClaimedDelivery) {
+    // Each delivery is a trace of its own (when traces are on), linked to the request that created the batch it is about.
+    const attributes = {
+      'webhook.delivery_id': delivery.id,
+      'webhook.event_id': delivery.eventId,
+      'webhook.event_type': delivery.payload.type,
+      'webhook.attempt': delivery.attempts + 1,
+    };
+    const done = tracing()
+      .inTraceLinkedTo('webhook.deliver', delivery.batchTraceparent, attributes, () => this.deliver(delivery))
+      .catch((error) => this.log.error({ err: error, deliveryId: delivery.id }, 'webhook delivery failed unexpectedly'))
+      .finally(() => {
+        this.inFlight.delete(done);
+        this.claims.wake();
+      });
+    this.inFlight.add(done);
   }
 
   private async deliver(delivery: ClaimedDelivery) {

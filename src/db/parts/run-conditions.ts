@@ -1,5 +1,5 @@
 import { Prisma } from '../../generated/prisma/client.ts';
-import type { SqlPart } from '../sql-part.ts';
+import type { SqlPart } from './sql-part.ts';
 
 /** What a list of runs may be narrowed to (src/domain/runs.ts's filter, its instants parsed). */
 export interface RunConditions {

@@ -1,7 +1,7 @@
 // Whether Redis answers. Redis carries rate-limit counters and progress events
 // between instances, but no request depends on it: while it does not answer,
 // rate limits count on each instance and progress events are polled
-// (src/web/rate-limits.ts, src/events/batch-progress.ts), and they learn when
+// (src/requests/rate-limits.ts, src/events/batch-progress.ts), and they learn when
 // that is from here, as do /ready, /metrics and the log (one line per change).
 import type { Redis, RedisOptions } from 'ioredis';
 

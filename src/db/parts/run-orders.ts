@@ -1,5 +1,5 @@
 import { Prisma } from '../../generated/prisma/client.ts';
-import type { SqlPart } from '../sql-part.ts';
+import type { SqlPart } from './sql-part.ts';
 
 // Orders follow the indexes ("Run_workflowId_startedAt_id_idx" and the others
 // child-pages.ts names, and their status variants): NULL started_at (runs not

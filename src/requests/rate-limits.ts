@@ -17,7 +17,7 @@ import rateLimit, {
 import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { RateLimits } from '../config/request-limits.ts';
-import type { RedisHealth } from '../events/redis-health.ts';
+import type { RedisHealth } from '../redis/redis-health.ts';
 import type { RequestViewers } from './request-viewer.ts';
 
 // The plugin's own stores, in Redis and in this process's memory (the package exports no path to them).
@@ -35,7 +35,7 @@ const LocalStore = require('@fastify/rate-limit/store/LocalStore.js') as PluginS
 type Count = Parameters<FastifyRateLimitStore['incr']>;
 type Child = Parameters<FastifyRateLimitStore['child']>[0];
 
-/** Counts in Redis while it answers, in this process's memory while it does not (src/events/redis-health.ts). */
+/** Counts in Redis while it answers, in this process's memory while it does not (src/redis/redis-health.ts). */
 class SharedOrLocalStore implements FastifyRateLimitStore {
   constructor(
     private readonly shared: InstanceType<PluginStore>,

@@ -1,5 +1,5 @@
 import { Prisma } from '../../generated/prisma/client.ts';
-import type { SqlPart } from '../sql-part.ts';
+import type { SqlPart } from './sql-part.ts';
 
 /** No condition on a child list (child-pages.ts, child-counts.ts): every row of the parent. */
 export const noCondition: SqlPart = { sql: Prisma.empty, key: '' };

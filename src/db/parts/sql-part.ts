@@ -1,4 +1,4 @@
-import type { Prisma } from '../generated/prisma/client.ts';
+import type { Prisma } from '../../generated/prisma/client.ts';
 
 /** A piece of SQL with a key naming it, so requests with equal SQL can share one statement. */
 export interface SqlPart {

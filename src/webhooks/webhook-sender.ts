@@ -3,7 +3,7 @@
 // addresses only, no redirect followed, at most 64 KiB of the answer read,
 // within a time limit. The endpoint's scheme was checked when it was saved;
 // it is checked again here, the settings may have changed since.
-import { OutboundFailure, type OutboundPolicy, sendOutbound } from '../outbound/request.ts';
+import { type OutboundPolicy, OutboundRequestError, sendOutbound } from '../outbound/request.ts';
 
 /** Bytes of an answer read at most; the rest is not waited for. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -51,7 +51,7 @@ export async function sendWebhook(
     const excerpt = answer.toString('utf8').slice(0, ERROR_BODY_CHARACTERS).trim();
     return finish(status, `answered ${status}${redirect}${excerpt ? `: ${excerpt}` : ''}`);
   } catch (error) {
-    if (!(error instanceof OutboundFailure)) throw error;
+    if (!(error instanceof OutboundRequestError)) throw error;
     return finish(null, error.message);
   }
 }

@@ -1,5 +1,5 @@
 // Who an HTTP request is, found once per request: the rate limiter asks first
-// (to count the request against its organization's quota, src/web/rate-limits.ts),
+// (to count the request against its organization's quota, src/requests/rate-limits.ts),
 // then the route serving it (the REST router, /graphql), and both get the
 // same answer for one look-up. A look-up that failed (the database away) is
 // not kept: the route looks again, and answers that failure in its own shape.

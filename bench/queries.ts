@@ -1,7 +1,7 @@
 // What each server is asked in each scenario: the same data, in each server's
 // own dialect.
 
-/** (a) The dashboard query of README.md, as the gateway serves it. */
+/** (a) The dashboard query of docs/graphql.md, as the gateway serves it. */
 export const GATEWAY_DASHBOARD = `query Dashboard($id: ID!) {
   workflow(id: $id) {
     name version

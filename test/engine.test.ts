@@ -394,16 +394,18 @@ describe('two instances', () => {
 });
 
 describe('the run engine under a campaign', () => {
-  it("collects no listener per waiting run on a signal that lives as long as the instance (Node's MaxListenersExceededWarning)", async () => {
+  it("collects no listener per waiting run on a signal that lives as long as the instance (Node's MaxListenersExceededWarning)", {
+    timeout: 180_000,
+  }, async () => {
     const warnings: string[] = [];
     const onWarning = (warning: Error) => {
       if (warning.name === 'MaxListenersExceededWarning') warnings.push(warning.message);
     };
     process.on('warning', onWarning);
     try {
-      // 20 lines, up to 40 runs held: 20 of them wait for a line at a time, over and over.
-      await withEngine({ concurrency: 20, callMs: 20 }, async (server, api) => {
-        const batchId = await api.batch(await api.workflow([{ id: 'dial', type: 'call' }]), await api.prospects(120));
+      // 12 lines, up to 24 runs held: 12 of them (more than Node's 10) wait for a line at a time, over and over.
+      await withEngine({ concurrency: 12, callMs: 20 }, async (server, api) => {
+        const batchId = await api.batch(await api.workflow([{ id: 'dial', type: 'call' }]), await api.prospects(60));
         expect((await batchIn(server.db, batchId, ['FINISHED', 'FAILED'])).status).toBe('FINISHED');
       });
     } finally {

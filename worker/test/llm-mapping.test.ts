@@ -39,7 +39,9 @@ describe('OpenAI (and the OpenAI-compatible vendors)', () => {
 
   test('parallel_tool_calls reaches the request when the agent has tools', async () => {
     const { model } = build({ ...base, parallel_tool_calls: false });
-    const tools = { lookup: llm.tool({ description: 'Looks up', parameters: z.object({}), execute: async () => 'ok' }) };
+    const tools = {
+      lookup: llm.tool({ description: 'Looks up', parameters: z.object({}), execute: async () => 'ok' }),
+    };
     const request = await chatRequest(vendors.capture, model, tools);
     expect(request.json).toMatchObject({ parallel_tool_calls: false });
   });
@@ -62,13 +64,19 @@ describe('OpenAI (and the OpenAI-compatible vendors)', () => {
     expect(build({ provider: 'anthropic', model: 'claude-sonnet-4-5' }, ownEndpoints).model.provider).toBe(
       'api.anthropic.com',
     );
-    const request = await chatRequest(vendors.capture, build({ provider: 'anthropic', model: 'claude-sonnet-4-5' }).model);
+    const request = await chatRequest(
+      vendors.capture,
+      build({ provider: 'anthropic', model: 'claude-sonnet-4-5' }).model,
+    );
     expect(request.headers.authorization).toBe('Bearer dummy-anthropic');
     expect(request.json).toMatchObject({ model: 'claude-sonnet-4-5' });
   });
 
   test('Azure names the deployment by the model, with its key and API version', async () => {
-    const request = await chatRequest(vendors.capture, build({ provider: 'azure', model: 'gpt-4o', temperature: 0.2 }).model);
+    const request = await chatRequest(
+      vendors.capture,
+      build({ provider: 'azure', model: 'gpt-4o', temperature: 0.2 }).model,
+    );
     expect(request.path).toBe('/openai/deployments/gpt-4o/chat/completions');
     expect(request.query.get('api-version')).toBe('2024-10-21');
     expect(request.headers['api-key']).toBe('dummy-azure');

@@ -111,7 +111,12 @@ describe('ElevenLabs', () => {
   });
 
   test('a sample rate it has no format for, and speech duration without its voice detection, are unhonoured', () => {
-    const { unhonoured } = build({ ...realtime, sample_rate: 32000, commit_strategy: 'manual', min_speech_duration_ms: 50 });
+    const { unhonoured } = build({
+      ...realtime,
+      sample_rate: 32000,
+      commit_strategy: 'manual',
+      min_speech_duration_ms: 50,
+    });
     expect(membersOf(unhonoured)).toEqual([
       'transcriber_config.sample_rate',
       'transcriber_config.min_speech_duration_ms',
@@ -135,7 +140,10 @@ describe('vendors without a Node plugin', () => {
     });
     expect(unhonoured).toEqual([
       { member: 'transcriber_config.provider', reason: 'LiveKit Agents for Node has no azure transcriber' },
-      { member: 'transcriber_config.fallbacks[0].provider', reason: 'LiveKit Agents for Node has no google transcriber' },
+      {
+        member: 'transcriber_config.fallbacks[0].provider',
+        reason: 'LiveKit Agents for Node has no google transcriber',
+      },
     ]);
     expect(transcriber).toBeInstanceOf(deepgram.STT);
   });
@@ -147,7 +155,9 @@ describe('fallbacks', () => {
       provider: 'deepgram',
       model: 'nova-3',
       preemptive_generation: true,
-      fallbacks: [{ provider: 'elevenlabs', model: 'scribe_v2_realtime', language: 'en', preemptive_generation: false }],
+      fallbacks: [
+        { provider: 'elevenlabs', model: 'scribe_v2_realtime', language: 'en', preemptive_generation: false },
+      ],
     });
     expect(transcriber).toBeInstanceOf(stt.FallbackAdapter);
     const adapter = transcriber as stt.FallbackAdapter;

@@ -9,7 +9,7 @@ import * as openai from '@livekit/agents-plugin-openai';
 import { AzureOpenAI } from 'openai';
 import type { LlmConfig } from '../agent.ts';
 import type { Providers, VendorAccess } from '../config.ts';
-import { type OptionTable, optionsFrom, type Unhonoured } from './unhonoured.ts';
+import { type OptionTable, optionsFrom, type Unhonoured, withFallbacks } from './unhonoured.ts';
 
 /** Request members the OpenAI plugin has no option for, sent with every request it makes. */
 type ExtraMembers = Record<string, number>;
@@ -124,14 +124,6 @@ function buildOne(config: LlmConfig, path: string, providers: Providers, unhonou
   }
 }
 
-/** The configured model and its fallbacks, depth first, each at its path in the agent. */
-function chain(config: LlmConfig, path: string): { config: LlmConfig; path: string }[] {
-  return [
-    { config, path },
-    ...(config.fallbacks ?? []).flatMap((fallback, index) => chain(fallback, `${path}.fallbacks[${index}]`)),
-  ];
-}
-
 /**
  * The agent's language model: its llm_config, with its fallbacks behind a
  * FallbackAdapter; null when none can be built (each reason in `unhonoured`).
@@ -140,7 +132,7 @@ function chain(config: LlmConfig, path: string): { config: LlmConfig; path: stri
  */
 export function buildLlm(config: LlmConfig, providers: Providers, unhonoured: Unhonoured): llm.LLM | null {
   const models: llm.LLM[] = [];
-  for (const entry of chain(config, 'llm_config')) {
+  for (const entry of withFallbacks(config, 'llm_config')) {
     if (entry.path !== 'llm_config' && entry.config.system_prompt !== undefined) {
       if (entry.config.system_prompt !== config.system_prompt) {
         unhonoured.push({

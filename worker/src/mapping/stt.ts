@@ -8,7 +8,7 @@ import * as deepgram from '@livekit/agents-plugin-deepgram';
 import * as elevenlabs from '@livekit/agents-plugin-elevenlabs';
 import type { TranscriberConfig } from '../agent.ts';
 import type { Providers } from '../config.ts';
-import { type OptionTable, optionsFrom, type Unhonoured } from './unhonoured.ts';
+import { type OptionTable, optionsFrom, type Unhonoured, withFallbacks } from './unhonoured.ts';
 
 /** Session members: the session takes them from the primary transcriber (src/mapping/turns.ts). */
 export const sessionMembers = ['preemptive_generation'] as const;
@@ -118,13 +118,6 @@ function buildOne(
   });
 }
 
-function chain(config: TranscriberConfig, path: string): { config: TranscriberConfig; path: string }[] {
-  return [
-    { config, path },
-    ...(config.fallbacks ?? []).flatMap((fallback, index) => chain(fallback, `${path}.fallbacks[${index}]`)),
-  ];
-}
-
 /**
  * The agent's transcriber and its fallbacks (a FallbackAdapter, which needs the
  * VAD for transcribers that do not stream); null when none can be built.
@@ -132,7 +125,7 @@ function chain(config: TranscriberConfig, path: string): { config: TranscriberCo
  */
 export function buildStt(config: TranscriberConfig, vad: VAD, providers: Providers, unhonoured: Unhonoured) {
   const transcribers: stt.STT[] = [];
-  for (const entry of chain(config, 'transcriber_config')) {
+  for (const entry of withFallbacks(config, 'transcriber_config')) {
     const primary = entry.path === 'transcriber_config';
     const skip = ['provider', 'fallbacks', ...(primary ? sessionMembers : [])];
     if (!primary) {

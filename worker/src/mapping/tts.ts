@@ -8,7 +8,7 @@ import * as elevenlabs from '@livekit/agents-plugin-elevenlabs';
 import * as openai from '@livekit/agents-plugin-openai';
 import type { VoiceConfig } from '../agent.ts';
 import type { Providers, Vendor } from '../config.ts';
-import { type OptionTable, optionsFrom, type Unhonoured } from './unhonoured.ts';
+import { type OptionTable, optionsFrom, type Unhonoured, withFallbacks } from './unhonoured.ts';
 
 const elevenLabsEncodings = [
   'mp3_22050_32',
@@ -47,13 +47,17 @@ const elevenLabsTable: OptionTable<elevenlabs.TTSOptions> = {
   text_normalization: (on: boolean) => ({ applyTextNormalization: on ? 'on' : 'off' }),
 };
 
+/** The Cartesia plugin sends speed, emotion and volume to its sonic-3 models only. */
+const sonic3 = (config: Record<string, unknown>) => String(config.model).startsWith('sonic-3');
+
 const cartesiaTable: OptionTable<cartesia.TTSOptions> = {
   model: (model: string) => ({ model }),
   voice_id: (voice: string) => ({ voice }),
   language: (language: string) => ({ language }),
-  speed: (speed: number) => ({ speed }),
-  emotion: (emotion: string[]) => ({ emotion }),
-  volume: (volume: number) => ({ volume }),
+  speed: (speed: number, config) => (sonic3(config) ? { speed } : undefined),
+  // One emotion: the plugin sends the first only.
+  emotion: (emotion: string[], config) => (sonic3(config) && emotion.length === 1 ? { emotion } : undefined),
+  volume: (volume: number, config) => (sonic3(config) ? { volume } : undefined),
   encoding: (encoding: string) => (encoding === 'pcm_s16le' ? { encoding } : undefined),
   sample_rate: (sampleRate: number) => ({ sampleRate }),
 };
@@ -119,16 +123,9 @@ function buildOne(config: VoiceConfig, path: string, providers: Providers, unhon
   }
 }
 
-function chain(config: VoiceConfig, path: string): { config: VoiceConfig; path: string }[] {
-  return [
-    { config, path },
-    ...(config.fallbacks ?? []).flatMap((fallback, index) => chain(fallback, `${path}.fallbacks[${index}]`)),
-  ];
-}
-
 /** The agent's voice and its fallbacks behind a FallbackAdapter; null when none can be built. */
 export function buildTts(config: VoiceConfig, providers: Providers, unhonoured: Unhonoured): tts.TTS | null {
-  const voices = chain(config, 'voice_config').flatMap(
+  const voices = withFallbacks(config, 'voice_config').flatMap(
     (entry) => buildOne(entry.config, entry.path, providers, unhonoured) ?? [],
   );
   if (voices.length <= 1) return voices[0] ?? null;

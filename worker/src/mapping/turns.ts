@@ -1,9 +1,10 @@
 // extra_config (and the primary transcriber's preemptive_generation) → the
-// session's turn handling: interruptions, preemptive generation, and the turn
-// detector: LiveKit's end-of-utterance models (the livekit plugin: English or
-// multilingual), or LiveKit Inference's audio detector for the versions it names.
+// session's turn handling: interruptions, preemptive generation, and LiveKit's
+// turn detector (inference.TurnDetector: `v1` served by LiveKit Cloud, falling
+// back to `v1-mini`, the same model run in the worker). The livekit plugin's
+// text detectors (English, multilingual) are deprecated in Agents 1.8 in its
+// favour, and need a job's inference process to be built.
 import { inference, type voice } from '@livekit/agents';
-import { turnDetector } from '@livekit/agents-plugin-livekit';
 import type { ExtraConfig, TranscriberConfig } from '../agent.ts';
 import type { Providers } from '../config.ts';
 import type { Unhonoured } from './unhonoured.ts';
@@ -11,29 +12,27 @@ import type { Unhonoured } from './unhonoured.ts';
 /** The session's turn handling options (AgentSession's `turnHandling`). */
 export type TurnHandling = NonNullable<voice.AgentSessionOptions['turnHandling']>;
 
-const eouModels = ['en', 'multilingual'] as const;
-const inferenceVersions = ['v1', 'v1-mini'] as const;
+const versions = ['v1', 'v1-mini'] as const;
+type Version = (typeof versions)[number];
 
-function detector(extra: ExtraConfig, providers: Providers, unhonoured: Unhonoured): TurnHandling['turnDetection'] {
+function detector(extra: ExtraConfig, providers: Providers, unhonoured: Unhonoured) {
   const type = extra.turn_detector_model_type;
-  if (type !== undefined && inferenceVersions.includes(type as 'v1')) {
-    if (extra.turn_detector_is_multilingual === false) {
-      unhonoured.push({
-        member: 'extra_config.turn_detector_is_multilingual',
-        reason: `LiveKit Inference's ${type} detector takes every language it knows`,
-      });
-    }
-    const { apiKey, apiSecret } = providers.livekit;
-    return new inference.TurnDetector({ version: type as 'v1', apiKey, apiSecret });
-  }
-  if (type !== undefined && !eouModels.includes(type as 'en')) {
+  const version = versions.find((name) => name === type);
+  if (type !== undefined && !version) {
     unhonoured.push({
       member: 'extra_config.turn_detector_model_type',
-      reason: `no turn detector is named ${JSON.stringify(type)} (en, multilingual, v1, v1-mini)`,
+      reason: `LiveKit's turn detector is v1 or v1-mini, not ${JSON.stringify(type)}`,
     });
   }
-  const multilingual = type === 'multilingual' || (type !== 'en' && extra.turn_detector_is_multilingual === true);
-  return multilingual ? new turnDetector.MultilingualModel() : new turnDetector.EnglishModel();
+  if (extra.turn_detector_is_multilingual === false) {
+    unhonoured.push({
+      member: 'extra_config.turn_detector_is_multilingual',
+      reason: "LiveKit's turn detector takes every language it knows",
+    });
+  }
+  const { apiKey, apiSecret } = providers.livekit;
+  // Unnamed, the library picks: v1 where LiveKit Cloud serves it, else v1-mini.
+  return new inference.TurnDetector({ ...(version ? { version: version as Version } : {}), apiKey, apiSecret });
 }
 
 /** The session's turn handling; members no option takes are added to `unhonoured`. */

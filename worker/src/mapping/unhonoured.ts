@@ -53,3 +53,11 @@ function merged<O>(options: Partial<O>, taken: Partial<O>): Partial<O> {
 
 /** How a member becomes a plugin's options; undefined: this value cannot be honoured. */
 export type OptionTable<O> = Record<string, (value: never, config: Record<string, unknown>) => Partial<O> | undefined>;
+
+/** A configuration and its fallbacks, depth first (the order they are tried in), each with its path in the agent. */
+export function withFallbacks<C extends { fallbacks?: C[] }>(config: C, path: string): { config: C; path: string }[] {
+  return [
+    { config, path },
+    ...(config.fallbacks ?? []).flatMap((fallback, index) => withFallbacks(fallback, `${path}.fallbacks[${index}]`)),
+  ];
+}

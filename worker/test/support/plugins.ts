@@ -15,32 +15,42 @@ export const once: APIConnectOptions = { maxRetry: 0, timeoutMs: 60_000, retryIn
 /** Each vendor's dummy key is `dummy-<vendor>`. */
 export const dummyKey = (vendor: Vendor) => `dummy-${vendor}`;
 
-/** A capture for the file's tests, and providers whose every vendor answers there with a dummy key. */
+/**
+ * A capture for the file's tests; `providers` are every vendor with a dummy key
+ * (`dummy-<vendor>`), answering at the capture in a new session each time they are read.
+ */
 export function useCapturedVendors() {
-  const context = {} as { capture: VendorCapture; providers: Providers };
+  let capture: VendorCapture;
   beforeAll(async () => {
-    context.capture = await startVendorCapture();
-    const at = (vendor: Vendor) => ({
-      apiKey: dummyKey(vendor),
-      // ElevenLabs' plugin takes its base URL with the API version.
-      baseUrl: vendor === 'elevenlabs' ? `${context.capture.url}/v1` : context.capture.url,
-    });
-    context.providers = {
-      vendors: {
-        openai: at('openai'),
-        anthropic: at('anthropic'),
-        google: at('google'),
-        groq: at('groq'),
-        azure: at('azure'),
-        deepgram: at('deepgram'),
-        elevenlabs: at('elevenlabs'),
-        cartesia: at('cartesia'),
-      },
-      livekit: { url: 'ws://127.0.0.1:1', apiKey: 'dummy-livekit-key', apiSecret: 'dummy-livekit-secret' },
-    };
+    capture = await startVendorCapture();
   });
-  afterAll(() => context.capture.close());
-  return context;
+  afterAll(() => capture.close());
+  return {
+    get capture() {
+      return capture;
+    },
+    get providers(): Providers {
+      const url = capture.newSession();
+      const at = (vendor: Vendor) => ({
+        apiKey: dummyKey(vendor),
+        // ElevenLabs' plugin takes its base URL with the API version.
+        baseUrl: vendor === 'elevenlabs' ? `${url}/v1` : url,
+      });
+      return {
+        vendors: {
+          openai: at('openai'),
+          anthropic: at('anthropic'),
+          google: at('google'),
+          groq: at('groq'),
+          azure: at('azure'),
+          deepgram: at('deepgram'),
+          elevenlabs: at('elevenlabs'),
+          cartesia: at('cartesia'),
+        },
+        livekit: { url: 'ws://127.0.0.1:1', apiKey: 'dummy-livekit-key', apiSecret: 'dummy-livekit-secret' },
+      };
+    },
+  };
 }
 
 const drain = (stream: AsyncIterable<unknown>) =>
@@ -53,7 +63,7 @@ const drain = (stream: AsyncIterable<unknown>) =>
   })();
 
 /** The chat request `model` sends (its JSON body), with `toolCtx` when given. */
-export async function chatRequest(capture: VendorCapture, model: llm.LLM, toolCtx?: llm.ToolContext) {
+export async function chatRequest(capture: VendorCapture, model: llm.LLM, toolCtx?: llm.ToolContextLike) {
   model.on('error', () => {});
   const chatCtx = llm.ChatContext.empty();
   chatCtx.addMessage({ role: 'user', content: 'Hello?' });
@@ -68,8 +78,11 @@ export async function chatRequest(capture: VendorCapture, model: llm.LLM, toolCt
 export async function sttConnection(capture: VendorCapture, transcriber: stt.STT) {
   transcriber.on('error', () => {});
   const stream = transcriber.stream({ connOptions: once });
-  stream.pushFrame(new AudioFrame(new Int16Array(160), 16000, 1, 160));
+  // 200 ms of silence: enough for every plugin to send audio once connected.
+  for (let frame = 0; frame < 20; frame++) stream.pushFrame(new AudioFrame(new Int16Array(160), 16000, 1, 160));
   const request = await capture.next();
+  // Audio arrives once the plugin's side is open too: closing before then is a plugin's unhandled error.
+  await request.message();
   stream.close();
   return request;
 }
@@ -82,17 +95,18 @@ export async function ttsStream(capture: VendorCapture, voice: tts.TTS) {
   stream.flush();
   drain(stream);
   const request = await capture.next();
+  const message = await request.message();
   stream.close();
-  return { ...request, json: request.body ? (JSON.parse(request.body) as Record<string, unknown>) : {} };
+  return { ...request, json: JSON.parse(message) as Record<string, unknown> };
 }
 
-/** The request `voice` makes to synthesize one sentence (its JSON body, if any). */
+/** The request `voice` makes to synthesize one sentence (its JSON body); answered with no audio. */
 export async function ttsSynthesis(capture: VendorCapture, voice: tts.TTS) {
   voice.on('error', () => {});
-  const stream = voice.synthesize('Hello there.', once);
-  drain(stream);
+  const drained = drain(voice.synthesize('Hello there.', once));
   const request = await capture.next();
-  stream.close();
+  request.reply(200, '');
+  await drained;
   return { ...request, json: request.body ? (JSON.parse(request.body) as Record<string, unknown>) : {} };
 }
 

@@ -2,7 +2,9 @@
 // each request a plugin makes (HTTP or WebSocket: method, path, query, headers,
 // body or first message) and never answers it (the plugin waits until the test
 // closes its stream), so a test reads back the options a plugin was built with
-// from what it actually sends.
+// from what it actually sends. Each plugin is built for a session of its own
+// (a path prefix in its base URL): a request a closed stream makes late, into
+// another test, is not taken for that test's.
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
@@ -12,29 +14,36 @@ export interface CapturedRequest {
   path: string;
   query: URLSearchParams;
   headers: IncomingHttpHeaders;
-  /** The HTTP body, or the WebSocket's first message. */
+  /** The HTTP body (a WebSocket's is empty: see `message`). */
   body: string;
+  /** A WebSocket's first message, when it comes (an HTTP request's body). */
+  message(): Promise<string>;
+  /** Answers an HTTP request (else it is left unanswered until the capture closes). */
+  reply(status: number, body: string): void;
 }
 
 export interface VendorCapture {
-  /** `http://127.0.0.1:<port>` */
-  url: string;
-  /** The next request whose path starts with `pathPrefix`, now or when it arrives. */
-  next(pathPrefix?: string): Promise<CapturedRequest>;
+  /** Starts a new session: the base URL (`http://127.0.0.1:<port>/s<n>`) its plugins are built with. */
+  newSession(): string;
+  /** The latest session's next request (its path without the session's prefix), now or when it arrives. */
+  next(): Promise<CapturedRequest>;
   close(): Promise<void>;
 }
 
 export async function startVendorCapture(): Promise<VendorCapture> {
+  let session = 0;
   const seen: CapturedRequest[] = [];
-  const waiting: { prefix: string; resolve: (request: CapturedRequest) => void }[] = [];
+  let waiting: ((request: CapturedRequest) => void) | null = null;
   const record = (request: CapturedRequest) => {
-    const waiter = waiting.find((entry) => request.path.startsWith(entry.prefix));
-    if (waiter) {
-      waiting.splice(waiting.indexOf(waiter), 1);
-      waiter.resolve(request);
-    } else seen.push(request);
+    const prefix = `/s${session}/`;
+    if (!request.path.startsWith(prefix)) return; // an earlier session's
+    const own = { ...request, path: request.path.slice(prefix.length - 1) };
+    if (waiting) {
+      waiting(own);
+      waiting = null;
+    } else seen.push(own);
   };
-  const server = createServer((request) => {
+  const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
@@ -45,30 +54,41 @@ export async function startVendorCapture(): Promise<VendorCapture> {
         query: url.searchParams,
         headers: request.headers,
         body: Buffer.concat(chunks).toString('utf8'),
+        message() {
+          return Promise.resolve(this.body);
+        },
+        reply: (status, body) => response.writeHead(status).end(body),
       });
     });
   });
   const sockets = new WebSocketServer({ server });
   sockets.on('connection', (socket, request) => {
     const url = new URL(request.url ?? '/', 'http://capture');
-    const captured = { method: 'WS', path: url.pathname, query: url.searchParams, headers: request.headers };
-    // The first message, or none: some plugins send their options only in the URL.
-    const timer = setTimeout(() => finish(''), 100);
-    const finish = (body: string) => {
-      clearTimeout(timer);
-      socket.removeAllListeners('message');
-      record({ ...captured, body });
-    };
-    socket.once('message', (data) => finish(data.toString()));
+    const first = new Promise<string>((resolve) => socket.once('message', (data) => resolve(data.toString())));
+    record({
+      method: 'WS',
+      path: url.pathname,
+      query: url.searchParams,
+      headers: request.headers,
+      body: '',
+      message: () => first,
+      reply: () => {},
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
-    next(prefix = '/') {
-      const index = seen.findIndex((request) => request.path.startsWith(prefix));
-      if (index >= 0) return Promise.resolve(seen.splice(index, 1)[0]!);
-      return new Promise((resolve) => waiting.push({ prefix, resolve }));
+    newSession() {
+      session += 1;
+      seen.length = 0;
+      return `http://127.0.0.1:${port}/s${session}`;
+    },
+    next() {
+      const request = seen.shift();
+      if (request) return Promise.resolve(request);
+      return new Promise((resolve) => {
+        waiting = resolve;
+      });
     },
     async close() {
       for (const client of sockets.clients) client.terminate();

@@ -1,13 +1,11 @@
 // Drives the real plugins against the vendor capture (./vendor-capture.ts):
 // each helper makes a plugin send its first request and returns it.
-import { type APIConnectOptions, initializeLogger, llm, type stt, type tts } from '@livekit/agents';
+import { type APIConnectOptions, llm, type stt, type tts } from '@livekit/agents';
 import { AudioFrame } from '@livekit/rtc-node';
 import { afterAll, beforeAll } from 'vitest';
 import type { Providers, Vendor } from '../../src/config.ts';
 import type { Unhonoured } from '../../src/mapping/unhonoured.ts';
 import { startVendorCapture, type VendorCapture } from './vendor-capture.ts';
-
-initializeLogger({ pretty: false, level: 'error' });
 
 /** One attempt, no retry: the capture never answers. */
 export const once: APIConnectOptions = { maxRetry: 0, timeoutMs: 60_000, retryIntervalMs: 0 };

@@ -39,7 +39,8 @@ export function templateVariables(run: ClaimedRun, agentId: string, attempt: num
 
 /** Renders every string of the template; a string that is one placeholder keeps its value's type. */
 function renderTemplate(template: unknown, variables: Record<string, string | number>): unknown {
-  if (typeof template === 'string') return wholePlaceholderValue(template, variables) ?? fillPlaceholders(template, variables);
+  if (typeof template === 'string')
+    return wholePlaceholderValue(template, variables) ?? fillPlaceholders(template, variables);
   if (Array.isArray(template)) return template.map((item) => renderTemplate(item, variables));
   if (template && typeof template === 'object') {
     return Object.fromEntries(Object.entries(template).map(([key, value]) => [key, renderTemplate(value, variables)]));

@@ -1,6 +1,7 @@
 // The agent's pre-call webhook, sent before each attempt: the receiver may
 // skip the call (`"skip": true`) or hand the dialer variables for it.
 import { precallWebhook } from '../domain/agent-config.ts';
+import { fillPlaceholders, wholePlaceholderValue } from '../domain/placeholders.ts';
 import { tracing } from '../observability/tracing.ts';
 import { type OutboundAnswer, type OutboundPolicy, OutboundRequestError, sendOutbound } from '../outbound/request.ts';
 import type { ClaimedRun } from './run-store.ts';
@@ -38,13 +39,8 @@ export function templateVariables(run: ClaimedRun, agentId: string, attempt: num
 
 /** Renders every string of the template; a string that is one placeholder keeps its value's type. */
 function renderTemplate(template: unknown, variables: Record<string, string | number>): unknown {
-  if (typeof template === 'string') {
-    const whole = /^\{\{\s*([\w.]+)\s*\}\}$/.exec(template);
-    if (whole && whole[1]! in variables) return variables[whole[1]!];
-    return template.replace(/\{\{\s*([\w.]+)\s*\}\}/g, (text, name: string) =>
-      name in variables ? String(variables[name]) : text,
-    );
-  }
+  if (typeof template === 'string')
+    return wholePlaceholderValue(template, variables) ?? fillPlaceholders(template, variables);
   if (Array.isArray(template)) return template.map((item) => renderTemplate(item, variables));
   if (template && typeof template === 'object') {
     return Object.fromEntries(Object.entries(template).map(([key, value]) => [key, renderTemplate(value, variables)]));

@@ -1,0 +1,3 @@
+import { initializeLogger } from '@livekit/agents';
+
+initializeLogger({ pretty: false, level: 'error' });

@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // LiveKit Agents' logger, which its classes need before they are built (the CLI sets it up in the worker).
+    setupFiles: ['test/support/logger.ts'],
+    // The gateway test starts the gateway's server as a process (a fresh embedded database).
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
+    pool: 'forks',
+    maxWorkers: 2,
+  },
+});

@@ -15,20 +15,39 @@ export interface RestOptions {
   headers?: Record<string, string>;
 }
 
-/** `server`: a test server, or any gateway's base URL (a server process: test/support/processes.ts). */
-export function restClient(server: Pick<TestServer, 'url'>, organizationId: string, apiKey: string) {
+/**
+ * `server`: a test server, called in process (Fastify's inject: every hook,
+ * parser and route, no socket), or any gateway's base URL, called over HTTP
+ * (a server process: test/support/processes.ts).
+ */
+export function restClient(
+  server: Pick<TestServer, 'url'> & Partial<Pick<TestServer, 'app'>>,
+  organizationId: string,
+  apiKey: string,
+) {
   return async function rest(method: string, path: string, options: RestOptions = {}): Promise<RestResponse> {
-    const url = path.startsWith('/') ? `${server.url}${path.replace('{org}', organizationId)}` : path;
     const key = options.apiKey === undefined ? apiKey : options.apiKey;
-    const response = await fetch(url, {
-      method,
-      headers: {
-        ...(options.body !== undefined || options.raw !== undefined ? { 'content-type': 'application/json' } : {}),
-        ...(key ? { 'x-api-key': key } : {}),
-        ...options.headers,
-      },
-      body: options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
-    });
+    const headers = {
+      ...(options.body !== undefined || options.raw !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...(key ? { 'x-api-key': key } : {}),
+      ...options.headers,
+    };
+    const body = options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
+    const target = path.startsWith('/') ? path.replace('{org}', organizationId) : path;
+    if (server.app && target.startsWith('/')) {
+      const response = await server.app.inject({ method: method as 'GET', url: target, headers, payload: body });
+      const answer = new Headers();
+      for (const [name, value] of Object.entries(response.headers)) {
+        for (const one of Array.isArray(value) ? value : [value])
+          if (one !== undefined) answer.append(name, String(one));
+      }
+      return {
+        status: response.statusCode,
+        headers: answer,
+        body: response.body ? JSON.parse(response.body) : undefined,
+      };
+    }
+    const response = await fetch(target.startsWith('/') ? `${server.url}${target}` : target, { method, headers, body });
     const text = await response.text();
     return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
   };

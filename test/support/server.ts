@@ -190,16 +190,18 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       return { organizationId: organization.id, apiKey };
     },
     async graphql(apiKey, query, variables) {
-      const response = await fetch(`${url}/graphql`, {
+      // In process: the whole Fastify pipeline but the socket (tests of the transport itself use `url`).
+      const response = await app.inject({
         method: 'POST',
+        url: '/graphql',
         headers: {
           'content-type': 'application/json',
           accept: 'application/graphql-response+json',
           ...(apiKey ? { 'x-api-key': apiKey } : {}),
         },
-        body: JSON.stringify({ query, variables }),
+        payload: JSON.stringify({ query, variables }),
       });
-      return { status: response.status, body: await response.json() };
+      return { status: response.statusCode, body: response.json() };
     },
     async close() {
       await Promise.all([engine?.stop(), webhooks?.stop()]);

@@ -1,13 +1,13 @@
 // Agents: create, partial update (E1), delete (E3) and their tools. The
-// configuration objects are validated by the schemas of agent-config.ts and
+// configuration objects are validated by the schemas of src/records/agent-config.ts and
 // stored as their JSON value, under the wire (snake_case) names.
 import { z } from 'zod';
 import { Prisma } from '../generated/prisma/client.ts';
 import { reservedHeaderProblems } from '../outbound/headers.ts';
 import type { OutboundPolicy } from '../outbound/request.ts';
-import { type AgentUpdate, agentConfigMembers, agentCreate, agentUpdate } from './agent-config.ts';
+import { agentConfigMembers, agentTypes } from '../records/agent-config.ts';
+import { camelCase } from '../records/names.ts';
 import { badInput, notFound } from './errors.ts';
-import { camelCase } from './names.ts';
 import { outboundUrlProblems } from './outbound-urls.ts';
 import type { Scope } from './scope.ts';
 import { parseOrThrow } from './validation.ts';
@@ -46,6 +46,44 @@ export const agentTool = z
 
 /** Replaces an agent's tools: the list given, in its order. */
 const agentToolsSet = z.strictObject({ tools: z.array(agentTool).max(MAX_TOOLS) }).meta({ id: 'AgentToolsSet' });
+
+/**
+ * SPEC.md's agent update request. Every member is optional (E1 is a partial
+ * update); a config member given replaces that config object whole, and null
+ * clears it. Agent creation uses the same shape with `name` required.
+ */
+export const agentUpdate = z
+  .strictObject({
+    name: z.string().min(1).optional().meta({ description: 'Its name' }),
+    type: z
+      .enum(agentTypes)
+      .optional()
+      .meta({ description: 'What kind of agent it is (created as `voice` unless given)' }),
+    prompt_template: z.string().optional().meta({ description: 'The prompt template' }),
+    default_functions: z.array(z.string()).optional().meta({ description: 'Names of the functions it has by default' }),
+    plugins: z.array(z.unknown()).optional().meta({ description: 'Free-form plugin entries' }),
+    ...Object.fromEntries(
+      Object.entries(agentConfigMembers).map(([name, schema]) => [name, schema.nullable().optional()]),
+    ),
+  })
+  .meta({
+    id: 'AgentUpdate',
+    description:
+      'Members to change: those absent stay, a configuration object given replaces it whole, null clears it.',
+  }) as z.ZodType<AgentUpdate>;
+
+export type AgentUpdate = {
+  name?: string;
+  type?: (typeof agentTypes)[number];
+  prompt_template?: string;
+  default_functions?: string[];
+  plugins?: unknown[];
+} & { [K in keyof typeof agentConfigMembers]?: z.output<(typeof agentConfigMembers)[K]> | null };
+
+export const agentCreate = (agentUpdate as unknown as z.ZodObject).extend({ name: z.string().min(1) }).meta({
+  id: 'AgentCreate',
+  description: 'A new agent: the members of an update, `name` required.',
+}) as unknown as z.ZodType<AgentUpdate & { name: string }>;
 
 /** The columns an update request sets: members absent stay, a config given replaces it, null clears it. */
 function columnsOf(data: AgentUpdate) {

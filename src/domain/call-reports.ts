@@ -4,7 +4,7 @@
 // the attempt with it when LiveKit reports the call's end; an attempt with no
 // report ends `answered`.
 import { z } from 'zod';
-import { callOutcomes } from './batch-settings.ts';
+import { callOutcomes } from '../records/campaign-settings.ts';
 import { conflict, notFound } from './errors.ts';
 import type { Scope } from './scope.ts';
 import { parseOrThrow } from './validation.ts';

@@ -2,9 +2,10 @@
 // organization and go when it is deleted.
 import { z } from 'zod';
 import { isForeignKeyViolation } from '../db/prisma-errors.ts';
+import { int } from '../records/values.ts';
 import { notFound } from './errors.ts';
 import type { Scope } from './scope.ts';
-import { int, parseOrThrow } from './validation.ts';
+import { parseOrThrow } from './validation.ts';
 
 export const evaluationCreate = z
   .strictObject({

@@ -3,10 +3,11 @@
 // with the SecretBox and stored only as ciphertext; no read ever returns them.
 import { z } from 'zod';
 import { retryOnUniqueViolation } from '../db/prisma-errors.ts';
+import { int } from '../records/values.ts';
 import { badInput, notFound } from './errors.ts';
 import type { Scope } from './scope.ts';
 import type { SecretBox } from './secrets.ts';
-import { int, parseOrThrow } from './validation.ts';
+import { parseOrThrow } from './validation.ts';
 import { Outbox } from './webhook-events.ts';
 
 const jsonObject = z.record(z.string(), z.unknown());

@@ -2,9 +2,10 @@
 // settings }` and `updateOrganizationSettings`): what the organization decides
 // for all its batches and calls. Each is a column of "Organization".
 import { z } from 'zod';
+import { int } from '../records/values.ts';
 import { notFound } from './errors.ts';
 import type { Scope } from './scope.ts';
-import { int, parseOrThrow } from './validation.ts';
+import { parseOrThrow } from './validation.ts';
 
 export const organizationSettingsUpdate = z
   .strictObject({

@@ -16,7 +16,7 @@ import type { ProspectColumns } from '../db/sql/prospect-rows.ts';
 import { prospectsByPhone } from '../db/sql/prospects-by-phone.ts';
 import { updateProspects } from '../db/sql/update-prospects.ts';
 import type { SqlClient } from '../db/tx.ts';
-import { ianaTimezone } from './calling-window.ts';
+import { ianaTimezone } from '../records/time-zones.ts';
 import { DomainError } from './errors.ts';
 import { limits } from './limits.ts';
 import { requireAll } from './prospects.ts';

@@ -1,7 +1,7 @@
 // Prospects (the people runs call), prospect lists and tags.
 import { z } from 'zod';
 import { isUniqueViolation } from '../db/prisma-errors.ts';
-import { ianaTimezone } from './calling-window.ts';
+import { ianaTimezone } from '../records/time-zones.ts';
 import { badInput, conflict, notFound } from './errors.ts';
 import { limits } from './limits.ts';
 import type { Scope } from './scope.ts';

@@ -22,11 +22,12 @@ import { numbersOfPairs as numbersOfPairRows } from '../db/sql/numbers-of-pairs.
 import type { TenantClient } from '../db/tenant.ts';
 import type { Tx } from '../db/tx.ts';
 import type { PhoneNumber, SipTrunk } from '../generated/prisma/client.ts';
+import { int } from '../records/values.ts';
 import { conflict, notFound } from './errors.ts';
 import { limits } from './limits.ts';
 import type { Scope } from './scope.ts';
 import type { SecretBox } from './secrets.ts';
-import { int, parseOrThrow } from './validation.ts';
+import { parseOrThrow } from './validation.ts';
 
 /** SIP trunk providers, in SPEC.md's order. */
 export const sipTrunkProviders = ['twilio', 'telnyx', 'custom', 'plivo', 'vonage', 'other'] as const;

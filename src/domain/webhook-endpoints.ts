@@ -5,13 +5,13 @@
 // reads them per endpoint and replays one at will.
 import { z } from 'zod';
 import type { OutboundPolicy } from '../outbound/request.ts';
+import { subscribedEvent, webhookEventTypes } from '../records/webhooks.ts';
 import { conflict, notFound } from './errors.ts';
 import { checkOutboundUrl } from './outbound-urls.ts';
 import type { Scope } from './scope.ts';
 import type { SecretBox } from './secrets.ts';
 import { newSigningSecret } from './signing-secret.ts';
 import { parseOrThrow } from './validation.ts';
-import { ALL_EVENTS, webhookEventTypes } from './webhook-events.ts';
 
 const MAX_URL_LENGTH = 2000;
 
@@ -20,7 +20,7 @@ const url = z.string().min(1).max(MAX_URL_LENGTH).meta({
 });
 
 const events = z
-  .array(z.enum([ALL_EVENTS, ...webhookEventTypes]))
+  .array(subscribedEvent())
   .min(1)
   .max(webhookEventTypes.length + 1)
   .meta({ description: 'the event types delivered there, or `*` for all;' });

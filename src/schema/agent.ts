@@ -1,7 +1,16 @@
-import { agentConfigMembers, agentCreate, agentUpdate } from '../domain/agent-config.ts';
-import { agentTool, createAgent, deleteAgent, MAX_TOOLS, setAgentTools, updateAgent } from '../domain/agents.ts';
-import { camelCase } from '../domain/names.ts';
+import {
+  agentCreate,
+  agentTool,
+  agentUpdate,
+  createAgent,
+  deleteAgent,
+  MAX_TOOLS,
+  setAgentTools,
+  updateAgent,
+} from '../domain/agents.ts';
 import type { Agent as AgentRow } from '../generated/prisma/client.ts';
+import { agentConfigMembers } from '../records/agent-config.ts';
+import { camelCase } from '../records/names.ts';
 import { builder, type NodeRef } from './builder.ts';
 import { scopeOf } from './context.ts';
 import { AgentTypeEnum } from './enums.ts';

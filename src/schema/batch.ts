@@ -1,6 +1,6 @@
 import { newestFirst } from '../db/parts/child-orders.ts';
 import { counterColumn } from '../db/parts/counter-columns.ts';
-import { autoPause, batchSettingsUpdate, callOutcomes, retryPolicy, settingsOf } from '../domain/batch-settings.ts';
+import { batchSettingsUpdate, settingsOf } from '../domain/batch-settings.ts';
 import {
   batchCreate,
   createBatch,
@@ -8,10 +8,11 @@ import {
   updateBatchSettings,
   updateBatchStatus,
 } from '../domain/batches.ts';
-import { callingWindow, describeWindowWait, windowState } from '../domain/calling-window.ts';
+import { describeWindowWait, windowState } from '../domain/calling-window.ts';
 import { badInput, notFound } from '../domain/errors.ts';
-import { camelCase } from '../domain/names.ts';
 import type { Batch as BatchRow } from '../generated/prisma/client.ts';
+import { autoPause, callingWindow, callOutcomes, retryPolicy } from '../records/campaign-settings.ts';
+import { camelCase } from '../records/names.ts';
 import { builder, type NodeRef } from './builder.ts';
 import { type GraphQLContext, scopeOf } from './context.ts';
 import { BatchStatusEnum } from './enums.ts';

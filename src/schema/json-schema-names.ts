@@ -3,7 +3,7 @@
 // layer renames its bodies with it (src/rest/routes/) without loading the
 // GraphQL types built from the same schemas (src/schema/json-schema-types.ts).
 import { z } from 'zod';
-import { camelCase } from '../domain/names.ts';
+import { camelCase } from '../records/names.ts';
 
 export interface JsonSchema {
   type?: string;

@@ -4,8 +4,8 @@
 // the REST API. Stored values keep the wire (snake_case) names; GraphQL fields
 // are their camelCase, and `toStored` maps GraphQL input back (src/schema/json-schema-names.ts).
 import type { z } from 'zod';
-import { camelCase } from '../domain/names.ts';
-import { INT_MAX } from '../domain/validation.ts';
+import { camelCase } from '../records/names.ts';
+import { INT_MAX } from '../records/values.ts';
 import { builder } from './builder.ts';
 import { type JsonSchema, namedJsonSchema, refName, unwrap, type WireNames, wireNames } from './json-schema-names.ts';
 

@@ -10,9 +10,9 @@ import {
   webhookEndpointCreate,
   webhookEndpointUpdate,
 } from '../domain/webhook-endpoints.ts';
-import { ALL_EVENTS, webhookEventTypes } from '../domain/webhook-events.ts';
 import type { WebhookEndpoint as WebhookEndpointRow } from '../generated/prisma/client.ts';
 import { WebhookDeliveryStatus } from '../generated/prisma/enums.ts';
+import { ALL_EVENTS, webhookEventTypes } from '../records/webhooks.ts';
 import { builder, type NodeRef } from './builder.ts';
 import { scopeOf } from './context.ts';
 import { typesFromSchema } from './json-schema-types.ts';

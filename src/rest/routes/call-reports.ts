@@ -1,8 +1,8 @@
 // An agent worker's report of its call (DIALER=livekit; src/domain/call-reports.ts).
 import { z } from 'zod';
-import { callOutcomes } from '../../domain/batch-settings.ts';
 import { attemptNumberOf, callOutcomeReport } from '../../domain/call-reports.ts';
-import { int } from '../resources/common.ts';
+import { callOutcomes } from '../../records/campaign-settings.ts';
+import { integer } from '../../records/values.ts';
 import { operationRoute } from '../route.ts';
 
 export const callReportRoutes = [
@@ -26,7 +26,7 @@ export const callReportRoutes = [
       reported_outcome: data.reportCallOutcome.reportedOutcome,
     }),
     response: z
-      .strictObject({ run_id: z.string(), attempt: int(), reported_outcome: z.enum(callOutcomes) })
+      .strictObject({ run_id: z.string(), attempt: integer(), reported_outcome: z.enum(callOutcomes) })
       .meta({ id: 'ReportedCallOutcome' }),
   }),
 ];

@@ -10,7 +10,6 @@ import { camelCase } from '../records/names.ts';
 import { badInput, notFound } from './errors.ts';
 import { outboundUrlProblems } from './outbound-urls.ts';
 import type { Scope } from './scope.ts';
-import { parseOrThrow } from './validation.ts';
 import { Outbox } from './webhook-events.ts';
 
 export const MAX_TOOLS = 100;
@@ -45,7 +44,8 @@ export const agentTool = z
   .meta({ id: 'AgentTool', description: 'A tool the agent may call.' });
 
 /** Replaces an agent's tools: the list given, in its order. */
-const agentToolsSet = z.strictObject({ tools: z.array(agentTool).max(MAX_TOOLS) }).meta({ id: 'AgentToolsSet' });
+export const agentToolsSet = z.strictObject({ tools: z.array(agentTool).max(MAX_TOOLS) }).meta({ id: 'AgentToolsSet' });
+type AgentToolsSet = z.output<typeof agentToolsSet>;
 
 /**
  * SPEC.md's agent update request. Every member is optional (E1 is a partial
@@ -83,7 +83,8 @@ export type AgentUpdate = {
 export const agentCreate = (agentUpdate as unknown as z.ZodObject).extend({ name: z.string().min(1) }).meta({
   id: 'AgentCreate',
   description: 'A new agent: the members of an update, `name` required.',
-}) as unknown as z.ZodType<AgentUpdate & { name: string }>;
+}) as unknown as z.ZodType<AgentCreate>;
+type AgentCreate = AgentUpdate & { name: string };
 
 /** The columns an update request sets: members absent stay, a config given replaces it, null clears it. */
 function columnsOf(data: AgentUpdate) {
@@ -124,8 +125,7 @@ async function checkPrecallWebhook(data: AgentUpdate, policy: OutboundPolicy) {
   if (problems.length > 0) throw badInput(problems);
 }
 
-export async function createAgent(scope: Scope, input: unknown, policy: OutboundPolicy) {
-  const data = parseOrThrow(agentCreate, input);
+export async function createAgent(scope: Scope, data: AgentCreate, policy: OutboundPolicy) {
   await checkPrecallWebhook(data, policy);
   return scope.prisma.agent.create({
     data: { ...columnsOf(data), name: data.name, organizationId: scope.viewer.organizationId },
@@ -140,8 +140,7 @@ const agentUpdated = (scope: Scope, agentId: string) =>
  * E1: a partial update, in one statement (a concurrent update of other
  * members is not lost), with its `agent.updated` event.
  */
-export async function updateAgent(scope: Scope, agentId: string, input: unknown, policy: OutboundPolicy) {
-  const data = parseOrThrow(agentUpdate, input);
+export async function updateAgent(scope: Scope, agentId: string, data: AgentUpdate, policy: OutboundPolicy) {
   await checkPrecallWebhook(data, policy);
   return scope.prisma.$transaction(async (tx) => {
     const [agent] = await tx.agent.updateManyAndReturn({ where: { id: agentId }, data: columnsOf(data) });
@@ -159,8 +158,7 @@ export async function deleteAgent(scope: Scope, agentId: string) {
 }
 
 /** Replaces the agent's tools with the given list, in order (an `agent.updated` event); returns the agent. */
-export async function setAgentTools(scope: Scope, agentId: string, input: unknown) {
-  const { tools } = parseOrThrow(agentToolsSet, input);
+export async function setAgentTools(scope: Scope, agentId: string, { tools }: AgentToolsSet) {
   return scope.prisma.$transaction(async (tx) => {
     // Touching the agent locks its row: concurrent replacements run one after the other.
     const [agent] = await tx.agent.updateManyAndReturn({ where: { id: agentId }, data: { updatedAt: new Date() } });

@@ -3,6 +3,7 @@ import { counterColumn } from '../db/parts/counter-columns.ts';
 import { batchSettingsUpdate, settingsOf } from '../domain/batch-settings.ts';
 import {
   batchCreate,
+  batchStatusUpdate,
   createBatch,
   retryFailedRuns,
   updateBatchSettings,
@@ -19,6 +20,7 @@ import { BatchStatusEnum } from './enums.ts';
 import { typesFromSchema } from './json-schema-types.ts';
 import type { IntervalCounts, TimelineWindow } from './loaders.ts';
 import { childConnection, modelConnection } from './pagination.ts';
+import { parseOnce } from './parsed-input.ts';
 import { Workflow, WorkflowVersion } from './workflow.ts';
 
 const counterColumns = Object.entries(counterColumn);
@@ -294,7 +296,10 @@ builder.mutationFields((t) => ({
       }),
     },
     resolve: (_root, args, context) =>
-      announced(context, createBatch(scopeOf(context), String(args.workflowId), BatchCreate.toStored(args.input))),
+      announced(
+        context,
+        createBatch(scopeOf(context), String(args.workflowId), BatchCreate.parse(context, args.input)),
+      ),
   }),
   updateBatchStatus: t.field({
     type: Batch,
@@ -309,7 +314,14 @@ builder.mutationFields((t) => ({
       }),
     },
     resolve: (_root, args, context) =>
-      announced(context, updateBatchStatus(scopeOf(context), String(args.id), { status: args.status })),
+      announced(
+        context,
+        updateBatchStatus(
+          scopeOf(context),
+          String(args.id),
+          parseOnce(context, batchStatusUpdate, () => ({ status: args.status })),
+        ),
+      ),
   }),
   updateBatchSettings: t.field({
     type: Batch,
@@ -327,7 +339,7 @@ builder.mutationFields((t) => ({
     resolve: (_root, args, context) =>
       announced(
         context,
-        updateBatchSettings(scopeOf(context), String(args.id), BatchSettingsUpdate.toStored(args.input)),
+        updateBatchSettings(scopeOf(context), String(args.id), BatchSettingsUpdate.parse(context, args.input)),
       ),
   }),
   retryFailedRuns: t.field({

@@ -157,7 +157,7 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: WebhookEndpointCreate.input(), required: true, description: 'Where, and which events.' }),
     },
     resolve: (_root, args, context) =>
-      createWebhookEndpoint(scopeOf(context), context, WebhookEndpointCreate.toStored(args.input)),
+      createWebhookEndpoint(scopeOf(context), context, WebhookEndpointCreate.parse(context, args.input)),
   }),
   updateWebhookEndpoint: t.field({
     type: WebhookEndpoint,
@@ -168,7 +168,12 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: WebhookEndpointUpdate.input(), required: true, description: 'The members to change.' }),
     },
     resolve: (_root, args, context) =>
-      updateWebhookEndpoint(scopeOf(context), context, String(args.id), WebhookEndpointUpdate.toStored(args.input)),
+      updateWebhookEndpoint(
+        scopeOf(context),
+        context,
+        String(args.id),
+        WebhookEndpointUpdate.parse(context, args.input),
+      ),
   }),
   deleteWebhookEndpoint: t.id({
     description: 'Deletes an endpoint with its deliveries (`DELETE /webhook-endpoints/{id}`); returns its id.',

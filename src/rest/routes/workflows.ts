@@ -5,7 +5,7 @@ import { workflowAndBatch } from '../../db/sql/workflow-and-batch.ts';
 import { batchSettingsUpdate } from '../../domain/batch-settings.ts';
 import { batchCreate, batchStatusUpdate } from '../../domain/batches.ts';
 import { notFound } from '../../domain/errors.ts';
-import { parseRunFilter, runFilter, runSorts } from '../../domain/runs.ts';
+import { runFilter, runSorts } from '../../domain/runs.ts';
 import { workflowCreate, workflowUpdate, workflowVersionCreate } from '../../domain/workflows.ts';
 import { batch, run, workflow, workflowRun, workflowVersion } from '../../records/workflows.ts';
 import { wireNames } from '../../schema/json-schema-names.ts';
@@ -135,16 +135,16 @@ export const workflowRoutes = [
     query: runsQuery,
     // What GraphQL's `runs` lists (run-listing.ts), its page written by PostgreSQL in the answer's shape.
     answer: async ({ organizationId, sql, loaders }, { params, query }) => {
+      // The query's filter members are runFilter's, parsed with it.
       const { page, limit, sort, ...filter } = query;
       const workflowId = params.workflow_id!;
-      const conditions = parseRunFilter(filter);
-      if (conditions.batch_id) {
+      if (filter.batch_id) {
         // The batch the filter names is read with the workflow, in one statement (runListing finds it loaded).
-        const read = await workflowAndBatch(sql, organizationId, workflowId, conditions.batch_id);
+        const read = await workflowAndBatch(sql, organizationId, workflowId, filter.batch_id);
         if (!read.workflowFound) throw notFound('workflow');
-        loaders.batch.prime(conditions.batch_id, read.batch);
+        loaders.batch.prime(filter.batch_id, read.batch);
       } else found(await loaders.workflow.load(workflowId), 'workflow');
-      const listing = await runListing({ workflowId }, conditions, sort, loaders);
+      const listing = await runListing({ workflowId }, filter, sort, loaders);
       if (!listing) return paginationEnvelopeText('', page, limit, 0);
       const [items, total] = await Promise.all([
         wireRunsPage(sql, { ...listing, offset: (page - 1) * limit, limit }, organizationId),

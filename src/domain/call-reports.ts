@@ -18,8 +18,13 @@ export const callOutcomeReport = z
   .meta({ id: 'CallOutcomeReport', description: 'The outcome an agent worker reports for the call it is on.' });
 type CallOutcomeReport = z.output<typeof callOutcomeReport>;
 
-/** Attempt numbers are 1, 2, …: anything else names no attempt. */
-export const attemptNumberOf = (text: string) => (/^[1-9][0-9]{0,8}$/.test(text) ? Number(text) : 0);
+/** An attempt number as a path names it: 1, 2, …; anything else names no attempt. */
+export const attemptNumber = z
+  .string()
+  .regex(/^[1-9][0-9]{0,8}$/)
+  .meta({ description: 'The attempt number: 1 for the first' });
+
+export const attemptNumberOf = (text: string) => (attemptNumber.safeParse(text).success ? Number(text) : 0);
 
 /** Keeps the outcome on the run's attempt; NOT_FOUND for another organization's run, CONFLICT once the attempt has ended. */
 export async function reportCallOutcome(

@@ -1,6 +1,6 @@
 // An agent worker's report of its call (DIALER=livekit; src/domain/call-reports.ts).
 import { z } from 'zod';
-import { attemptNumberOf, callOutcomeReport } from '../../domain/call-reports.ts';
+import { attemptNumber, attemptNumberOf, callOutcomeReport } from '../../domain/call-reports.ts';
 import { callOutcomes } from '../../records/campaign-settings.ts';
 import { integer } from '../../records/values.ts';
 import { operationRoute } from '../route.ts';
@@ -15,6 +15,8 @@ export const callReportRoutes = [
     operation: `mutation($runId: ID!, $attempt: Int!, $outcome: CallOutcome!) {
     reportCallOutcome(runId: $runId, attempt: $attempt, outcome: $outcome) { number reportedOutcome } }`,
     body: callOutcomeReport,
+    params: { attempt: attemptNumber },
+    answers: { 409: 'the attempt has ended: an outcome is reported while its call is in flight' },
     variables: ({ params, body }) => ({
       runId: params.run_id,
       attempt: attemptNumberOf(params.attempt!),

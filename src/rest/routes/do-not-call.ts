@@ -1,6 +1,7 @@
 // The organization's do-not-call list (issue 12).
 import { z } from 'zod';
 import { doNotCallAdd } from '../../domain/do-not-call.ts';
+import { e164 } from '../../domain/telephony.ts';
 import { doNotCallNumber } from '../../records/do-not-call.ts';
 import { integer } from '../../records/values.ts';
 import { wireNames } from '../../schema/json-schema-names.ts';
@@ -41,6 +42,7 @@ export const doNotCallRoutes = [
     endpoint: null,
     summary: 'Take a number (E.164) off the do-not-call list',
     operation: `mutation($number: String!) { removeDoNotCallNumber(number: $number) { number } }`,
+    params: { number: e164 },
     variables: ({ params }) => ({ number: params.number }),
     respond: () => ({}),
     response: z.strictObject({}),

@@ -4,7 +4,7 @@ import { integrationConnect } from '../../domain/integrations.ts';
 import { availableIntegration, connectedIntegration } from '../../records/integrations.ts';
 import { wireNames } from '../../schema/json-schema-names.ts';
 import { MAX_PAGE_SIZE } from '../../schema/pagination.ts';
-import { found, operationRoute } from '../route.ts';
+import { found, idParameter, operationRoute } from '../route.ts';
 
 const IntegrationConnect = wireNames(integrationConnect);
 
@@ -48,6 +48,12 @@ export const integrationRoutes = [
     endpoint: 'E13',
     summary: 'Get a connected integration by slug',
     operation: `query($slug: String!) { integrationBySlug(slug: $slug) { ${connectedIntegration.selection} } }`,
+    params: {
+      slug: z
+        .string()
+        .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/)
+        .meta({ description: "The catalog entry's slug" }),
+    },
     variables: ({ params }) => ({ slug: params.slug }),
     respond: (data) => connectedIntegration.present(found(data.integrationBySlug, 'integration')),
     response: connectedIntegration.schema,
@@ -58,6 +64,7 @@ export const integrationRoutes = [
     endpoint: 'E14',
     summary: 'Get a connected integration by id',
     operation: `query($id: ID!) { connectedIntegration(id: $id) { ${connectedIntegration.selection} } }`,
+    params: { id: idParameter('oint') },
     variables: ({ params }) => ({ id: params.id }),
     respond: (data) => connectedIntegration.present(found(data.connectedIntegration, 'integration')),
     response: connectedIntegration.schema,

@@ -78,6 +78,7 @@ export const prospectRoutes = [
     summary: 'Create a tag',
     operation: `mutation($input: TagCreateInput!) { createTag(input: $input) { ${tag.selection} } }`,
     body: tagCreate,
+    answers: { 409: 'a tag of that name exists' },
     status: 201,
     variables: ({ body }) => ({ input: TagCreate.toInput(body) }),
     respond: (data) => tag.present(data.createTag),

@@ -32,6 +32,10 @@ export const telephonyRoutes = [
     operation: `mutation($input: SipTrunkCreateInput!) { createSipTrunk(input: $input) {
       inboundTrunk { ${sipTrunk.selection} } outboundTrunk { ${sipTrunk.selection} } phoneNumbers { ${phoneNumber.selection} } } }`,
     body: sipTrunkCreate,
+    answers: {
+      409: 'a phone number exists already, or is given twice',
+      502: 'LiveKit refused or did not answer (DIALER=livekit): nothing was written',
+    },
     status: 201,
     variables: ({ body }) => ({ input: SipTrunkCreate.toInput(body) }),
     respond: ({ createSipTrunk: created }) => ({
@@ -63,6 +67,10 @@ export const telephonyRoutes = [
     summary: 'Create a phone number on a SIP trunk',
     operation: `mutation($input: PhoneNumberCreateInput!) { createPhoneNumber(input: $input) { ${phoneNumber.selection} } }`,
     body: phoneNumberCreate,
+    answers: {
+      409: 'the number exists already',
+      502: 'LiveKit refused or did not answer (DIALER=livekit): nothing was written',
+    },
     status: 201,
     variables: ({ body }) => ({ input: PhoneNumberCreate.toInput(body) }),
     respond: (data) => phoneNumber.present(data.createPhoneNumber),
@@ -75,6 +83,10 @@ export const telephonyRoutes = [
     summary: 'Create phone numbers in bulk on a SIP trunk, all or nothing',
     operation: `mutation($input: PhoneNumbersCreateInput!) { createPhoneNumbers(input: $input) { count created { ${phoneNumber.selection} } } }`,
     body: phoneNumbersCreate,
+    answers: {
+      409: 'a number exists already, or is given twice',
+      502: 'LiveKit refused or did not answer (DIALER=livekit): nothing was written',
+    },
     status: 201,
     variables: ({ body }) => ({ input: PhoneNumbersCreate.toInput(body) }),
     respond: ({ createPhoneNumbers: result }) => ({

@@ -9,6 +9,7 @@ import { wireNames } from '../../schema/json-schema-names.ts';
 import {
   dataListQuery,
   found,
+  idParameter,
   operationRoute,
   pageArgs,
   pageLimitQuery,
@@ -18,6 +19,8 @@ import {
 
 const WebhookEndpointCreate = wireNames(webhookEndpointCreate);
 const WebhookEndpointUpdate = wireNames(webhookEndpointUpdate);
+
+const endpointParameters = { id: idParameter('whe') };
 
 /** An endpoint as created or rotated: with its secret, shown this once. */
 const withSecret = `endpoint { ${webhookEndpoint.selection} } secret`;
@@ -62,6 +65,7 @@ export const webhookRoutes = [
   operationRoute({
     method: 'GET',
     path: '/webhook-endpoints/:id',
+    params: endpointParameters,
     endpoint: null,
     summary: 'Get a webhook endpoint (never its secret)',
     operation: `query($id: ID!) { webhookEndpoint(id: $id) { ${webhookEndpoint.selection} } }`,
@@ -72,6 +76,7 @@ export const webhookRoutes = [
   operationRoute({
     method: 'PATCH',
     path: '/webhook-endpoints/:id',
+    params: endpointParameters,
     endpoint: null,
     summary: 'Change a webhook endpoint (url, events, description, enabled); disabling it fails its pending deliveries',
     operation: `mutation($id: ID!, $input: WebhookEndpointUpdateInput!) {
@@ -84,6 +89,7 @@ export const webhookRoutes = [
   operationRoute({
     method: 'DELETE',
     path: '/webhook-endpoints/:id',
+    params: endpointParameters,
     endpoint: null,
     summary: 'Delete a webhook endpoint with its deliveries',
     operation: `mutation($id: ID!) { deleteWebhookEndpoint(id: $id) }`,
@@ -94,6 +100,7 @@ export const webhookRoutes = [
   operationRoute({
     method: 'POST',
     path: '/webhook-endpoints/:id/rotate-secret',
+    params: endpointParameters,
     endpoint: null,
     summary: "Replace a webhook endpoint's secret (shown in this answer only); the old one stops signing at once",
     operation: `mutation($id: ID!) { rotateWebhookEndpointSecret(id: $id) { ${withSecret} } }`,
@@ -104,6 +111,7 @@ export const webhookRoutes = [
   operationRoute({
     method: 'GET',
     path: '/webhook-endpoints/:id/deliveries',
+    params: endpointParameters,
     endpoint: null,
     summary: "List a webhook endpoint's deliveries, newest first",
     operation: `query($id: ID!, $first: Int, $after: String) { webhookEndpoint(id: $id) {
@@ -122,6 +130,8 @@ export const webhookRoutes = [
   operationRoute({
     method: 'POST',
     path: '/webhook-deliveries/:id/replay',
+    params: { id: idParameter('dlv') },
+    answers: { 409: 'its endpoint is disabled' },
     endpoint: null,
     summary: 'Send a delivery again (the same webhook-id), due at once; 409 while its endpoint is disabled',
     operation: `mutation($id: ID!) { replayWebhookDelivery(id: $id) { ${webhookDelivery.selection} } }`,

@@ -7,14 +7,14 @@ import { jsonValue } from './values.ts';
 export const availableIntegration = record(
   { id: 'AvailableIntegration' },
   {
-    id: value(z.string()),
-    name: value(z.string()),
-    slug: value(z.string()),
+    id: z.string(),
+    name: z.string(),
+    slug: z.string(),
     connected_at: timestamp().nullable(),
-    organization_integration_id: value(z.string().nullable()),
-    is_active: value(z.boolean()),
-    is_connected: value(z.boolean()),
-    schema_config: value(jsonValue()),
+    organization_integration_id: z.string().nullable(),
+    is_active: z.boolean(),
+    is_connected: z.boolean(),
+    schema_config: jsonValue(),
   },
 );
 
@@ -26,15 +26,15 @@ const ofCatalog = (column: string) => (c: string) =>
 export const connectedIntegration = record(
   { id: 'ConnectedIntegration' },
   {
-    id: value(z.string()),
+    id: z.string(),
     name: value(z.string(), { sql: ofCatalog('name') }),
     slug: value(z.string(), { sql: ofCatalog('slug') }),
     created_at: timestamp(),
     last_sync_at: timestamp().nullable(),
-    last_sync_status: value(z.string().nullable()),
-    last_sync_error: value(z.string().nullable()),
-    is_active: value(z.boolean()),
+    last_sync_status: z.string().nullable(),
+    last_sync_error: z.string().nullable(),
+    is_active: z.boolean(),
     schema_config: value(jsonValue(), { sql: ofCatalog('schemaConfig') }),
-    settings: value(jsonValue()),
+    settings: jsonValue(),
   },
 );

@@ -1,19 +1,19 @@
 // SPEC.md's prospect, prospect list and tag records.
 import { z } from 'zod';
-import { list, record, timestamp, value } from './record.ts';
+import { list, record, timestamp } from './record.ts';
 import { integer } from './values.ts';
 
-export const tag = record({ id: 'Tag' }, { id: value(z.string()), name: value(z.string()) });
+export const tag = record({ id: 'Tag' }, { id: z.string(), name: z.string() });
 
 export const prospect = record(
   { id: 'Prospect' },
   {
-    id: value(z.string()),
-    first_name: value(z.string()),
-    last_name: value(z.string()),
-    email: value(z.string()),
-    phone: value(z.string()),
-    timezone: value(z.string().nullable()),
+    id: z.string(),
+    first_name: z.string(),
+    last_name: z.string(),
+    email: z.string(),
+    phone: z.string(),
+    timezone: z.string().nullable(),
     created_at: timestamp(),
     updated_at: timestamp(),
     tags: list(tag),
@@ -22,5 +22,5 @@ export const prospect = record(
 
 export const prospectList = record(
   { id: 'ProspectList' },
-  { id: value(z.string()), name: value(z.string()), prospect_count: value(integer()) },
+  { id: z.string(), name: z.string(), prospect_count: integer() },
 );

@@ -10,10 +10,12 @@
 //   to_jsonb (webhook events, written in the change's statement:
 //   src/db/parts/event-payloads.ts) or as text with row_to_json (E6's pages:
 //   src/db/sql/wire-runs-page.ts).
-// A member is a `value` (what GraphQL and the row hold as they are: strings,
-// numbers, booleans, lists of them, free JSON), a `timestamp`, a `jsonObject`
-// (a typed object stored as its JSON value, read in GraphQL as its `json`
-// field), or another record: `nested` (one object) or `list`.
+// A member is a zod type: a value GraphQL and the row hold as the wire shows
+// it (strings, numbers, booleans, lists of them, free JSON), read from the
+// field and column its wire name names (camelCase); or a `value` read from
+// elsewhere, a `timestamp`, a `jsonObject` (a typed object stored as its JSON
+// value, read in GraphQL as its `json` field), or another record: `nested`
+// (one object) or `list`.
 import { z } from 'zod';
 import { camelCase } from './names.ts';
 import { instant } from './values.ts';
@@ -132,9 +134,10 @@ export function list<M extends Members>(shape: RecordShape<M>, related?: Related
   });
 }
 
-export type Members = Record<string, Member>;
+/** A record's members by wire name, in the wire's order: zod types (`value`s) or members. */
+export type Members = Record<string, Member | z.ZodType>;
 type Result = Record<string, unknown>;
-type Shape<M extends Members> = { [K in keyof M]: M[K]['type'] };
+type Shape<M extends Members> = { [K in keyof M]: M[K] extends Member<infer T> ? T : Extract<M[K], z.ZodType> };
 
 export interface RecordShape<M extends Members> {
   members: M;
@@ -159,12 +162,10 @@ interface Naming {
 }
 
 export function record<M extends Members>(naming: Naming, members: M): RecordShape<M> {
-  const entries = Object.entries(members).map(([wire, declared]) => ({
-    wire,
-    field: declared.field ?? camelCase(wire),
-    column: camelCase(wire),
-    member: declared,
-  }));
+  const entries = Object.entries(members).map(([wire, declared]) => {
+    const member = declared instanceof z.ZodType ? value(declared) : declared;
+    return { wire, field: member.field ?? camelCase(wire), column: camelCase(wire), member };
+  });
   const strict = z.strictObject(Object.fromEntries(entries.map(({ wire, member }) => [wire, member.type])) as Shape<M>);
   const schema = naming.id || naming.description ? strict.meta({ ...naming }) : strict;
   const sqlColumns = (row: string) =>

@@ -1,31 +1,31 @@
 // SPEC.md's SIP trunk summary and phone number records.
 import { z } from 'zod';
 import { SipTrunkDirection } from '../generated/prisma/enums.ts';
-import { record, value } from './record.ts';
+import { record } from './record.ts';
 import { integer } from './values.ts';
 
 export const sipTrunk = record(
   { id: 'SipTrunkSummary' },
   {
-    id: value(z.string()),
-    name: value(z.string()),
-    provider: value(z.string()),
-    type: value(z.enum(SipTrunkDirection)),
-    is_active: value(z.boolean()),
-    max_concurrency: value(integer()),
-    phone_count: value(integer()),
+    id: z.string(),
+    name: z.string(),
+    provider: z.string(),
+    type: z.enum(SipTrunkDirection),
+    is_active: z.boolean(),
+    max_concurrency: integer(),
+    phone_count: integer(),
   },
 );
 
 export const phoneNumber = record(
   { id: 'PhoneNumber' },
   {
-    id: value(z.string()),
-    number: value(z.string()),
-    label: value(z.string()),
-    provider: value(z.string()),
-    sip_trunk_id: value(z.string()),
-    trunk_name: value(z.string()),
-    is_verified: value(z.boolean()),
+    id: z.string(),
+    number: z.string(),
+    label: z.string(),
+    provider: z.string(),
+    sip_trunk_id: z.string(),
+    trunk_name: z.string(),
+    is_verified: z.boolean(),
   },
 );

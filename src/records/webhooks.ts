@@ -1,7 +1,7 @@
 // Webhook endpoints and their deliveries, and the event types an endpoint subscribes to.
 import { z } from 'zod';
 import { WebhookDeliveryStatus } from '../generated/prisma/enums.ts';
-import { record, timestamp, value } from './record.ts';
+import { record, timestamp } from './record.ts';
 import { integer } from './values.ts';
 
 export const webhookEventTypes = [
@@ -27,11 +27,11 @@ export const subscribedEvent = () => z.enum([ALL_EVENTS, ...webhookEventTypes]);
 export const webhookEndpoint = record(
   { id: 'WebhookEndpoint' },
   {
-    id: value(z.string()),
-    url: value(z.string()),
-    events: value(z.array(subscribedEvent())),
-    description: value(z.string()),
-    enabled: value(z.boolean()),
+    id: z.string(),
+    url: z.string(),
+    events: z.array(subscribedEvent()),
+    description: z.string(),
+    enabled: z.boolean(),
     created_at: timestamp(),
     failing_since: timestamp().nullable(),
     disabled_at: timestamp().nullable(),
@@ -41,15 +41,15 @@ export const webhookEndpoint = record(
 export const webhookDelivery = record(
   { id: 'WebhookDelivery' },
   {
-    id: value(z.string()),
-    event_id: value(z.string()),
-    event_type: value(z.string()),
-    endpoint_id: value(z.string()),
-    status: value(z.enum(WebhookDeliveryStatus)),
-    attempts: value(integer()),
-    last_response_code: value(integer().nullable()),
-    last_error: value(z.string().nullable()),
-    latency_ms: value(integer().nullable()),
+    id: z.string(),
+    event_id: z.string(),
+    event_type: z.string(),
+    endpoint_id: z.string(),
+    status: z.enum(WebhookDeliveryStatus),
+    attempts: integer(),
+    last_response_code: integer().nullable(),
+    last_error: z.string().nullable(),
+    latency_ms: integer().nullable(),
     next_attempt_at: timestamp().nullable(),
     created_at: timestamp(),
     delivered_at: timestamp().nullable(),

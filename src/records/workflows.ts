@@ -9,13 +9,13 @@ import { integer, jsonValue } from './values.ts';
 export const workflow = record(
   { id: 'Workflow' },
   {
-    id: value(z.string()),
-    name: value(z.string()),
-    description: value(z.string()),
-    is_active: value(z.boolean()),
-    trigger_type: value(z.string()),
-    version: value(integer()),
-    definition: value(jsonValue()),
+    id: z.string(),
+    name: z.string(),
+    description: z.string(),
+    is_active: z.boolean(),
+    trigger_type: z.string(),
+    version: integer(),
+    definition: jsonValue(),
     created_at: timestamp(),
     updated_at: timestamp(),
     published_at: timestamp().nullable(),
@@ -25,9 +25,9 @@ export const workflow = record(
 export const workflowVersion = record(
   { id: 'WorkflowVersion' },
   {
-    id: value(z.string()),
-    version: value(integer()),
-    created_by: value(z.string()),
+    id: z.string(),
+    version: integer(),
+    created_by: z.string(),
     created_at: timestamp(),
   },
 );
@@ -44,7 +44,7 @@ const runCounts = ['cancelled', 'failed', 'finished', 'in_progress', 'paused', '
 const batchStats = record(
   {},
   {
-    ...Object.fromEntries(runCounts.map((count) => [count, value(integer())])),
+    ...Object.fromEntries(runCounts.map((count) => [count, integer()])),
     total_count: value(integer(), { sql: (b) => runCounts.map((count) => `${b}."${camelCase(count)}"`).join(' + ') }),
   },
 );
@@ -53,28 +53,28 @@ const batchStats = record(
 export const batch = record(
   { id: 'Batch' },
   {
-    id: value(z.string()),
-    name: value(z.string()),
-    organization_id: value(z.string()),
-    workflow_id: value(z.string()),
-    workflow_version_id: value(z.string()),
+    id: z.string(),
+    name: z.string(),
+    organization_id: z.string(),
+    workflow_id: z.string(),
+    workflow_version_id: z.string(),
     workflow_version_number: value(integer(), {
       sql: (b) => `(SELECT v.version FROM "WorkflowVersion" AS v WHERE ${named('v', 'workflowVersionId')(b)})`,
     }),
-    source_type: value(z.string()),
-    created_by: value(z.string()),
+    source_type: z.string(),
+    created_by: z.string(),
     created_at: timestamp(),
     updated_at: timestamp(),
     scheduled_at: timestamp().nullable(),
-    status: value(z.enum(BatchStatus)),
-    total_prospects: value(integer()),
+    status: z.enum(BatchStatus),
+    total_prospects: integer(),
     stats: nested(batchStats),
     calling_window: jsonObject(callingWindow.nullable()),
     retry: jsonObject(retryPolicy),
     auto_pause: jsonObject(autoPause.nullable()),
-    max_concurrency: value(integer().nullable()),
-    calls_per_second: value(z.number().nullable()),
-    paused_reason: value(z.string().nullable()),
+    max_concurrency: integer().nullable(),
+    calls_per_second: z.number().nullable(),
+    paused_reason: z.string().nullable(),
   },
 );
 
@@ -82,29 +82,29 @@ export const batch = record(
 export const workflowRun = record(
   { id: 'WorkflowRun' },
   {
-    id: value(z.string()),
-    workflow_id: value(z.string()),
+    id: z.string(),
+    workflow_id: z.string(),
     workflow_name: value(z.string(), {
       sql: (r) => `(SELECT w.name FROM "Workflow" AS w WHERE ${named('w', 'workflowId')(r)})`,
     }),
-    workflow_version_id: value(z.string()),
-    batch_id: value(z.string()),
+    workflow_version_id: z.string(),
+    batch_id: z.string(),
     batch_name: value(z.string(), {
       sql: (r) => `(SELECT b.name FROM "Batch" AS b WHERE ${named('b', 'batchId')(r)})`,
     }),
-    current_step_id: value(z.string().nullable()),
-    prospect_id: value(z.string()),
+    current_step_id: z.string().nullable(),
+    prospect_id: z.string(),
     started_at: timestamp().nullable(),
     ended_at: timestamp().nullable(),
-    status: value(z.enum(RunStatus)),
+    status: z.enum(RunStatus),
     prospect: nested(
       record(
         {},
         {
-          first_name: value(z.string()),
-          last_name: value(z.string()),
-          email: value(z.string()),
-          phone: value(z.string()),
+          first_name: z.string(),
+          last_name: z.string(),
+          email: z.string(),
+          phone: z.string(),
         },
       ),
       { table: 'Prospect', alias: 'p', where: named('p', 'prospectId') },
@@ -118,16 +118,16 @@ const callOutcome = () => z.enum(callOutcomes);
 export const callAttempt = record(
   { id: 'CallAttempt' },
   {
-    number: value(integer()),
-    step_id: value(z.string()),
+    number: integer(),
+    step_id: z.string(),
     started_at: timestamp(),
     ended_at: timestamp().nullable(),
-    outcome: value(callOutcome().nullable()),
-    reason: value(z.string().nullable()),
-    from_number: value(z.string().nullable()),
-    to_number: value(z.string()),
-    duration_seconds: value(z.number().nullable()),
-    dynamic_variables: value(jsonValue().nullable()),
+    outcome: callOutcome().nullable(),
+    reason: z.string().nullable(),
+    from_number: z.string().nullable(),
+    to_number: z.string(),
+    duration_seconds: z.number().nullable(),
+    dynamic_variables: jsonValue().nullable(),
   },
 );
 
@@ -135,14 +135,14 @@ export const callAttempt = record(
 export const run = workflowRun.extend(
   { id: 'Run' },
   {
-    attempts: value(integer()),
-    last_outcome: value(callOutcome().nullable()),
+    attempts: integer(),
+    last_outcome: callOutcome().nullable(),
     // Only a run that waits for it has a next attempt.
     next_attempt_at: timestamp({
       sql: (r) => `CASE WHEN ${r}.status IN ('PENDING', 'PAUSED') THEN ${r}."nextAttemptAt" END`,
     }).nullable(),
-    error: value(z.string().nullable()),
-    reason: value(z.string().nullable()),
+    error: z.string().nullable(),
+    reason: z.string().nullable(),
     call_attempts: list(callAttempt, {
       table: 'RunAttempt',
       alias: 'a',

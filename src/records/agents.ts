@@ -17,7 +17,7 @@ const toolParameter = record(
 const tool = record(
   {},
   {
-    tool_id: value(z.string(), { sql: (t) => `${t}.id` }),
+    tool_id: value(z.string(), { sql: (t) => `${t}."id"` }),
     name: z.string(),
     description: z.string(),
     url: z.string(),
@@ -56,7 +56,7 @@ export const agent = record(
     tools: list(tool, {
       table: 'AgentTool',
       alias: 't',
-      where: (g) => `t."agentId" = ${g}.id AND t."organizationId" = ${g}."organizationId"`,
+      where: (g) => `t."agentId" = ${g}."id" AND t."organizationId" = ${g}."organizationId"`,
       orderBy: 't.position',
     }),
   },

@@ -40,7 +40,11 @@ export interface Member<T extends z.ZodType = z.ZodType> {
 interface Reading {
   /** The GraphQL field it is read from; its wire name in camelCase unless given. */
   field?: string;
-  /** Its SQL expression; the column named as the GraphQL field (its wire name in camelCase) unless given. */
+  /**
+   * Its SQL expression; the column its wire name names (camelCase) unless
+   * given. It names the row's columns quoted, `${row}."column"`: so are the
+   * columns a record reads found (`columns`).
+   */
   sql?: RowSql;
 }
 
@@ -100,6 +104,8 @@ export interface Related {
 
 /** The alias of the row value a record's SQL makes: its fields are the wire names. */
 const ROW_VALUE = 'record_row';
+/** The alias its SQL is written for to find the columns it reads. */
+const PROBED_ROW = 'probed_row';
 
 /**
  * Another record inside this one: read from a related row (null when there
@@ -151,6 +157,8 @@ export interface RecordShape<M extends Members> {
   sqlColumns(row: string): string;
   /** It as a row value whose fields are its wire names: to_jsonb makes it jsonb, row_to_json JSON text. */
   sqlRow(row: string): string;
+  /** The columns of its row its SQL reads: all a query that makes it from rows must select. */
+  columns: string[];
   /** The same record with more members (after its own), under another name. */
   extend<More extends Members>(naming: Naming, more: More): RecordShape<M & More>;
 }
@@ -181,6 +189,7 @@ export function record<M extends Members>(naming: Naming, members: M): RecordSha
     },
     sqlColumns,
     sqlRow: (row) => `(SELECT ${ROW_VALUE} FROM (SELECT ${sqlColumns(row)}) AS ${ROW_VALUE})`,
+    columns: [...new Set([...sqlColumns(PROBED_ROW).matchAll(/\bprobed_row\."(\w+)"/g)].map(([, name]) => name!))],
     extend: (extended, added) => record(extended, { ...members, ...added }),
   };
 }

@@ -139,14 +139,14 @@ export const run = workflowRun.extend(
     last_outcome: callOutcome().nullable(),
     // Only a run that waits for it has a next attempt.
     next_attempt_at: timestamp({
-      sql: (r) => `CASE WHEN ${r}.status IN ('PENDING', 'PAUSED') THEN ${r}."nextAttemptAt" END`,
+      sql: (r) => `CASE WHEN ${r}."status" IN ('PENDING', 'PAUSED') THEN ${r}."nextAttemptAt" END`,
     }).nullable(),
     error: z.string().nullable(),
     reason: z.string().nullable(),
     call_attempts: list(callAttempt, {
       table: 'RunAttempt',
       alias: 'a',
-      where: (r) => `a."runId" = ${r}.id AND a."organizationId" = ${r}."organizationId"`,
+      where: (r) => `a."runId" = ${r}."id" AND a."organizationId" = ${r}."organizationId"`,
       orderBy: 'a.number',
     }),
   },

@@ -1,6 +1,7 @@
 import { Prisma } from '../../generated/prisma/client.ts';
 import { workflowRun } from '../../records/workflows.ts';
 import type { SqlQueryable } from '../database.ts';
+import { RUN_ORDER_COLUMNS } from '../parts/run-orders.ts';
 import type { SqlPart } from '../parts/sql-part.ts';
 import { selectRows } from '../select-rows.ts';
 import { shownRows } from './child-pages.ts';
@@ -16,19 +17,8 @@ export interface RunsPage {
   limit: number;
 }
 
-/** The columns of its row a run's record reads (the order reads startedAt, id and status, all among them). */
-const RUN_COLUMNS = [
-  'id',
-  'organizationId',
-  'workflowId',
-  'workflowVersionId',
-  'batchId',
-  'currentStepId',
-  'prospectId',
-  'startedAt',
-  'endedAt',
-  'status',
-];
+/** The columns of a run's row its record and the page's orders read. */
+const RUN_COLUMNS = [...new Set([...workflowRun.columns, ...RUN_ORDER_COLUMNS])];
 
 /**
  * A page of runs as the text of E6's `data` members, comma-separated (empty

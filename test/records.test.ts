@@ -7,7 +7,6 @@ import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { jsonObject, list, nested, record, timestamp, value } from '../src/records/record.ts';
-import { workflowRun } from '../src/records/workflows.ts';
 
 const line = record({}, { position: z.number().int(), speaker: z.enum(['agent', 'caller']), text: z.string() });
 const summary = z.strictObject({ sentiment: z.string(), topics: z.array(z.string()) }).meta({ id: 'CallSummary' });
@@ -112,20 +111,6 @@ describe('a record declared once', () => {
   it('names the columns of its row it reads, and no other', () => {
     expect(callRecord.columns.sort()).toEqual(
       ['agentId', 'country', 'durationSeconds', 'endedAt', 'id', 'phone', 'startedAt', 'summary'].sort(),
-    );
-    expect(workflowRun.columns.sort()).toEqual(
-      [
-        'batchId',
-        'currentStepId',
-        'endedAt',
-        'id',
-        'organizationId',
-        'prospectId',
-        'startedAt',
-        'status',
-        'workflowId',
-        'workflowVersionId',
-      ].sort(),
     );
   });
 });

@@ -146,7 +146,6 @@ type Result = Record<string, unknown>;
 type Shape<M extends Members> = { [K in keyof M]: M[K] extends Member<infer T> ? T : Extract<M[K], z.ZodType> };
 
 export interface RecordShape<M extends Members> {
-  members: M;
   /** The wire shape: its members and nothing else, named `id` in the OpenAPI document when it has one. */
   schema: z.ZodObject<Shape<M>, z.core.$strict>;
   /** The fields a GraphQL selection set reads it with (put them in braces). */
@@ -179,7 +178,6 @@ export function record<M extends Members>(naming: Naming, members: M): RecordSha
   const sqlColumns = (row: string) =>
     entries.map(({ wire, column, member }) => `${member.sql(row, column)} AS "${wire}"`).join(', ');
   return {
-    members,
     schema,
     selection: entries.map(({ field, member }) => member.select(field)).join(' '),
     present: (result) => {

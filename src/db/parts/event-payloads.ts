@@ -11,12 +11,12 @@ import { type Members, type RecordShape, value } from '../../records/record.ts';
 import { webhookEndpoint } from '../../records/webhooks.ts';
 import { batch, callAttempt, run } from '../../records/workflows.ts';
 
-/** A call attempt's event carries its run, batch and prospect: `r` is its run, joined below. */
+/** A call attempt's event carries its run, batch and prospect (`r`: its run, joined below). */
 const attemptEvent = callAttempt.extend(
   {},
   {
-    run_id: value(z.string(), { sql: () => 'r.id' }),
-    batch_id: value(z.string(), { sql: () => 'r."batchId"' }),
+    run_id: value(z.string(), { sql: (a) => `${a}."runId"` }),
+    batch_id: value(z.string(), { sql: (a) => `${a}."batchId"` }),
     prospect_id: value(z.string(), { sql: () => 'r."prospectId"' }),
   },
 );

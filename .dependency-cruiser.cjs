@@ -8,6 +8,9 @@ const layers = [
     'base',
     '^src/(config[.]ts|config/|clock[.]ts|deadline[.]ts|bounded-map[.]ts|claim-loop[.]ts|observability/(tracing|operation-label)|console-operations/)',
   ],
+  // The records the API answers with, one declaration each (src/records/record.ts), and the zod
+  // schemas of the values they hold: below the database, whose SQL writes them as JSON.
+  ['records', '^src/records/'],
   // The one client for requests made on a tenant's behalf, and the addresses it may reach.
   ['outbound', '^src/outbound/'],
   // Whether Redis answers: what shares counters and events between instances falls back on when it does not.
@@ -54,10 +57,10 @@ module.exports = {
     {
       name: 'console-is-the-browser',
       comment:
-        'src/console/ is bundled for the browser: it shares only the GraphQL documents (src/console-operations/)',
+        'src/console/ is bundled for the browser: it shares only the GraphQL documents (src/console-operations/) and the name conversion',
       severity: 'error',
       from: { path: '^src/console/' },
-      to: { path: '^src/', pathNot: '^src/(console|console-operations)/' },
+      to: { path: '^src/', pathNot: '^src/((console|console-operations)/|records/names[.]ts$)' },
     },
     {
       name: 'server-does-not-import-the-console',

@@ -49,13 +49,30 @@ async function* counted(stream: AsyncIterable<Buffer>, progress: Progress) {
 
 /** `gateway prospects import`: the file streamed into the import, with its progress on stderr. */
 async function importFile(db: Database, values: Record<string, string>, file: string) {
-  const [{ createReadStream }, { stat }, { tenantClient }, { importProspects }, { presentImport }] = await Promise.all([
+  const [
+    { createReadStream },
+    { stat },
+    { tenantClient },
+    { importProspects, prospectImportOptions },
+    { parseOrThrow },
+    { presentImport },
+  ] = await Promise.all([
     import('node:fs'),
     import('node:fs/promises'),
     import('./db/tenant.ts'),
     import('./domain/prospect-import.ts'),
+    import('./domain/validation.ts'),
     import('./rest/routes/prospect-import.ts'),
   ]);
+  const options = parseOrThrow(prospectImportOptions, {
+    list_name: values['list-name'],
+    tag_ids: values['tag-ids']
+      ?.split(',')
+      .map((id) => id.trim())
+      .filter(Boolean),
+    default_country: values['default-country'],
+    on_duplicate: values['on-duplicate'],
+  });
   const organizationId = values.org!;
   if (!(await db.prisma.organization.findUnique({ where: { id: organizationId } })))
     throw new Error('organization not found');
@@ -64,27 +81,14 @@ async function importFile(db: Database, values: Record<string, string>, file: st
   progress.start((await stat(file)).size, 'reading');
   let written = 0;
   try {
-    const result = await importProspects(
-      scope,
-      counted(createReadStream(file), progress),
-      {
-        list_name: values['list-name'],
-        tag_ids: values['tag-ids']
-          ?.split(',')
-          .map((id) => id.trim())
-          .filter(Boolean),
-        default_country: values['default-country'],
-        on_duplicate: values['on-duplicate'],
-      },
-      (rows, total) => {
-        if (written === 0) {
-          progress.stop();
-          progress.start(total, 'writing');
-        }
-        progress.advance(rows - written);
-        written = rows;
-      },
-    );
+    const result = await importProspects(scope, counted(createReadStream(file), progress), options, (rows, total) => {
+      if (written === 0) {
+        progress.stop();
+        progress.start(total, 'writing');
+      }
+      progress.advance(rows - written);
+      written = rows;
+    });
     return presentImport(result);
   } finally {
     progress.stop();

@@ -3,19 +3,11 @@
 // validation of windows and zone names. Pure: no database, no real clock.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  type CallingWindow,
-  callingWindow,
-  describeWindowWait,
-  ianaTimezone,
-  prospectZone,
-  type Weekday,
-  weekdays,
-  windowState,
-  zoneOfPhone,
-} from '../src/domain/calling-window.ts';
+import { describeWindowWait, prospectZone, windowState, zoneOfPhone } from '../src/domain/calling-window.ts';
 import type { FieldProblem } from '../src/domain/errors.ts';
 import { parseOrThrow } from '../src/domain/validation.ts';
+import { type CallingWindow, callingWindow, type Weekday, weekdays } from '../src/records/campaign-settings.ts';
+import { ianaTimezone } from '../src/records/time-zones.ts';
 
 const at = (iso: string) => new Date(iso);
 const windowOf = (input: Record<string, unknown>): CallingWindow =>

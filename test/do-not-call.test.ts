@@ -2,11 +2,14 @@
 // GraphQL, and the prospects' `timezone` (item 4), through the real HTTP server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { doNotCallSchema } from '../src/rest/resources/do-not-call.ts';
-import { prospectSchema } from '../src/rest/resources/prospects.ts';
+import { doNotCallNumber } from '../src/records/do-not-call.ts';
+import { prospect as prospectRecord } from '../src/records/prospects.ts';
 import { graphqlCalls } from './support/graphql.ts';
 import { acmeAndGlobex, expectErrorBody, type RestResponse, type restClient } from './support/rest.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
+
+const doNotCallSchema = doNotCallNumber.schema;
+const prospectSchema = prospectRecord.schema;
 
 const PREFIXES = ['/org/{org}', '/api/org/{org}'];
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentUpdate } from '../src/domain/agent-config.ts';
+import { agentUpdate } from '../src/domain/agents.ts';
 import { DomainError } from '../src/domain/errors.ts';
-import { camelCase } from '../src/domain/names.ts';
 import { parseOrThrow } from '../src/domain/validation.ts';
+import { camelCase } from '../src/records/names.ts';
 import { agentConfigMembers as configMembers, fullAgent } from './support/agent-configs.ts';
 import { graphqlCalls } from './support/graphql.ts';
 import { startTestServer, type TestServer } from './support/server.ts';

@@ -49,6 +49,55 @@ const ACTIONS = new Set([
 const expectedSuccess = (endpoint: string | null, method: string, path: string) =>
   endpoint ? (CREATES.has(endpoint) ? '201' : '200') : method === 'POST' && !ACTIONS.has(path) ? '201' : '200';
 
+/** Routes that answer 409 for a state of their own (besides a create's Idempotency-Key conflicts). */
+const CONFLICTS = new Set([
+  'POST /workflows/:workflow_id/batches',
+  'PATCH /batches/:batch_id',
+  'POST /batches/:batch_id/retry-failed',
+  'POST /runs/:run_id/attempts/:attempt/outcome',
+  'POST /sip-trunks',
+  'POST /phone-numbers',
+  'POST /phone-numbers/bulk',
+  'POST /tags',
+  'POST /webhook-deliveries/:id/replay',
+]);
+/** Routes that create in LiveKit first (DIALER=livekit): 502 when it refuses. */
+const LIVEKIT = new Set(['POST /sip-trunks', 'POST /phone-numbers', 'POST /phone-numbers/bulk']);
+
+/**
+ * The error statuses a route can answer, in order: every route 400 (a path
+ * parameter, the query or the body), 401, 404 (its organization, its objects),
+ * 429 and 503; a method that takes a body 413 and 415; 409 on a create (its
+ * Idempotency-Key) and where its state conflicts; 502 where LiveKit is called.
+ */
+const expectedErrors = (method: string, path: string, success: string) => {
+  const key = `${method} ${path}`;
+  return [
+    '400',
+    '401',
+    '404',
+    ...(success === '201' || CONFLICTS.has(key) ? ['409'] : []),
+    ...(method === 'GET' ? [] : ['413', '415']),
+    '429',
+    ...(LIVEKIT.has(key) ? ['502'] : []),
+    '503',
+  ];
+};
+
+/** Each id path parameter's type, by the prefix of its ids. */
+const ID_PREFIXES: Record<string, string> = {
+  org_id: 'org',
+  agent_id: 'agt',
+  workflow_id: 'wf',
+  batch_id: 'bat',
+  run_id: 'run',
+  prospect_id: 'prs',
+  '/integrations/:id': 'oint',
+  '/webhook-endpoints/:id': 'whe',
+  '/webhook-deliveries/:id': 'dlv',
+};
+const hex = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
+
 /** DECISIONS.md's query parameter names. */
 const QUERY_PARAMETERS: Record<string, string[]> = {
   E6: [
@@ -143,8 +192,13 @@ describe('GET /openapi.json', () => {
         // The success code and no other 2xx.
         expect(Object.keys(op.responses).filter((code) => code.startsWith('2'))).toEqual([success]);
         expect(op.responses[success].content['application/json'].schema).toBeDefined();
-        // The error codes of DECISIONS.md, each in SPEC.md's error body.
-        for (const code of ['400', '401', '404', '413', '415', '429']) {
+        // The error codes of DECISIONS.md it can answer, and no other, each in SPEC.md's error body.
+        const errors = expectedErrors(route.method, route.path, success);
+        expect(
+          Object.keys(op.responses).filter((code) => !code.startsWith('2')),
+          `${route.method} ${path}`,
+        ).toEqual(errors);
+        for (const code of errors) {
           expect(op.responses[code]?.content['application/json'].schema, `${code} of ${route.method} ${path}`).toEqual({
             $ref: '#/components/schemas/ErrorBody',
           });
@@ -189,6 +243,101 @@ describe('GET /openapi.json', () => {
         `E${n}`,
       ).toHaveLength(2);
     }
+  });
+
+  it('gives each path parameter the pattern of what it names: ids by their prefix, attempt numbers, E.164 numbers, slugs', () => {
+    for (const route of routes) {
+      for (const parameter of operation(route.method.toLowerCase(), openApiPath('', route.path)).parameters) {
+        if (parameter.in !== 'path') continue;
+        const where = `:${parameter.name} of ${route.method} ${route.path}`;
+        expect(parameter.schema.pattern, where).toEqual(expect.any(String));
+        const pattern = new RegExp(parameter.schema.pattern);
+        const segment = route.path.split('/:')[0];
+        const prefix = ID_PREFIXES[parameter.name] ?? ID_PREFIXES[`${segment}/:${parameter.name}`];
+        if (prefix) {
+          expect(pattern.test(`${prefix}_${hex}`), where).toBe(true);
+          expect(pattern.test(`xyz_${hex}`), where).toBe(false);
+          expect(pattern.test(`${prefix}_${hex}/..`), where).toBe(false);
+        } else if (parameter.name === 'attempt') {
+          expect(
+            ['1', '2', '123456789'].every((text) => pattern.test(text)),
+            where,
+          ).toBe(true);
+          expect(
+            ['0', '-1', '01', '1.5', 'one', '1234567890'].some((text) => pattern.test(text)),
+            where,
+          ).toBe(false);
+        } else if (parameter.name === 'number') {
+          expect(pattern.test('+14155550100'), where).toBe(true);
+          expect(
+            ['14155550100', '+1234567', '+1415555abcd'].some((text) => pattern.test(text)),
+            where,
+          ).toBe(false);
+        } else {
+          expect(parameter.name, where).toBe('slug');
+          expect(
+            ['hubspot', 'zoho-crm'].every((text) => pattern.test(text)),
+            where,
+          ).toBe(true);
+          expect(
+            ['HubSpot', '-x', 'a b'].some((text) => pattern.test(text)),
+            where,
+          ).toBe(false);
+        }
+      }
+    }
+  });
+
+  it('documents the Idempotency-Key header on every create, and on nothing else', () => {
+    for (const route of routes) {
+      const op = operation(route.method.toLowerCase(), openApiPath('', route.path));
+      const headers = op.parameters.filter((p: Schema) => p.in === 'header');
+      if (route.status !== 201) {
+        expect(headers, `${route.method} ${route.path}`).toEqual([]);
+        continue;
+      }
+      expect(headers, `${route.method} ${route.path}`).toEqual([
+        expect.objectContaining({
+          name: 'Idempotency-Key',
+          required: false,
+          description: expect.stringMatching(/409/),
+        }),
+      ]);
+      const key = new RegExp(headers[0].schema.pattern);
+      expect(['retry-1', 'x'.repeat(255)].every((text) => key.test(text))).toBe(true);
+      expect(['', 'x'.repeat(256), 'a b', 'é'].some((text) => key.test(text))).toBe(false);
+    }
+  });
+
+  it("shows the responses' statuses, event types and outcomes as the enums the requests take", () => {
+    const runStatuses = ['PENDING', 'IN_PROGRESS', 'PAUSED', 'FINISHED', 'CANCELLED', 'FAILED'];
+    const batchShown = resolve(
+      operation('get', '/batches/{batch_id}').responses['200'].content['application/json'].schema,
+    );
+    expect(property(batchShown, 'status').enum).toEqual(runStatuses);
+    const runShown = resolve(operation('get', '/runs/{run_id}').responses['200'].content['application/json'].schema);
+    expect(property(runShown, 'status').enum).toEqual(runStatuses);
+    expect(property(runShown, 'status').enum).toEqual(
+      operation('get', '/workflows/{workflow_id}/runs').parameters.find((p: Schema) => p.name === 'status').schema.enum,
+    );
+    const outcomes = ['answered', 'no_answer', 'busy', 'voicemail', 'failed'];
+    expect(property(runShown, 'last_outcome').enum).toEqual(outcomes);
+    expect(property(resolve(property(runShown, 'call_attempts').items), 'outcome').enum).toEqual(outcomes);
+    const listed = resolve(property(runShown, 'call_attempts').items);
+    expect(listed).toBe(resolve({ $ref: '#/components/schemas/CallAttempt' }));
+
+    const endpointShown = resolve(
+      operation('get', '/webhook-endpoints/{id}').responses['200'].content['application/json'].schema,
+    );
+    const eventsTaken = property(requestSchema('post', '/webhook-endpoints'), 'events').items.enum;
+    expect(eventsTaken).toContain('*');
+    expect(property(endpointShown, 'events').items.enum).toEqual(eventsTaken);
+    const agentShown = resolve(
+      operation('get', '/agents/{agent_id}').responses['200'].content['application/json'].schema,
+    );
+    expect(property(agentShown, 'type').enum).toEqual(
+      property(requestSchema('patch', '/agents/{agent_id}'), 'type').enum,
+    );
   });
 
   it('names the query parameters as DECISIONS.md does, with their ranges', () => {

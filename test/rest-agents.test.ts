@@ -2,7 +2,7 @@
 // /agents), through the real HTTP server, on both prefixes, against SPEC.md's
 // shapes (the strict response schemas refuse any missing or extra field).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentSchema, evaluationSchema } from '../src/rest/resources/agents.ts';
+import { agent as agentRecord, evaluation as evaluationRecord } from '../src/records/agents.ts';
 import { metaEnvelopeSchema } from '../src/rest/route.ts';
 import {
   agentConfigMembers as CONFIG_MEMBERS,
@@ -13,6 +13,9 @@ import {
 } from './support/agent-configs.ts';
 import { acmeAndGlobex, expectErrorBody, type RestResponse, restClient } from './support/rest.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
+
+const agentSchema = agentRecord.schema;
+const evaluationSchema = evaluationRecord.schema;
 
 const PREFIXES = ['/org/{org}', '/api/org/{org}'];
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;

@@ -3,9 +3,12 @@
 // any missing or extra field). No response may ever carry a credential value.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { integrationCatalog } from '../src/domain/integration-catalog.ts';
-import { availableIntegrationSchema, connectedIntegrationSchema } from '../src/rest/resources/integrations.ts';
+import { availableIntegration, connectedIntegration } from '../src/records/integrations.ts';
 import { expectErrorBody, type RestOptions, type RestResponse, restClient } from './support/rest.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
+
+const availableIntegrationSchema = availableIntegration.schema;
+const connectedIntegrationSchema = connectedIntegration.schema;
 
 const PREFIXES = ['/org/{org}', '/api/org/{org}'];
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;

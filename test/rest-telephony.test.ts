@@ -3,10 +3,14 @@
 // prefixes, against SPEC.md's shapes and DECISIONS.md's error codes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { insightSchema } from '../src/rest/resources/insights.ts';
-import { phoneNumberSchema, trunkSchema } from '../src/rest/resources/telephony.ts';
+import { insight } from '../src/records/insights.ts';
+import { phoneNumber, sipTrunk } from '../src/records/telephony.ts';
 import { acmeAndGlobex, expectErrorBody, type RestResponse, restClient } from './support/rest.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
+
+const insightSchema = insight.schema;
+const phoneNumberSchema = phoneNumber.schema;
+const trunkSchema = sipTrunk.schema;
 
 const PREFIXES = ['/org/{org}', '/api/org/{org}'];
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;

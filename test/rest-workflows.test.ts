@@ -1,11 +1,17 @@
 // Contract tests: E4-E9, E21 and the workflow/prospect extensions, through the
 // real HTTP server, on both prefixes, against SPEC.md's shapes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { prospectSchema } from '../src/rest/resources/prospects.ts';
-import { batchSchema, runSchema, versionSchema, workflowSchema } from '../src/rest/resources/workflows.ts';
+import { prospect } from '../src/records/prospects.ts';
+import { batch, workflow, workflowRun, workflowVersion } from '../src/records/workflows.ts';
 import { acmeAndGlobex, expectErrorBody, type restClient } from './support/rest.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { recordStatements } from './support/statements.ts';
+
+const prospectSchema = prospect.schema;
+const batchSchema = batch.schema;
+const runSchema = workflowRun.schema;
+const versionSchema = workflowVersion.schema;
+const workflowSchema = workflow.schema;
 
 const PREFIXES = ['/org/{org}', '/api/org/{org}'];
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;

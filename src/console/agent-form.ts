@@ -4,6 +4,7 @@
 // camelCase input) and back. E1 replaces a configuration object whole, so a
 // section changed is sent whole, the members the form does not show included.
 import type { ConfigMember, WireConfig } from '../console-operations/console-operations.ts';
+import { camelCase, snakeCase } from '../records/names.ts';
 
 type FieldKind = 'text' | 'textarea' | 'number' | 'checkbox' | 'select';
 
@@ -120,11 +121,6 @@ export const sections: SectionSpec[] = [
 /** The configuration objects shown read-only, under "Other settings". */
 export const otherMembers: ConfigMember[] = ['extraConfig', 'goodbyeConfig', 'roomDurationConfig', 'backgroundSound'];
 
-/** `llmConfig` → `llm_config`: the name REST and the errors' paths use. */
-export const wireName = (name: string) => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
-
-const camelCase = (name: string) => name.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
-
 /** Members whose value is free-form JSON: their keys are the user's, kept as they are. */
 const FREE_FORM = new Set(['headers', 'body_template']);
 
@@ -149,7 +145,7 @@ export const fieldId = (path: string) => `field-${path.replace(/[^a-z0-9]+/gi, '
 
 /** The path an error names for a field: `llm_config.temperature`, or `name` for the agent's own. */
 export const pathOf = (section: SectionSpec, field: FieldSpec) =>
-  section.member ? `${wireName(section.member)}.${field.key}` : field.key;
+  section.member ? `${snakeCase(section.member)}.${field.key}` : field.key;
 
 export type Draft = { general: WireConfig } & Partial<Record<ConfigMember, WireConfig | null>>;
 

@@ -7,16 +7,26 @@
 import type { Viewer } from '../auth/authenticate.ts';
 import type { Database } from '../db/database.ts';
 import { tenantClient } from '../db/tenant.ts';
-import { createAgent, setAgentTools } from '../domain/agents.ts';
-import { createBatch } from '../domain/batches.ts';
-import { createEvaluation } from '../domain/evaluations.ts';
-import { connectIntegration } from '../domain/integrations.ts';
+import { agentCreate, agentToolsSet, createAgent, setAgentTools } from '../domain/agents.ts';
+import { batchCreate, createBatch } from '../domain/batches.ts';
+import { createEvaluation, evaluationCreate } from '../domain/evaluations.ts';
+import { connectIntegration, integrationConnect } from '../domain/integrations.ts';
 import { createOrganization } from '../domain/organizations.ts';
-import { addTagsToProspect, createProspectList, createProspects, createTag } from '../domain/prospects.ts';
+import {
+  addTagsToProspect,
+  createProspectList,
+  createProspects,
+  createTag,
+  prospectListCreate,
+  prospectsCreate,
+  prospectTagsAdd,
+  tagCreate,
+} from '../domain/prospects.ts';
 import type { Scope } from '../domain/scope.ts';
 import type { SecretBox } from '../domain/secrets.ts';
-import { createSipTrunk } from '../domain/telephony.ts';
-import { createWorkflow, publishWorkflowVersion } from '../domain/workflows.ts';
+import { createSipTrunk, sipTrunkCreate } from '../domain/telephony.ts';
+import { parseOrThrow } from '../domain/validation.ts';
+import { createWorkflow, publishWorkflowVersion, workflowCreate, workflowVersionCreate } from '../domain/workflows.ts';
 import type { OutboundPolicy } from '../outbound/request.ts';
 
 export interface Progress {
@@ -131,62 +141,77 @@ export async function seedDemo(
   const viewer: Viewer = { organizationId, apiKeyId: 'seed-demo' };
   const scope: Scope = { prisma: tenantClient(db.prisma, organizationId), viewer };
 
-  const voice = await createAgent(scope, voiceAgent, options.outbound);
-  await createAgent(scope, chatAgent, options.outbound);
-  await setAgentTools(scope, voice.id, {
-    tools: [
-      {
-        name: 'book_meeting',
-        description: 'Books a renewal meeting in the calendar',
-        url: 'https://calendar.example.com/book',
-        method: 'POST',
-        parameters: [
-          { name: 'date', description: 'ISO date', type: 'string', required: true },
-          { name: 'duration_min', description: 'minutes', type: 'integer', required: false },
-        ],
-      },
-    ],
-  });
+  const voice = await createAgent(scope, parseOrThrow(agentCreate, voiceAgent), options.outbound);
+  await createAgent(scope, parseOrThrow(agentCreate, chatAgent), options.outbound);
+  await setAgentTools(
+    scope,
+    voice.id,
+    parseOrThrow(agentToolsSet, {
+      tools: [
+        {
+          name: 'book_meeting',
+          description: 'Books a renewal meeting in the calendar',
+          url: 'https://calendar.example.com/book',
+          method: 'POST',
+          parameters: [
+            { name: 'date', description: 'ISO date', type: 'string', required: true },
+            { name: 'duration_min', description: 'minutes', type: 'integer', required: false },
+          ],
+        },
+      ],
+    }),
+  );
   for (const [category, title, score] of [
     ['tone', 'Friendly greeting', 92],
     ['accuracy', 'States renewal date correctly', 78],
     ['compliance', 'Offers opt-out', 100],
   ] as const) {
-    await createEvaluation(scope, { agent_id: voice.id, category, title, prompt: `Judge: ${title}`, score });
+    await createEvaluation(
+      scope,
+      parseOrThrow(evaluationCreate, { agent_id: voice.id, category, title, prompt: `Judge: ${title}`, score }),
+    );
   }
 
-  const trunks = await createSipTrunk(scope, secrets, {
-    name: 'Main carrier',
-    address: 'sip.carrier.example.com',
-    provider: 'twilio',
-    phone_numbers: ['+14155550100', '+14155550101', '+14155550102'],
-    auth_username: 'acme',
-    auth_password: 'demo-password',
-    max_concurrency: 5,
-  });
-  await connectIntegration(scope, secrets, {
-    slug: 'hubspot',
-    credentials: { private_app_token: 'demo-token' },
-    settings: { pipeline_id: 'renewals' },
-  });
+  const trunks = await createSipTrunk(
+    scope,
+    secrets,
+    parseOrThrow(sipTrunkCreate, {
+      name: 'Main carrier',
+      address: 'sip.carrier.example.com',
+      provider: 'twilio',
+      phone_numbers: ['+14155550100', '+14155550101', '+14155550102'],
+      auth_username: 'acme',
+      auth_password: 'demo-password',
+      max_concurrency: 5,
+    }),
+  );
+  await connectIntegration(
+    scope,
+    secrets,
+    parseOrThrow(integrationConnect, {
+      slug: 'hubspot',
+      credentials: { private_app_token: 'demo-token' },
+      settings: { pipeline_id: 'renewals' },
+    }),
+  );
 
   const call = (id: string) => ({ id, type: 'call', agent_id: voice.id, trunk_id: trunks.outboundTrunk.id });
   const workflow = await createWorkflow(
     scope,
-    {
+    parseOrThrow(workflowCreate, {
       name: 'Contract renewals',
       description: 'Calls customers whose contract ends this month',
       trigger_type: 'manual',
       definition: { steps: [call('first-call')] },
-    },
+    }),
     options.outbound,
   );
   await publishWorkflowVersion(
     scope,
     workflow.id,
-    {
+    parseOrThrow(workflowVersionCreate, {
       definition: { steps: [call('first-call'), { id: 'cool-down', type: 'wait', seconds: 1 }, call('follow-up')] },
-    },
+    }),
     options.outbound,
   );
 
@@ -205,23 +230,29 @@ export async function seedDemo(
         phone: `+1415${String(5_000_000 + n).padStart(7, '0')}`,
       };
     });
-    ids.push(...(await createProspects(scope, { prospects })).map((prospect) => prospect.id));
+    ids.push(
+      ...(await createProspects(scope, parseOrThrow(prospectsCreate, { prospects }))).map((prospect) => prospect.id),
+    );
     progress.advance(count);
   }
   progress.stop();
 
-  const vip = await createTag(scope, { name: 'vip' });
-  const renewal = await createTag(scope, { name: 'renewal-due' });
-  for (const id of ids.slice(0, 10)) await addTagsToProspect(scope, id, { tag_ids: [vip.id, renewal.id] });
-  const list = await createProspectList(scope, {
-    name: 'Renewals this month',
-    prospect_ids: ids.slice(0, Math.min(ids.length, 50)),
-  });
-  const batch = await createBatch(scope, workflow.id, {
-    name: 'November renewals',
-    prospect_ids: ids,
-    prospect_list_id: list.id,
-  });
+  const vip = await createTag(scope, parseOrThrow(tagCreate, { name: 'vip' }));
+  const renewal = await createTag(scope, parseOrThrow(tagCreate, { name: 'renewal-due' }));
+  const tags = parseOrThrow(prospectTagsAdd, { tag_ids: [vip.id, renewal.id] });
+  for (const id of ids.slice(0, 10)) await addTagsToProspect(scope, id, tags);
+  const list = await createProspectList(
+    scope,
+    parseOrThrow(prospectListCreate, {
+      name: 'Renewals this month',
+      prospect_ids: ids.slice(0, Math.min(ids.length, 50)),
+    }),
+  );
+  const batch = await createBatch(
+    scope,
+    workflow.id,
+    parseOrThrow(batchCreate, { name: 'November renewals', prospect_ids: ids, prospect_list_id: list.id }),
+  );
 
   return {
     organization_id: organizationId,

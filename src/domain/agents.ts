@@ -1,16 +1,15 @@
 // Agents: create, partial update (E1), delete (E3) and their tools. The
-// configuration objects are validated by the schemas of agent-config.ts and
+// configuration objects are validated by the schemas of src/records/agent-config.ts and
 // stored as their JSON value, under the wire (snake_case) names.
 import { z } from 'zod';
 import { Prisma } from '../generated/prisma/client.ts';
 import { reservedHeaderProblems } from '../outbound/headers.ts';
 import type { OutboundPolicy } from '../outbound/request.ts';
-import { type AgentUpdate, agentConfigMembers, agentCreate, agentUpdate } from './agent-config.ts';
+import { agentConfigMembers, agentTypes } from '../records/agent-config.ts';
+import { camelCase } from '../records/names.ts';
 import { badInput, notFound } from './errors.ts';
-import { camelCase } from './names.ts';
 import { outboundUrlProblems } from './outbound-urls.ts';
 import type { Scope } from './scope.ts';
-import { parseOrThrow } from './validation.ts';
 import { Outbox } from './webhook-events.ts';
 
 export const MAX_TOOLS = 100;
@@ -45,7 +44,47 @@ export const agentTool = z
   .meta({ id: 'AgentTool', description: 'A tool the agent may call.' });
 
 /** Replaces an agent's tools: the list given, in its order. */
-const agentToolsSet = z.strictObject({ tools: z.array(agentTool).max(MAX_TOOLS) }).meta({ id: 'AgentToolsSet' });
+export const agentToolsSet = z.strictObject({ tools: z.array(agentTool).max(MAX_TOOLS) }).meta({ id: 'AgentToolsSet' });
+type AgentToolsSet = z.output<typeof agentToolsSet>;
+
+/**
+ * SPEC.md's agent update request. Every member is optional (E1 is a partial
+ * update); a config member given replaces that config object whole, and null
+ * clears it. Agent creation uses the same shape with `name` required.
+ */
+export const agentUpdate = z
+  .strictObject({
+    name: z.string().min(1).optional().meta({ description: 'Its name' }),
+    type: z
+      .enum(agentTypes)
+      .optional()
+      .meta({ description: 'What kind of agent it is (created as `voice` unless given)' }),
+    prompt_template: z.string().optional().meta({ description: 'The prompt template' }),
+    default_functions: z.array(z.string()).optional().meta({ description: 'Names of the functions it has by default' }),
+    plugins: z.array(z.unknown()).optional().meta({ description: 'Free-form plugin entries' }),
+    ...Object.fromEntries(
+      Object.entries(agentConfigMembers).map(([name, schema]) => [name, schema.nullable().optional()]),
+    ),
+  })
+  .meta({
+    id: 'AgentUpdate',
+    description:
+      'Members to change: those absent stay, a configuration object given replaces it whole, null clears it.',
+  }) as z.ZodType<AgentUpdate>;
+
+export type AgentUpdate = {
+  name?: string;
+  type?: (typeof agentTypes)[number];
+  prompt_template?: string;
+  default_functions?: string[];
+  plugins?: unknown[];
+} & { [K in keyof typeof agentConfigMembers]?: z.output<(typeof agentConfigMembers)[K]> | null };
+
+export const agentCreate = (agentUpdate as unknown as z.ZodObject).extend({ name: z.string().min(1) }).meta({
+  id: 'AgentCreate',
+  description: 'A new agent: the members of an update, `name` required.',
+}) as unknown as z.ZodType<AgentCreate>;
+type AgentCreate = AgentUpdate & { name: string };
 
 /** The columns an update request sets: members absent stay, a config given replaces it, null clears it. */
 function columnsOf(data: AgentUpdate) {
@@ -86,8 +125,7 @@ async function checkPrecallWebhook(data: AgentUpdate, policy: OutboundPolicy) {
   if (problems.length > 0) throw badInput(problems);
 }
 
-export async function createAgent(scope: Scope, input: unknown, policy: OutboundPolicy) {
-  const data = parseOrThrow(agentCreate, input);
+export async function createAgent(scope: Scope, data: AgentCreate, policy: OutboundPolicy) {
   await checkPrecallWebhook(data, policy);
   return scope.prisma.agent.create({
     data: { ...columnsOf(data), name: data.name, organizationId: scope.viewer.organizationId },
@@ -102,8 +140,7 @@ const agentUpdated = (scope: Scope, agentId: string) =>
  * E1: a partial update, in one statement (a concurrent update of other
  * members is not lost), with its `agent.updated` event.
  */
-export async function updateAgent(scope: Scope, agentId: string, input: unknown, policy: OutboundPolicy) {
-  const data = parseOrThrow(agentUpdate, input);
+export async function updateAgent(scope: Scope, agentId: string, data: AgentUpdate, policy: OutboundPolicy) {
   await checkPrecallWebhook(data, policy);
   return scope.prisma.$transaction(async (tx) => {
     const [agent] = await tx.agent.updateManyAndReturn({ where: { id: agentId }, data: columnsOf(data) });
@@ -121,8 +158,7 @@ export async function deleteAgent(scope: Scope, agentId: string) {
 }
 
 /** Replaces the agent's tools with the given list, in order (an `agent.updated` event); returns the agent. */
-export async function setAgentTools(scope: Scope, agentId: string, input: unknown) {
-  const { tools } = parseOrThrow(agentToolsSet, input);
+export async function setAgentTools(scope: Scope, agentId: string, { tools }: AgentToolsSet) {
   return scope.prisma.$transaction(async (tx) => {
     // Touching the agent locks its row: concurrent replacements run one after the other.
     const [agent] = await tx.agent.updateManyAndReturn({ where: { id: agentId }, data: { updatedAt: new Date() } });

@@ -13,12 +13,11 @@ import { unknownProspects } from '../db/sql/unknown-prospects.ts';
 import type { SqlClient } from '../db/tx.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 import { tracing } from '../observability/tracing.ts';
-import { batchSettingsShape, batchSettingsUpdate, settingsColumns } from './batch-settings.ts';
+import { type BatchSettingsInput, batchSettingsShape, settingsColumns } from './batch-settings.ts';
 import { clientBatchStatuses, clientMove, type RunMove } from './batch-state.ts';
 import { badInput, conflict, notFound } from './errors.ts';
 import { limits } from './limits.ts';
 import { actorOf, type Scope } from './scope.ts';
-import { parseOrThrow } from './validation.ts';
 import { Outbox } from './webhook-events.ts';
 
 export const batchCreate = z
@@ -45,10 +44,12 @@ export const batchCreate = z
     description:
       "E4's body: whom to call (the union of `prospect_ids` and the list's members, one run per prospect, duplicates once) and the campaign settings.",
   });
+export type BatchCreate = z.output<typeof batchCreate>;
 
 export const batchStatusUpdate = z
   .strictObject({ status: z.enum(clientBatchStatuses) })
   .meta({ id: 'BatchStatusUpdate' });
+export type BatchStatusUpdate = z.output<typeof batchStatusUpdate>;
 
 function sourceTypeOf(hasIds: boolean, hasList: boolean) {
   if (hasIds && hasList) return 'mixed';
@@ -67,8 +68,7 @@ function sourceTypeOf(hasIds: boolean, hasList: boolean) {
  * the ids looked up, to name the unknown ones. (A pass over 100,000 ids before
  * the insert cost as much again as the key's checks.)
  */
-export async function createBatch(scope: Scope, workflowId: string, input: unknown) {
-  const data = parseOrThrow(batchCreate, input);
+export async function createBatch(scope: Scope, workflowId: string, data: BatchCreate) {
   const organizationId = scope.viewer.organizationId;
   const prospectIds = [...new Set(data.prospect_ids ?? [])];
   const listId = data.prospect_list_id;
@@ -175,8 +175,7 @@ async function lockBatch(tx: SqlClient, scope: Scope, batchId: string) {
  * the reason the circuit breaker paused it for. The move is one webhook event,
  * `batch.status_changed`, however many runs it moves (no event per run).
  */
-export async function updateBatchStatus(scope: Scope, batchId: string, input: unknown) {
-  const { status } = parseOrThrow(batchStatusUpdate, input);
+export async function updateBatchStatus(scope: Scope, batchId: string, { status }: BatchStatusUpdate) {
   return scope.prisma.$transaction(async (tx) => {
     const locked = await lockBatch(tx, scope, batchId);
     const move = clientMove(locked.status, status);
@@ -193,8 +192,7 @@ export async function updateBatchStatus(scope: Scope, batchId: string, input: un
  * retry delay are due again as the new settings say: the engine puts those
  * still outside the (new) window off again when it next looks at them.
  */
-export async function updateBatchSettings(scope: Scope, batchId: string, input: unknown) {
-  const data = parseOrThrow(batchSettingsUpdate, input);
+export async function updateBatchSettings(scope: Scope, batchId: string, data: BatchSettingsInput) {
   return scope.prisma.$transaction(async (tx) => {
     await lockBatch(tx, scope, batchId);
     const batch = await tx.batch.update({ where: { id: batchId }, data: settingsColumns(data) });

@@ -4,10 +4,9 @@
 // the attempt with it when LiveKit reports the call's end; an attempt with no
 // report ends `answered`.
 import { z } from 'zod';
-import { callOutcomes } from './batch-settings.ts';
+import { callOutcomes } from '../records/campaign-settings.ts';
 import { conflict, notFound } from './errors.ts';
 import type { Scope } from './scope.ts';
-import { parseOrThrow } from './validation.ts';
 
 export const callOutcomeReport = z
   .strictObject({
@@ -17,13 +16,23 @@ export const callOutcomeReport = z
     }),
   })
   .meta({ id: 'CallOutcomeReport', description: 'The outcome an agent worker reports for the call it is on.' });
+type CallOutcomeReport = z.output<typeof callOutcomeReport>;
 
-/** Attempt numbers are 1, 2, …: anything else names no attempt. */
-export const attemptNumberOf = (text: string) => (/^[1-9][0-9]{0,8}$/.test(text) ? Number(text) : 0);
+/** An attempt number as a path names it: 1, 2, …; anything else names no attempt. */
+export const attemptNumber = z
+  .string()
+  .regex(/^[1-9][0-9]{0,8}$/)
+  .meta({ description: 'The attempt number: 1 for the first' });
+
+export const attemptNumberOf = (text: string) => (attemptNumber.safeParse(text).success ? Number(text) : 0);
 
 /** Keeps the outcome on the run's attempt; NOT_FOUND for another organization's run, CONFLICT once the attempt has ended. */
-export async function reportCallOutcome(scope: Scope, runId: string, attemptNumber: number, input: unknown) {
-  const { outcome } = parseOrThrow(callOutcomeReport, input);
+export async function reportCallOutcome(
+  scope: Scope,
+  runId: string,
+  attemptNumber: number,
+  { outcome }: CallOutcomeReport,
+) {
   // Through the tenant client: another organization's run reads as one that never existed.
   const attempt = await scope.prisma.runAttempt.findFirst({ where: { runId, number: attemptNumber } });
   if (!attempt) throw notFound('call attempt');

@@ -5,113 +5,13 @@
 // enough for DST gaps and repeated hours without a date library.
 import ct from 'countries-and-timezones';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/min';
-import { z } from 'zod';
-
-export const weekdays = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
-export type Weekday = (typeof weekdays)[number];
+import { type CallingWindow, minutesOf, type Weekday, weekdays } from '../records/campaign-settings.ts';
+import { formatterOf, isKnownZone } from '../records/time-zones.ts';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
-
-// Intl accepts any case ("america/chicago") and maps some names to others
-// (Asia/Kolkata reads back as Asia/Calcutta), so a name is checked against the
-// spellings of ICU (Intl.supportedValuesOf) and of the tz database, aliases
-// included (the library's table, as PostgreSQL's pg_timezone_names has them).
-const zoneNames = new Set([
-  ...Intl.supportedValuesOf('timeZone'),
-  ...Object.keys(ct.getAllTimezones({ deprecated: true })),
-]);
-const zoneNamesByLowerCase = new Map([...zoneNames].map((name) => [name.toLowerCase(), name]));
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-/** The zone's formatter of wall-clock parts; throws a RangeError for a zone Intl does not know. */
-function formatterOf(zone: string) {
-  let formatter = formatters.get(zone);
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    formatters.set(zone, formatter);
-  }
-  return formatter;
-}
-
-function isKnownZone(name: string) {
-  if (!zoneNames.has(name)) return false;
-  try {
-    formatterOf(name);
-    return true;
-  } catch {
-    return false; // in the tz table but not in this runtime's ICU data (e.g. "Factory")
-  }
-}
-
-export const ianaTimezone = z
-  .string()
-  .superRefine((name, context) => {
-    if (isKnownZone(name)) return;
-    const spelled = zoneNamesByLowerCase.get(name.toLowerCase());
-    context.addIssue({
-      code: 'invalid_format',
-      format: 'iana_timezone',
-      input: name,
-      message:
-        spelled && isKnownZone(spelled)
-          ? `must be spelled ${spelled}`
-          : 'must be an IANA time zone name, e.g. America/Chicago or Europe/Paris',
-    });
-  })
-  .meta({ description: 'IANA time zone name, e.g. America/Chicago' });
-
-const HH_MM = /^([01][0-9]|2[0-3]):[0-5][0-9]$/;
-const minutesOf = (time: string) => Number(time.slice(0, 2)) * 60 + Number(time.slice(3, 5));
-
-export const callingWindow = z
-  .strictObject({
-    days: z
-      .array(z.enum(weekdays))
-      .min(1)
-      .max(weekdays.length)
-      .refine((days) => new Set(days).size === days.length, { message: 'must not name a day twice' })
-      .meta({ description: 'the days calls may start, in the local time of the prospect', uniqueItems: true }),
-    start: z
-      .string()
-      .regex(HH_MM, { message: 'must be a 24-hour time, HH:MM' })
-      .meta({ description: 'HH:MM, 24-hour: the window opens at start (included)' }),
-    end: z
-      .string()
-      .regex(/^(([01][0-9]|2[0-3]):[0-5][0-9]|24:00)$/, {
-        message: 'must be a 24-hour time, HH:MM (24:00 for midnight)',
-      })
-      .meta({ description: 'HH:MM, 24-hour, after start: the window closes at end (excluded); 24:00 is midnight' }),
-    timezone: ianaTimezone.meta({
-      description:
-        "IANA zone of prospects that have no timezone of their own and whose number's country spans several zones",
-    }),
-  })
-  .refine((window) => minutesOf(window.start) < minutesOf(window.end), {
-    path: ['end'],
-    message: 'must be after start',
-    when: (payload) => payload.issues.length === 0, // a malformed time is reported by its own member
-  })
-  .meta({
-    id: 'CallingWindow',
-    description:
-      "When attempts may start: on `days`, in [start, end) local time of the prospect's zone (its timezone, else its " +
-      "number's country's when that country keeps one time, else the window's timezone). Runs outside it wait.",
-  });
-
-export type CallingWindow = z.output<typeof callingWindow>;
 
 /**
  * A zone for the country, when the whole country keeps one time: it has one

@@ -4,7 +4,6 @@ import { notFound } from './errors.ts';
 import { limits } from './limits.ts';
 import type { Scope } from './scope.ts';
 import { e164 } from './telephony.ts';
-import { parseOrThrow } from './validation.ts';
 
 export const doNotCallAdd = z
   .strictObject({
@@ -20,14 +19,14 @@ export const doNotCallAdd = z
       .meta({ description: 'why they are listed; given, it replaces the reason of numbers already listed;' }),
   })
   .meta({ id: 'DoNotCallAdd', description: "Numbers to put on the organization's do-not-call list." });
+type DoNotCallAdd = z.output<typeof doNotCallAdd>;
 
 /**
  * Lists the numbers; adding a listed number again is not an error (it stays
  * once, with the new reason if one is given). Answers how many distinct
  * numbers the request named.
  */
-export async function addDoNotCallNumbers(scope: Scope, input: unknown) {
-  const { numbers, reason } = parseOrThrow(doNotCallAdd, input);
+export async function addDoNotCallNumbers(scope: Scope, { numbers, reason }: DoNotCallAdd) {
   const unique = [...new Set(numbers)];
   const { prisma } = scope;
   await prisma.$transaction([

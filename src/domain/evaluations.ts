@@ -2,9 +2,9 @@
 // organization and go when it is deleted.
 import { z } from 'zod';
 import { isForeignKeyViolation } from '../db/prisma-errors.ts';
+import { int } from '../records/values.ts';
 import { notFound } from './errors.ts';
 import type { Scope } from './scope.ts';
-import { int, parseOrThrow } from './validation.ts';
 
 export const evaluationCreate = z
   .strictObject({
@@ -15,9 +15,9 @@ export const evaluationCreate = z
     score: int(0, 100).meta({ description: 'The score' }),
   })
   .meta({ id: 'EvaluationCreate', description: 'An evaluation of one of the organization’s agents (E18).' });
+type EvaluationCreate = z.output<typeof evaluationCreate>;
 
-export async function createEvaluation(scope: Scope, input: unknown) {
-  const data = parseOrThrow(evaluationCreate, input);
+export async function createEvaluation(scope: Scope, data: EvaluationCreate) {
   const agent = await scope.prisma.agent.findUnique({ where: { id: data.agent_id }, select: { id: true } });
   if (!agent) throw notFound('agent');
   try {

@@ -4,7 +4,6 @@ import { z } from 'zod';
 import { retryOnUniqueViolation } from '../db/prisma-errors.ts';
 import type { TenantClient } from '../db/tenant.ts';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
-import { parseOrThrow } from './validation.ts';
 
 const isoDate = () => z.iso.date({ message: 'must be a date, YYYY-MM-DD' });
 
@@ -12,16 +11,18 @@ const endNotBeforeStart = (period: { period_start?: string; period_end?: string 
   !period.period_start || !period.period_end || period.period_end >= period.period_start;
 const endOrder = { path: ['period_end'], message: 'must not be before period_start' };
 
-const insightPeriod = z
+export const insightPeriod = z
   .strictObject({ period_start: isoDate(), period_end: isoDate() })
   .refine(endNotBeforeStart, endOrder)
   .meta({ id: 'InsightPeriod' });
+type InsightPeriod = z.output<typeof insightPeriod>;
 
 /** E20's filter: insights whose whole period lies between the dates given (either optional). */
 export const insightFilter = z
   .strictObject({ period_start: isoDate().optional(), period_end: isoDate().optional() })
   .refine(endNotBeforeStart, endOrder)
   .meta({ id: 'InsightFilter' });
+type InsightFilter = z.output<typeof insightFilter>;
 
 const dayStart = (date: string) => new Date(`${date}T00:00:00.000Z`);
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -29,8 +30,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** The date as YYYY-MM-DD (a `@db.Date` column reads as UTC midnight). */
 export const isoDateOf = (date: Date) => date.toISOString().slice(0, 10);
 
-export function insightWhere(input: unknown): Prisma.InsightWhereInput {
-  const filter = parseOrThrow(insightFilter, input ?? {});
+export function insightWhere(filter: InsightFilter): Prisma.InsightWhereInput {
   return {
     ...(filter.period_start ? { periodStart: { gte: dayStart(filter.period_start) } } : {}),
     ...(filter.period_end ? { periodEnd: { lte: dayStart(filter.period_end) } } : {}),
@@ -57,8 +57,11 @@ function summaryOf(start: string, end: string, total: number, issues: number, ca
  * Takes the plain client (a scheduler) or a tenant client (a request): the
  * organization is named in every condition, so both confine it the same way.
  */
-export async function generateInsight(client: PrismaClient | TenantClient, organizationId: string, input: unknown) {
-  const { period_start: start, period_end: end } = parseOrThrow(insightPeriod, input);
+export async function generateInsight(
+  client: PrismaClient | TenantClient,
+  organizationId: string,
+  { period_start: start, period_end: end }: InsightPeriod,
+) {
   // Both clients have this API; the tenant one only adds the same organization condition.
   const prisma = client as PrismaClient;
   const outcomes = await prisma.run.groupBy({

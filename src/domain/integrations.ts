@@ -3,10 +3,11 @@
 // with the SecretBox and stored only as ciphertext; no read ever returns them.
 import { z } from 'zod';
 import { retryOnUniqueViolation } from '../db/prisma-errors.ts';
+import { int } from '../records/values.ts';
 import { badInput, notFound } from './errors.ts';
 import type { Scope } from './scope.ts';
 import type { SecretBox } from './secrets.ts';
-import { int, parseOrThrow } from './validation.ts';
+import { parseOrThrow } from './validation.ts';
 import { Outbox } from './webhook-events.ts';
 
 const jsonObject = z.record(z.string(), z.unknown());
@@ -20,6 +21,7 @@ export const integrationConnect = z
     settings: jsonObject.optional().meta({ description: 'The settings; replaced whole on every connect' }),
   })
   .meta({ id: 'ConnectIntegration', description: 'A connection to a catalog integration (E10).' });
+type IntegrationConnect = z.output<typeof integrationConnect>;
 
 /** One member of `schemaConfig.credentials` or `schemaConfig.settings`. */
 const fieldSpec = z.object({
@@ -59,12 +61,12 @@ function credentialsSchema(schemaConfig: unknown) {
  * `integration.connected` event. Connecting an already connected slug
  * replaces its credentials and settings and keeps the connection's id.
  */
-export async function connectIntegration(scope: Scope, secrets: SecretBox, input: unknown) {
-  const data = parseOrThrow(integrationConnect, input);
+export async function connectIntegration(scope: Scope, secrets: SecretBox, data: IntegrationConnect) {
   const integration = await scope.prisma.integration.findUnique({ where: { slug: data.slug } });
   if (!integration) {
     throw badInput([{ path: 'slug', rule: 'exists', message: `no integration has slug "${data.slug}"` }]);
   }
+  // What the credentials must be is the catalog entry's: checked here, where it is read.
   const credentials = parseOrThrow(credentialsSchema(integration.schemaConfig), data.credentials, ['credentials']);
   const values = {
     credentialsEncrypted: secrets.seal(JSON.stringify(credentials)),

@@ -2,9 +2,9 @@
 // settings }` and `updateOrganizationSettings`): what the organization decides
 // for all its batches and calls. Each is a column of "Organization".
 import { z } from 'zod';
+import { int } from '../records/values.ts';
 import { notFound } from './errors.ts';
 import type { Scope } from './scope.ts';
-import { int, parseOrThrow } from './validation.ts';
 
 export const organizationSettingsUpdate = z
   .strictObject({
@@ -14,6 +14,7 @@ export const organizationSettingsUpdate = z
     }),
   })
   .meta({ id: 'OrganizationSettingsUpdate', description: 'Settings to change: those absent stay, null clears one.' });
+type OrganizationSettingsUpdate = z.output<typeof organizationSettingsUpdate>;
 
 /** The settings as the organization's row holds them. */
 const settingsColumns = { maxConcurrentCalls: true } as const;
@@ -30,8 +31,10 @@ export async function organizationSettings(scope: Scope): Promise<OrganizationSe
 }
 
 /** Changes the members given, in one statement; answers the settings after. */
-export async function updateOrganizationSettings(scope: Scope, input: unknown): Promise<OrganizationSettings> {
-  const data = parseOrThrow(organizationSettingsUpdate, input);
+export async function updateOrganizationSettings(
+  scope: Scope,
+  data: OrganizationSettingsUpdate,
+): Promise<OrganizationSettings> {
   const [row] = await scope.prisma.organization.updateManyAndReturn({
     data: { maxConcurrentCalls: data.max_concurrent_calls },
     select: settingsColumns,

@@ -16,13 +16,12 @@ import type { ProspectColumns } from '../db/sql/prospect-rows.ts';
 import { prospectsByPhone } from '../db/sql/prospects-by-phone.ts';
 import { updateProspects } from '../db/sql/update-prospects.ts';
 import type { SqlClient } from '../db/tx.ts';
-import { ianaTimezone } from './calling-window.ts';
+import { ianaTimezone } from '../records/time-zones.ts';
 import { DomainError } from './errors.ts';
 import { limits } from './limits.ts';
 import { requireAll } from './prospects.ts';
 import type { Scope } from './scope.ts';
 import { e164 } from './telephony.ts';
-import { parseOrThrow } from './validation.ts';
 
 const duplicateModes = ['skip', 'update', 'error'] as const;
 
@@ -491,18 +490,16 @@ export async function readProspectCsv(
   };
 }
 
-/** The options, checked: the tags named must be the organization's. */
-export async function importOptionsOf(scope: Scope, input: unknown): Promise<ProspectImportOptions> {
-  const options = parseOrThrow(prospectImportOptions, input);
-  if (options.tag_ids && options.tag_ids.length > 0) {
-    options.tag_ids = await requireAll(
-      options.tag_ids,
-      (ids) => scope.prisma.tag.findMany({ where: { id: { in: ids } }, select: { id: true } }),
-      'tag_ids',
-      'tag',
-    );
-  }
-  return options;
+/** The options, checked: the tags named must be the organization's (each once). */
+export async function importOptionsOf(scope: Scope, options: ProspectImportOptions): Promise<ProspectImportOptions> {
+  if (!options.tag_ids || options.tag_ids.length === 0) return options;
+  const tagIds = await requireAll(
+    options.tag_ids,
+    (ids) => scope.prisma.tag.findMany({ where: { id: { in: ids } }, select: { id: true } }),
+    'tag_ids',
+    'tag',
+  );
+  return { ...options, tag_ids: tagIds };
 }
 
 export interface ImportResult {
@@ -597,10 +594,10 @@ export async function writeProspectImport(
 export async function importProspects(
   scope: Scope,
   source: FileBytes,
-  input: unknown,
+  given: ProspectImportOptions,
   onWritten?: (rows: number, total: number) => void,
 ): Promise<ImportResult> {
-  const options = await importOptionsOf(scope, input);
+  const options = await importOptionsOf(scope, given);
   const parsed = await readProspectCsv(source, options);
   return writeProspectImport(scope, parsed, options, onWritten);
 }

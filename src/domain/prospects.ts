@@ -1,11 +1,10 @@
 // Prospects (the people runs call), prospect lists and tags.
 import { z } from 'zod';
 import { isUniqueViolation } from '../db/prisma-errors.ts';
-import { ianaTimezone } from './calling-window.ts';
+import { ianaTimezone } from '../records/time-zones.ts';
 import { badInput, conflict, notFound } from './errors.ts';
 import { limits } from './limits.ts';
 import type { Scope } from './scope.ts';
-import { parseOrThrow } from './validation.ts';
 
 const prospectCreate = z
   .strictObject({
@@ -60,8 +59,12 @@ export const prospectTagsAdd = z
   })
   .meta({ id: 'ProspectTagsAdd', description: "E21's body: the tags to add to the prospect." });
 
-export async function createProspects(scope: Scope, input: unknown) {
-  const { prospects } = parseOrThrow(prospectsCreate, input);
+type ProspectsCreate = z.output<typeof prospectsCreate>;
+type ProspectListCreate = z.output<typeof prospectListCreate>;
+type TagCreate = z.output<typeof tagCreate>;
+type ProspectTagsAdd = z.output<typeof prospectTagsAdd>;
+
+export async function createProspects(scope: Scope, { prospects }: ProspectsCreate) {
   return scope.prisma.prospect.createManyAndReturn({
     data: prospects.map((prospect) => ({
       organizationId: scope.viewer.organizationId,
@@ -92,8 +95,7 @@ export async function requireAll(
   return unique;
 }
 
-export async function createProspectList(scope: Scope, input: unknown) {
-  const data = parseOrThrow(prospectListCreate, input);
+export async function createProspectList(scope: Scope, data: ProspectListCreate) {
   const prospectIds = await requireAll(
     data.prospect_ids ?? [],
     (ids) => scope.prisma.prospect.findMany({ where: { id: { in: ids } }, select: { id: true } }),
@@ -109,8 +111,7 @@ export async function createProspectList(scope: Scope, input: unknown) {
   });
 }
 
-export async function createTag(scope: Scope, input: unknown) {
-  const data = parseOrThrow(tagCreate, input);
+export async function createTag(scope: Scope, data: TagCreate) {
   const existing = await scope.prisma.tag.findFirst({ where: { name: data.name } });
   if (existing) throw conflict(`a tag named "${data.name}" already exists`, { tag_id: existing.id });
   try {
@@ -122,8 +123,7 @@ export async function createTag(scope: Scope, input: unknown) {
 }
 
 /** Adds tags to a prospect; tags it already has stay once (idempotent). */
-export async function addTagsToProspect(scope: Scope, prospectId: string, input: unknown) {
-  const data = parseOrThrow(prospectTagsAdd, input);
+export async function addTagsToProspect(scope: Scope, prospectId: string, data: ProspectTagsAdd) {
   const prospect = await scope.prisma.prospect.findUnique({ where: { id: prospectId } });
   if (!prospect) throw notFound('prospect');
   const tagIds = await requireAll(

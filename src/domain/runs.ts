@@ -4,7 +4,6 @@ import { z } from 'zod';
 import { runConditions } from '../db/parts/run-conditions.ts';
 import { type RunOrder, runOrder } from '../db/parts/run-orders.ts';
 import type { SqlPart } from '../db/parts/sql-part.ts';
-import { parseOrThrow } from './validation.ts';
 
 const runStatuses = ['PENDING', 'IN_PROGRESS', 'PAUSED', 'FINISHED', 'CANCELLED', 'FAILED'] as const;
 export type RunStatusName = (typeof runStatuses)[number];
@@ -26,8 +25,6 @@ export const runFilter = z
   .meta({ id: 'RunFilter', description: 'Conditions a run must meet, all of them.' });
 
 export type RunFilter = z.output<typeof runFilter>;
-
-export const parseRunFilter = (input: unknown): RunFilter => parseOrThrow(runFilter, input ?? {}, ['filter']);
 
 /** The filter's conditions on a run aliased `c`, AND-ed after the caller's own. */
 export function runFilterSql(filter: RunFilter): SqlPart {

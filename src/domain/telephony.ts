@@ -22,11 +22,11 @@ import { numbersOfPairs as numbersOfPairRows } from '../db/sql/numbers-of-pairs.
 import type { TenantClient } from '../db/tenant.ts';
 import type { Tx } from '../db/tx.ts';
 import type { PhoneNumber, SipTrunk } from '../generated/prisma/client.ts';
+import { int } from '../records/values.ts';
 import { conflict, notFound } from './errors.ts';
 import { limits } from './limits.ts';
 import type { Scope } from './scope.ts';
 import type { SecretBox } from './secrets.ts';
-import { int, parseOrThrow } from './validation.ts';
 
 /** SIP trunk providers, in SPEC.md's order. */
 export const sipTrunkProviders = ['twilio', 'telnyx', 'custom', 'plivo', 'vonage', 'other'] as const;
@@ -77,10 +77,12 @@ export const sipTrunkCreate = z
     description:
       "E15's body: a pair of trunks (inbound and outbound) sharing name, address and credentials, and the pair's numbers.",
   });
+type SipTrunkCreate = z.output<typeof sipTrunkCreate>;
 
 export const phoneNumberCreate = z
   .strictObject({ number: e164, sip_trunk_id: numberTrunkId, label: label.optional() })
   .meta({ id: 'PhoneNumberCreate', description: "E16's body: one number to add to a trunk." });
+type PhoneNumberCreate = z.output<typeof phoneNumberCreate>;
 
 const phoneNumberEntry = z
   .strictObject({ number: e164, label: label.optional() })
@@ -96,6 +98,7 @@ export const phoneNumbersCreate = z
     sip_trunk_id: numberTrunkId,
   })
   .meta({ id: 'PhoneNumbersCreate', description: "E17's body: numbers to add to one trunk, all or nothing." });
+type PhoneNumbersCreate = z.output<typeof phoneNumbersCreate>;
 
 type NumberEntry = z.output<typeof phoneNumberEntry>;
 
@@ -219,10 +222,9 @@ async function insertNumbers(tx: NumberClient, trunk: SipTrunk, entries: NumberE
 export async function createSipTrunk(
   scope: Scope,
   secrets: SecretBox,
-  input: unknown,
+  data: SipTrunkCreate,
   directory: TrunkDirectory | null = null,
 ) {
-  const data = parseOrThrow(sipTrunkCreate, input);
   // One timestamp for the pair and its numbers, so lists sorted by creation keep them together.
   const now = new Date();
   const shared = {
@@ -292,15 +294,21 @@ async function numbersOnTrunk(scope: Scope, trunkId: string, entries: NumberEntr
 }
 
 /** E16: one number on a trunk of the caller's organization. */
-export async function createPhoneNumber(scope: Scope, input: unknown, directory: TrunkDirectory | null = null) {
-  const data = parseOrThrow(phoneNumberCreate, input);
+export async function createPhoneNumber(
+  scope: Scope,
+  data: PhoneNumberCreate,
+  directory: TrunkDirectory | null = null,
+) {
   const [created] = await numbersOnTrunk(scope, data.sip_trunk_id, [data], directory);
   return created!;
 }
 
 /** E17: many numbers on one trunk, all or nothing. */
-export async function createPhoneNumbers(scope: Scope, input: unknown, directory: TrunkDirectory | null = null) {
-  const data = parseOrThrow(phoneNumbersCreate, input);
+export async function createPhoneNumbers(
+  scope: Scope,
+  data: PhoneNumbersCreate,
+  directory: TrunkDirectory | null = null,
+) {
   const created = await numbersOnTrunk(scope, data.sip_trunk_id, data.numbers, directory);
   return { count: created.length, created };
 }

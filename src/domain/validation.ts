@@ -1,13 +1,7 @@
-// Shared pieces of the validation schemas, and the conversion of zod's
-// failures into the domain's error: each offending member's path and rule.
-import { z } from 'zod';
+// The conversion of zod's failures into the domain's error: each offending
+// member's path and rule; and the values no database can store.
+import type { z } from 'zod';
 import { badInput, type FieldProblem } from './errors.ts';
-
-/** GraphQL's Int is 32-bit: integer members stay within it on every interface. */
-export const INT_MAX = 2_147_483_647;
-
-export const int = (min = -INT_MAX, max = INT_MAX) => z.number().int().min(min).max(max);
-export const fraction = () => z.number().min(0).max(1);
 
 function ruleOf(issue: z.core.$ZodIssue): string {
   switch (issue.code) {

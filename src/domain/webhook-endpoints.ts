@@ -5,13 +5,12 @@
 // reads them per endpoint and replays one at will.
 import { z } from 'zod';
 import type { OutboundPolicy } from '../outbound/request.ts';
+import { subscribedEvent, webhookEventTypes } from '../records/webhooks.ts';
 import { conflict, notFound } from './errors.ts';
 import { checkOutboundUrl } from './outbound-urls.ts';
 import type { Scope } from './scope.ts';
 import type { SecretBox } from './secrets.ts';
 import { newSigningSecret } from './signing-secret.ts';
-import { parseOrThrow } from './validation.ts';
-import { ALL_EVENTS, webhookEventTypes } from './webhook-events.ts';
 
 const MAX_URL_LENGTH = 2000;
 
@@ -20,7 +19,7 @@ const url = z.string().min(1).max(MAX_URL_LENGTH).meta({
 });
 
 const events = z
-  .array(z.enum([ALL_EVENTS, ...webhookEventTypes]))
+  .array(subscribedEvent())
   .min(1)
   .max(webhookEventTypes.length + 1)
   .meta({ description: 'the event types delivered there, or `*` for all;' });
@@ -30,6 +29,7 @@ const description = z.string().max(500).meta({ description: 'a free description,
 export const webhookEndpointCreate = z
   .strictObject({ url, events, description: description.optional() })
   .meta({ id: 'WebhookEndpointCreate', description: 'A webhook endpoint: where, and which events.' });
+type WebhookEndpointCreate = z.output<typeof webhookEndpointCreate>;
 
 export const webhookEndpointUpdate = z
   .strictObject({
@@ -42,6 +42,7 @@ export const webhookEndpointUpdate = z
     }),
   })
   .meta({ id: 'WebhookEndpointUpdate', description: 'Members given replace the endpoint’s.' });
+type WebhookEndpointUpdate = z.output<typeof webhookEndpointUpdate>;
 
 export interface WebhookEndpointServices {
   secrets: SecretBox;
@@ -54,8 +55,11 @@ const endpointUrl = { path: 'url', httpsOnly: true, mustResolve: true };
 const DISABLED_BY_CLIENT = 'the endpoint was disabled';
 
 /** Creates an endpoint with a new secret; returns both, the only time besides rotation that the secret is shown. */
-export async function createWebhookEndpoint(scope: Scope, services: WebhookEndpointServices, input: unknown) {
-  const data = parseOrThrow(webhookEndpointCreate, input);
+export async function createWebhookEndpoint(
+  scope: Scope,
+  services: WebhookEndpointServices,
+  data: WebhookEndpointCreate,
+) {
   await checkOutboundUrl(data.url, services.outbound, endpointUrl);
   const secret = newSigningSecret();
   const endpoint = await scope.prisma.webhookEndpoint.create({
@@ -78,9 +82,8 @@ export async function updateWebhookEndpoint(
   scope: Scope,
   services: WebhookEndpointServices,
   id: string,
-  input: unknown,
+  data: WebhookEndpointUpdate,
 ) {
-  const data = parseOrThrow(webhookEndpointUpdate, input);
   if (data.url !== undefined) await checkOutboundUrl(data.url, services.outbound, endpointUrl);
   return scope.prisma.$transaction(async (tx) => {
     // The endpoint row first, then its deliveries: the delivery worker's order.

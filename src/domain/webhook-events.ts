@@ -19,27 +19,12 @@
 import { type EventSubject, type SubjectKind, subjectKey, subjectSources } from '../db/parts/event-payloads.ts';
 import { writeWebhookEvents } from '../db/sql/write-webhook-events.ts';
 import type { SqlClient } from '../db/tx.ts';
-
-export const webhookEventTypes = [
-  'batch.status_changed',
-  'batch.finished',
-  'run.status_changed',
-  'run.finished',
-  'run.failed',
-  'call.attempt_ended',
-  'agent.updated',
-  'integration.connected',
-  'webhook_endpoint.disabled',
-] as const;
-export type WebhookEventType = (typeof webhookEventTypes)[number];
+import { ALL_EVENTS, type WebhookEventType } from '../records/webhooks.ts';
 
 /** Hex digits of an event id's object hash: `evt_` and these are the same for every event of one object. */
 const OBJECT_PREFIX_DIGITS = 8;
 /** An event id's first characters, the same for every event of its object. */
 export const OBJECT_PREFIX_LENGTH = 'evt_'.length + OBJECT_PREFIX_DIGITS;
-
-/** What an endpoint subscribes to: event types, or `*` for all. */
-export const ALL_EVENTS = '*';
 
 interface PendingEvent {
   type: WebhookEventType;

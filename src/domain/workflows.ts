@@ -5,7 +5,6 @@ import { z } from 'zod';
 import type { OutboundPolicy } from '../outbound/request.ts';
 import { notFound } from './errors.ts';
 import { actorOf, type Scope } from './scope.ts';
-import { parseOrThrow } from './validation.ts';
 import { checkDefinition } from './workflow-definition.ts';
 
 /** A workflow's steps (workflow-definition.ts checks the ones the service knows); the run engine reads it. */
@@ -26,6 +25,7 @@ export const workflowCreate = z
     definition: workflowDefinition.optional(),
   })
   .meta({ id: 'WorkflowCreate', description: 'A new workflow; its definition becomes version 1.' });
+export type WorkflowCreate = z.output<typeof workflowCreate>;
 
 export const workflowUpdate = z
   .strictObject({
@@ -35,13 +35,14 @@ export const workflowUpdate = z
     trigger_type: z.string().min(1).optional().meta({ description: 'What starts it, free text' }),
   })
   .meta({ id: 'WorkflowUpdate', description: 'Members to change (E5); those absent stay. It never makes a version.' });
+export type WorkflowUpdate = z.output<typeof workflowUpdate>;
 
 export const workflowVersionCreate = z
   .strictObject({ definition: workflowDefinition })
   .meta({ id: 'WorkflowVersionCreate', description: 'A definition to publish as the next version.' });
+export type WorkflowVersionCreate = z.output<typeof workflowVersionCreate>;
 
-export async function createWorkflow(scope: Scope, input: unknown, policy: OutboundPolicy) {
-  const data = parseOrThrow(workflowCreate, input);
+export async function createWorkflow(scope: Scope, data: WorkflowCreate, policy: OutboundPolicy) {
   await checkDefinition(scope, data.definition, policy);
   const now = new Date();
   return scope.prisma.$transaction(async (tx) => {
@@ -71,8 +72,7 @@ export async function createWorkflow(scope: Scope, input: unknown, policy: Outbo
   });
 }
 
-export async function updateWorkflow(scope: Scope, workflowId: string, input: unknown) {
-  const data = parseOrThrow(workflowUpdate, input);
+export async function updateWorkflow(scope: Scope, workflowId: string, data: WorkflowUpdate) {
   const result = await scope.prisma.workflow.updateMany({
     where: { id: workflowId },
     data: {
@@ -87,8 +87,12 @@ export async function updateWorkflow(scope: Scope, workflowId: string, input: un
 }
 
 /** Publishes a new definition as version N+1; concurrent publishes get consecutive numbers. */
-export async function publishWorkflowVersion(scope: Scope, workflowId: string, input: unknown, policy: OutboundPolicy) {
-  const data = parseOrThrow(workflowVersionCreate, input);
+export async function publishWorkflowVersion(
+  scope: Scope,
+  workflowId: string,
+  data: WorkflowVersionCreate,
+  policy: OutboundPolicy,
+) {
   await checkDefinition(scope, data.definition, policy);
   return scope.prisma.$transaction(async (tx) => {
     // The increment locks the workflow row until commit, serializing publishers.

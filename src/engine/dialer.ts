@@ -3,7 +3,7 @@
 // real one (LiveKit SIP) implements the same interface.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { OutcomeShares, SimulatedCalls } from '../config/simulated-calls.ts';
-import { type CallOutcomeName, callOutcomes } from '../domain/batch-settings.ts';
+import { type CallOutcomeName, callOutcomes } from '../records/campaign-settings.ts';
 
 export interface CallRequest {
   organizationId: string;

@@ -1,9 +1,9 @@
 // The agent's pre-call webhook, sent before each attempt: the receiver may
 // skip the call (`"skip": true`) or hand the dialer variables for it.
-import { precallWebhook } from '../domain/agent-config.ts';
 import { fillPlaceholders, wholePlaceholderValue } from '../domain/placeholders.ts';
 import { tracing } from '../observability/tracing.ts';
 import { type OutboundAnswer, type OutboundPolicy, OutboundRequestError, sendOutbound } from '../outbound/request.ts';
+import { precallWebhook } from '../records/agent-config.ts';
 import type { ClaimedRun } from './run-store.ts';
 import type { Signer } from './steps.ts';
 

@@ -7,9 +7,10 @@ import { completeBatches } from '../db/sql/complete-batches.ts';
 import { lockBatches } from '../db/sql/lock-batches.ts';
 import { moveBatchCounters } from '../db/sql/move-batch-counters.ts';
 import type { Tx } from '../db/tx.ts';
-import { type RetryPolicy, settingsOf } from '../domain/batch-settings.ts';
+import { settingsOf } from '../domain/batch-settings.ts';
 import type { RunStatusName } from '../domain/runs.ts';
 import type { Outbox } from '../domain/webhook-events.ts';
+import type { RetryPolicy } from '../records/campaign-settings.ts';
 
 export interface LockedBatch {
   id: string;

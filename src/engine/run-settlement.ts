@@ -5,10 +5,10 @@
 import { latestAttemptsFailed } from '../db/sql/latest-attempts-failed.ts';
 import { settleAttemptedRuns } from '../db/sql/settle-attempted-runs.ts';
 import type { Tx } from '../db/tx.ts';
-import type { CallOutcomeName, RetryPolicy } from '../domain/batch-settings.ts';
 import { autoPauseBatch } from '../domain/batches.ts';
 import type { RunStatusName } from '../domain/runs.ts';
 import type { Outbox } from '../domain/webhook-events.ts';
+import type { CallOutcomeName, RetryPolicy } from '../records/campaign-settings.ts';
 import { endFinishedBatches, type LockedBatch, moveCounters } from './run-batches.ts';
 
 /** What follows an attempt: the run goes on with its next step, is tried again later, or fails. */

@@ -12,6 +12,7 @@ import type { RequestAudit } from '../observability/request-log.ts';
 import { tracing } from '../observability/tracing.ts';
 import { createContext, type GraphQLContext } from '../schema/context.ts';
 import { schema } from '../schema/index.ts';
+import type { ParsedBody } from '../schema/parsed-input.ts';
 import type { Services } from '../services.ts';
 import { useCompiledQueries } from './compiled-execution.ts';
 import { type PersistedOperations, protectionPlugins } from './protections.ts';
@@ -35,6 +36,8 @@ export interface ServerContext {
   viewer?: Viewer | null;
   /** The HTTP request's log facts, filled in as they become known. */
   audit?: RequestAudit;
+  /** The REST router's parsed body, which the operation's mutation takes as its input. */
+  parsedBody?: ParsedBody;
   /**
    * Holds one of the organization's subscription slots for this HTTP request's
    * subscription (SSE) until its response ends; the refusal when it has none left.
@@ -116,14 +119,14 @@ export function createGraphQLServer(services: Services, { limits, operations }: 
       // Last, so the operation's span is active in the executor the plugins above chose (graphql-jit's or graphql-js's).
       ...[tracing().graphqlPlugin].filter((plugin) => plugin !== null),
     ],
-    context: async ({ request, viewer: authenticated, audit }): Promise<GraphQLContext> => {
+    context: async ({ request, viewer: authenticated, audit, parsedBody }): Promise<GraphQLContext> => {
       const viewer =
         authenticated !== undefined
           ? authenticated
           : await authenticate(services.db, request.headers.get('x-api-key'), services.apiKeys);
       if (!viewer) throw unauthenticated();
       if (audit) audit.organizationId = viewer.organizationId;
-      return createContext(services, viewer);
+      return createContext(services, viewer, parsedBody);
     },
   });
 }

@@ -12,8 +12,8 @@
 // away, an instance restarting) and would need this reading anyway, while a
 // second of delay on the end of a call changes nothing.
 import { retryTransient } from '../db/transient.ts';
-import type { CallOutcomeName } from '../domain/batch-settings.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
+import type { CallOutcomeName } from '../records/campaign-settings.ts';
 
 /** How a call ended, as LiveKit (and the agent) reported it. */
 export interface CallEnd {

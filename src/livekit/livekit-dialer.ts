@@ -14,8 +14,8 @@
 // answer is unknown (a timeout) hangs up whatever it may have started.
 import type { AgentDispatchClient, RoomServiceClient, SipClient } from 'livekit-server-sdk';
 import type { Clock } from '../clock.ts';
-import type { CallOutcomeName } from '../domain/batch-settings.ts';
 import type { CallRequest, CallResult, Dialer } from '../engine/dialer.ts';
+import type { CallOutcomeName } from '../records/campaign-settings.ts';
 import type { LiveKitCalls } from './calls.ts';
 
 export interface LiveKitDialerOptions {

@@ -8,6 +8,7 @@
 // opened for the replay: a client whose first answer was lost still gets the
 // secret, and the record never holds it in the clear.
 import { createHash } from 'node:crypto';
+import { z } from 'zod';
 import { insertIdempotencyRecord } from '../db/sql/insert-idempotency-record.ts';
 import { badInput, conflict } from '../domain/errors.ts';
 import type { SecretBox } from '../domain/secrets.ts';
@@ -24,11 +25,23 @@ export const requestHashOf = (method: string, path: string, body: unknown) =>
     .update(JSON.stringify([method, path, body ?? null]))
     .digest('hex');
 
+/** An Idempotency-Key header's value. */
+export const idempotencyKey = z
+  .string()
+  .regex(/^[\x21-\x7e]{1,255}$/)
+  .meta({
+    description:
+      'Makes the create safe to retry: the same key with the same request within 24 hours gets the first answer again ' +
+      '(`Idempotent-Replayed: true`) and creates nothing; with another request, or while the first runs, a 409. ' +
+      '1 to 255 visible ASCII characters.',
+  });
+
 export function validKey(value: unknown): string {
-  if (typeof value !== 'string' || !/^[\x21-\x7e]{1,255}$/.test(value)) {
+  const key = idempotencyKey.safeParse(value);
+  if (!key.success) {
     throw badInput([{ path: 'Idempotency-Key', rule: 'format', message: 'must be 1 to 255 visible ASCII characters' }]);
   }
-  return value;
+  return key.data;
 }
 
 export async function claimIdempotencyKey(

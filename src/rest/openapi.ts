@@ -1,14 +1,15 @@
 // GET /openapi.json: an OpenAPI 3.1 document of the REST layer, generated from
 // the route table and the same zod schemas that validate its requests.
 import { z } from 'zod';
-import { REST_PREFIXES, type Route } from './route.ts';
+import { idempotencyKey } from './idempotency.ts';
+import { REST_PREFIXES, type Route, pathParameters as sharedPathParameters } from './route.ts';
 
 type JsonSchema = Record<string, unknown> & { $defs?: Record<string, unknown> };
 
 const errorBodySchema = {
   type: 'object',
   description:
-    'Every failure: 400 bad input (error lists each field path and rule), 401, 404, 409, 413, 415, 429, 503, 500.',
+    'Every failure: 400 bad input (error lists each field path and rule), 401, 404, 409, 413, 415, 429, 502, 503, 500. Each operation lists the ones it answers.',
   properties: {
     status: { const: false },
     message: { type: 'string' },
@@ -18,16 +19,35 @@ const errorBodySchema = {
   required: ['status', 'message', 'error', 'data'],
 };
 
-const errorCodes: Record<string, string> = {
-  '400': 'Bad input: malformed JSON, or a member out of bounds (each named in `error`)',
+/** What every route answers, besides its success. */
+const everyRoute: Record<string, string> = {
+  '400': 'Bad input: malformed JSON, or a member, query or path parameter out of bounds (each named in `error`)',
   '401': 'No or bad API key',
   '404': "Not found, or not the caller organization's",
-  '409': 'State conflict: an illegal status move or a duplicate',
-  '413': 'Body too large',
-  '415': 'Body is not JSON (nor, on an upload route, its media type)',
   '429': 'Rate limit exceeded; see Retry-After',
   '503': 'The database stayed unavailable through the retries; see Retry-After',
 };
+
+/** What a route whose method takes a body answers too, whether it reads one or not. */
+const withBody: Record<string, string> = {
+  '413': 'Body too large',
+  '415': 'Body is not JSON (nor, on an upload route, its media type)',
+};
+
+const IDEMPOTENCY_CONFLICT = 'the Idempotency-Key was used with another request, or its request has not completed';
+
+/** The error statuses `route` can answer, each with when. */
+function errorStatuses(route: Route): Record<string, string> {
+  const create = route.status === 201;
+  const conflicts = [route.answers?.[409], create ? IDEMPOTENCY_CONFLICT : undefined].filter(Boolean);
+  const statuses: Record<string, string> = {
+    ...everyRoute,
+    ...(route.method === 'GET' ? {} : withBody),
+    ...(conflicts.length > 0 ? { '409': `State conflict: ${conflicts.join('; or ')}` } : {}),
+    ...(route.answers?.[502] ? { '502': route.answers[502] } : {}),
+  };
+  return Object.fromEntries(Object.entries(statuses).sort(([a], [b]) => Number(a) - Number(b)));
+}
 
 /** Converts a zod schema, moving its named definitions into components.schemas. */
 function converter(components: Record<string, unknown>) {
@@ -44,12 +64,12 @@ function converter(components: Record<string, unknown>) {
 }
 
 function operationFor(route: Route, convert: ReturnType<typeof converter>) {
-  const pathParameters = [...`/org/:org_id${route.path}`.matchAll(/:(\w+)/g)].map(([, name]) => ({
-    name,
-    in: 'path',
-    required: true,
-    schema: { type: 'string' },
-  }));
+  const pathParameters = [...`/org/:org_id${route.path}`.matchAll(/:(\w+)/g)].map(([, name]) => {
+    const schema = route.params?.[name!] ?? sharedPathParameters[name!];
+    if (!schema) throw new Error(`${route.method} ${route.path}: no schema for :${name} (route.ts, pathParameters)`);
+    const { description, ...converted } = convert(schema, 'input');
+    return { name, in: 'path', required: true, description, schema: converted };
+  });
   const query = route.query ? convert(route.query, 'input') : undefined;
   const queryParameters = Object.entries((query?.properties ?? {}) as Record<string, JsonSchema>).map(
     ([name, schema]) => ({
@@ -59,11 +79,16 @@ function operationFor(route: Route, convert: ReturnType<typeof converter>) {
       schema,
     }),
   );
+  const { description: keyDescription, ...keySchema } = convert(idempotencyKey, 'input');
+  const headerParameters =
+    route.status === 201
+      ? [{ name: 'Idempotency-Key', in: 'header', required: false, description: keyDescription, schema: keySchema }]
+      : [];
   return {
     operationId: `${route.method.toLowerCase()}${route.path.replace(/[/:-](\w)/g, (_, letter: string) => letter.toUpperCase())}`,
     summary: route.endpoint ? `${route.endpoint}. ${route.summary}` : route.summary,
     tags: [route.endpoint ? 'SPEC.md' : 'Extensions (DECISIONS.md)'],
-    parameters: [...pathParameters, ...queryParameters],
+    parameters: [...pathParameters, ...queryParameters, ...headerParameters],
     ...(route.body
       ? { requestBody: { required: true, content: { 'application/json': { schema: convert(route.body, 'input') } } } }
       : {}),
@@ -82,7 +107,7 @@ function operationFor(route: Route, convert: ReturnType<typeof converter>) {
         content: { 'application/json': { schema: convert(route.response, 'output') } },
       },
       ...Object.fromEntries(
-        Object.entries(errorCodes).map(([code, description]) => [
+        Object.entries(errorStatuses(route)).map(([code, description]) => [
           code,
           { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } },
         ]),

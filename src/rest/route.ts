@@ -34,6 +34,15 @@ interface RouteBase<Query> {
   secretMembers?: string[];
   /** The rate-limit quota the route counts against (`default` unless named). */
   quota?: 'default' | 'agentUpdate';
+  /** Its path parameters' schemas, for the OpenAPI document, where `pathParameters` names none (`:id`, `:slug`). */
+  params?: Record<string, z.ZodType>;
+  /**
+   * The statuses it answers beyond every route's, each with when: 409 (a
+   * create's Idempotency-Key conflicts are every create's), 502 (a service the
+   * route calls refused). Every route answers 400, 401, 404, 429 and 503; one
+   * whose method takes a body 413 and 415 too.
+   */
+  answers?: { 409?: string; 502?: string };
   /** The response body's JSON Schema, for the OpenAPI document. */
   response: z.ZodType;
 }
@@ -111,6 +120,23 @@ export const uploadRoute = <Query = Record<string, never>, Accepted = undefined>
 
 /** A row answered as JSON text, its query typed by its schema. */
 export const textRoute = <Query = Record<string, never>>(route: TextRoute<Query>) => route;
+
+/** An id path parameter: the prefix of the ids of its type, then 32 hex digits. */
+export const idParameter = (prefix: string) =>
+  z
+    .string()
+    .regex(new RegExp(`^${prefix}_[0-9a-f]{32}$`))
+    .meta({ description: `\`${prefix}_…\`` });
+
+/** The path parameters named alike on every route that has them; a route declares its others (`params`). */
+export const pathParameters: Record<string, z.ZodType> = {
+  org_id: idParameter('org'),
+  agent_id: idParameter('agt'),
+  workflow_id: idParameter('wf'),
+  batch_id: idParameter('bat'),
+  run_id: idParameter('run'),
+  prospect_id: idParameter('prs'),
+};
 
 /** What an operation found, or a 404 naming `what` when it found nothing (null: missing, or another tenant's). */
 export const found = <T>(value: T | null | undefined, what: string): T => {

@@ -10,6 +10,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import type { Viewer } from '../auth/authenticate.ts';
 import type { Database } from '../db/database.ts';
 import { tenantClient } from '../db/tenant.ts';
@@ -62,7 +63,12 @@ async function runOperation(
   input: RouteInput<unknown, unknown>,
   viewer: Viewer,
 ) {
-  const result = await run(route.operation, route.variables(input), { viewer, audit: request.audit });
+  // The mutation takes the body parsed here as its input (src/schema/parsed-input.ts), as the schema it went through makes it.
+  const parsedBody = route.body && {
+    schema: route.body instanceof z.ZodPipe ? route.body.out : route.body,
+    value: input.body,
+  };
+  const result = await run(route.operation, route.variables(input), { viewer, audit: request.audit, parsedBody });
   const [error] = result.errors ?? [];
   if (error) {
     const { code, detail } = error.extensions as { code?: string; detail?: unknown };

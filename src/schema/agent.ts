@@ -1,12 +1,23 @@
-import { agentConfigMembers, agentCreate, agentUpdate } from '../domain/agent-config.ts';
-import { agentTool, createAgent, deleteAgent, MAX_TOOLS, setAgentTools, updateAgent } from '../domain/agents.ts';
-import { camelCase } from '../domain/names.ts';
+import {
+  agentCreate,
+  agentTool,
+  agentToolsSet,
+  agentUpdate,
+  createAgent,
+  deleteAgent,
+  MAX_TOOLS,
+  setAgentTools,
+  updateAgent,
+} from '../domain/agents.ts';
 import type { Agent as AgentRow } from '../generated/prisma/client.ts';
+import { agentConfigMembers } from '../records/agent-config.ts';
+import { camelCase } from '../records/names.ts';
 import { builder, type NodeRef } from './builder.ts';
 import { scopeOf } from './context.ts';
 import { AgentTypeEnum } from './enums.ts';
 import { typesFromSchema } from './json-schema-types.ts';
 import { modelConnection } from './pagination.ts';
+import { parseOnce } from './parsed-input.ts';
 
 interface StoredParameter {
   name: string;
@@ -153,7 +164,7 @@ builder.mutationFields((t) => ({
     description: 'Creates an agent from the update shape, `name` required (`POST /agents`).',
     args: { input: t.arg({ type: AgentCreate.input(), required: true, description: 'The agent; `name` required.' }) },
     resolve: (_root, args, context) =>
-      createAgent(scopeOf(context), AgentCreate.toStored(args.input), context.outbound),
+      createAgent(scopeOf(context), AgentCreate.parse(context, args.input), context.outbound),
   }),
   updateAgent: t.field({
     type: Agent,
@@ -164,7 +175,7 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: AgentUpdate.input(), required: true, description: 'The members to change.' }),
     },
     resolve: (_root, args, context) =>
-      updateAgent(scopeOf(context), String(args.id), AgentUpdate.toStored(args.input), context.outbound),
+      updateAgent(scopeOf(context), String(args.id), AgentUpdate.parse(context, args.input), context.outbound),
   }),
   deleteAgent: t.field({
     type: DeleteAgentPayload,
@@ -181,13 +192,15 @@ builder.mutationFields((t) => ({
         type: [AgentToolInput.input()],
         required: true,
         description: `Its new tools, at most ${MAX_TOOLS}: the old ones are replaced.`,
-        // Its own bound, which the domain enforces (src/graphql/operation-cost.ts leaves it to it).
+        // Its own bound, which parsing it enforces (src/graphql/operation-cost.ts leaves it to it).
         extensions: { maxItems: MAX_TOOLS },
       }),
     },
     resolve: (_root, args, context) =>
-      setAgentTools(scopeOf(context), String(args.agentId), {
-        tools: args.tools.map((tool) => AgentToolInput.toStored(tool)),
-      }),
+      setAgentTools(
+        scopeOf(context),
+        String(args.agentId),
+        parseOnce(context, agentToolsSet, () => ({ tools: args.tools.map((tool) => AgentToolInput.toStored(tool)) })),
+      ),
   }),
 }));

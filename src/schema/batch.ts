@@ -1,23 +1,26 @@
 import { newestFirst } from '../db/parts/child-orders.ts';
 import { counterColumn } from '../db/parts/counter-columns.ts';
-import { autoPause, batchSettingsUpdate, callOutcomes, retryPolicy, settingsOf } from '../domain/batch-settings.ts';
+import { batchSettingsUpdate, settingsOf } from '../domain/batch-settings.ts';
 import {
   batchCreate,
+  batchStatusUpdate,
   createBatch,
   retryFailedRuns,
   updateBatchSettings,
   updateBatchStatus,
 } from '../domain/batches.ts';
-import { callingWindow, describeWindowWait, windowState } from '../domain/calling-window.ts';
+import { describeWindowWait, windowState } from '../domain/calling-window.ts';
 import { badInput, notFound } from '../domain/errors.ts';
-import { camelCase } from '../domain/names.ts';
 import type { Batch as BatchRow } from '../generated/prisma/client.ts';
+import { autoPause, callingWindow, callOutcomes, retryPolicy } from '../records/campaign-settings.ts';
+import { camelCase } from '../records/names.ts';
 import { builder, type NodeRef } from './builder.ts';
 import { type GraphQLContext, scopeOf } from './context.ts';
 import { BatchStatusEnum } from './enums.ts';
 import { typesFromSchema } from './json-schema-types.ts';
 import type { IntervalCounts, TimelineWindow } from './loaders.ts';
 import { childConnection, modelConnection } from './pagination.ts';
+import { parseOnce } from './parsed-input.ts';
 import { Workflow, WorkflowVersion } from './workflow.ts';
 
 const counterColumns = Object.entries(counterColumn);
@@ -293,7 +296,10 @@ builder.mutationFields((t) => ({
       }),
     },
     resolve: (_root, args, context) =>
-      announced(context, createBatch(scopeOf(context), String(args.workflowId), BatchCreate.toStored(args.input))),
+      announced(
+        context,
+        createBatch(scopeOf(context), String(args.workflowId), BatchCreate.parse(context, args.input)),
+      ),
   }),
   updateBatchStatus: t.field({
     type: Batch,
@@ -308,7 +314,14 @@ builder.mutationFields((t) => ({
       }),
     },
     resolve: (_root, args, context) =>
-      announced(context, updateBatchStatus(scopeOf(context), String(args.id), { status: args.status })),
+      announced(
+        context,
+        updateBatchStatus(
+          scopeOf(context),
+          String(args.id),
+          parseOnce(context, batchStatusUpdate, () => ({ status: args.status })),
+        ),
+      ),
   }),
   updateBatchSettings: t.field({
     type: Batch,
@@ -326,7 +339,7 @@ builder.mutationFields((t) => ({
     resolve: (_root, args, context) =>
       announced(
         context,
-        updateBatchSettings(scopeOf(context), String(args.id), BatchSettingsUpdate.toStored(args.input)),
+        updateBatchSettings(scopeOf(context), String(args.id), BatchSettingsUpdate.parse(context, args.input)),
       ),
   }),
   retryFailedRuns: t.field({

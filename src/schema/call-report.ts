@@ -1,8 +1,9 @@
 // An agent worker's report of its call (src/domain/call-reports.ts).
-import { reportCallOutcome } from '../domain/call-reports.ts';
+import { callOutcomeReport, reportCallOutcome } from '../domain/call-reports.ts';
 import { builder } from './builder.ts';
 import { scopeOf } from './context.ts';
 import { CallOutcomeEnum } from './enums.ts';
+import { parseOnce } from './parsed-input.ts';
 import { RunAttempt } from './run.ts';
 
 builder.mutationFields((t) => ({
@@ -18,6 +19,11 @@ builder.mutationFields((t) => ({
       outcome: t.arg({ type: CallOutcomeEnum, required: true, description: 'How the call ends.' }),
     },
     resolve: (_root, args, context) =>
-      reportCallOutcome(scopeOf(context), String(args.runId), args.attempt, { outcome: args.outcome }),
+      reportCallOutcome(
+        scopeOf(context),
+        String(args.runId),
+        args.attempt,
+        parseOnce(context, callOutcomeReport, () => ({ outcome: args.outcome })),
+      ),
   }),
 }));

@@ -8,6 +8,7 @@ import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { OutboundPolicy } from '../outbound/request.ts';
 import type { Services } from '../services.ts';
 import { createLoaders, type Loaders } from './loaders.ts';
+import type { ParsedBody } from './parsed-input.ts';
 
 // Kept off the context's named members: a resolver reaches the client that
 // sees every organization only through `unscopedClient`, so its uses are few
@@ -32,10 +33,12 @@ export interface GraphQLContext {
   trunks: TrunkDirectory | null;
   /** Unrevoked API keys the caller's organization may hold (`createApiKey`). */
   apiKeysPerOrganization: number;
+  /** A REST request's body, parsed by the router: the mutation's input (src/schema/parsed-input.ts). */
+  parsedBody?: ParsedBody;
   [unscoped]: PrismaClient;
 }
 
-export function createContext(services: Services, viewer: Viewer): GraphQLContext {
+export function createContext(services: Services, viewer: Viewer, parsedBody?: ParsedBody): GraphQLContext {
   const db = tenantClient(services.db.prisma, viewer.organizationId);
   return {
     viewer,
@@ -46,6 +49,7 @@ export function createContext(services: Services, viewer: Viewer): GraphQLContex
     outbound: services.webhooks,
     trunks: services.livekit?.trunks ?? null,
     apiKeysPerOrganization: services.apiKeysPerOrganization,
+    parsedBody,
     [unscoped]: services.db.prisma,
   };
 }

@@ -45,7 +45,7 @@ builder.mutationFields((t) => ({
     args: {
       input: t.arg({ type: DoNotCallAdd.input(), required: true, description: 'The numbers and, optionally, why.' }),
     },
-    resolve: (_root, args, context) => addDoNotCallNumbers(scopeOf(context), DoNotCallAdd.toStored(args.input)),
+    resolve: (_root, args, context) => addDoNotCallNumbers(scopeOf(context), DoNotCallAdd.parse(context, args.input)),
   }),
   removeDoNotCallNumber: t.field({
     type: DoNotCallNumber,

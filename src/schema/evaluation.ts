@@ -56,7 +56,7 @@ builder.mutationFields((t) => ({
     type: Evaluation,
     description: "Records an evaluation of one of the organization's agents (E18).",
     args: { input: t.arg({ type: EvaluationCreate.input(), required: true, description: 'The evaluation.' }) },
-    resolve: (_root, args, context) => createEvaluation(scopeOf(context), EvaluationCreate.toStored(args.input)),
+    resolve: (_root, args, context) => createEvaluation(scopeOf(context), EvaluationCreate.parse(context, args.input)),
   }),
 }));
 

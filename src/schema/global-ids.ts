@@ -3,7 +3,7 @@
 // the same object the same way. Evaluations, whose ids are integers, are
 // `evl_<id>` in GraphQL.
 import { BAD_INPUT, DomainError } from '../domain/errors.ts';
-import { INT_MAX } from '../domain/validation.ts';
+import { INT_MAX } from '../records/values.ts';
 
 const typeByPrefix: Record<string, string> = {
   org: 'Organization',

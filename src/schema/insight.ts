@@ -1,8 +1,9 @@
 // Insights (E20) and their generation from run outcomes (src/domain/insights.ts).
 import { GraphQLError, Kind } from 'graphql';
-import { generateInsight, insightWhere, isoDateOf } from '../domain/insights.ts';
+import { generateInsight, insightFilter, insightPeriod, insightWhere, isoDateOf } from '../domain/insights.ts';
 import { builder, type NodeRef } from './builder.ts';
 import { modelConnection } from './pagination.ts';
+import { parseOnce } from './parsed-input.ts';
 
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 
@@ -77,10 +78,12 @@ builder.queryFields((t) => ({
       }),
     },
     resolve: (_root, args, context) => {
-      const where = insightWhere({
-        period_start: args.periodStart ?? undefined,
-        period_end: args.periodEnd ?? undefined,
-      });
+      const where = insightWhere(
+        parseOnce(context, insightFilter, () => ({
+          period_start: args.periodStart ?? undefined,
+          period_end: args.periodEnd ?? undefined,
+        })),
+      );
       return modelConnection(args, context.db.insight, { where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
     },
   }),
@@ -99,9 +102,10 @@ builder.mutationFields((t) => ({
       }),
     },
     resolve: (_root, args, context) =>
-      generateInsight(context.db, context.viewer.organizationId, {
-        period_start: args.periodStart,
-        period_end: args.periodEnd,
-      }),
+      generateInsight(
+        context.db,
+        context.viewer.organizationId,
+        parseOnce(context, insightPeriod, () => ({ period_start: args.periodStart, period_end: args.periodEnd })),
+      ),
   }),
 }));

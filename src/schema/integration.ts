@@ -154,7 +154,7 @@ builder.mutationFields((t) => ({
       const connection = await connectIntegration(
         scopeOf(context),
         context.secrets,
-        ConnectIntegration.toStored(args.input),
+        ConnectIntegration.parse(context, args.input),
       );
       context.loaders.connectionOfIntegration.clearAll();
       return connection;

@@ -3,7 +3,7 @@
 // layer renames its bodies with it (src/rest/routes/) without loading the
 // GraphQL types built from the same schemas (src/schema/json-schema-types.ts).
 import { z } from 'zod';
-import { camelCase } from '../domain/names.ts';
+import { camelCase } from '../records/names.ts';
 
 export interface JsonSchema {
   type?: string;
@@ -76,8 +76,8 @@ function rename(defs: Record<string, JsonSchema>, schema: JsonSchema, value: unk
 }
 
 export interface WireNames<T> {
-  /** GraphQL input (camelCase) to the stored shape (wire names); validate it with the zod schema after. */
-  toStored(value: unknown): T;
+  /** GraphQL input (camelCase) to the stored shape (wire names), not yet validated. */
+  toStored(value: unknown): unknown;
   /** A stored-shape value (wire names, as REST bodies have) to GraphQL input (camelCase). */
   toInput(value: T | unknown): Record<string, unknown>;
 }
@@ -86,7 +86,7 @@ export interface WireNames<T> {
 export function wireNames<T>(schema: z.ZodType<T>): WireNames<T> {
   const { json, defs } = namedJsonSchema(schema);
   return {
-    toStored: (value) => rename(defs, json, value, 'toStored') as T,
+    toStored: (value) => rename(defs, json, value, 'toStored'),
     toInput: (value) => rename(defs, json, value, 'toInput') as Record<string, unknown>,
   };
 }

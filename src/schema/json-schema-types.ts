@@ -4,10 +4,11 @@
 // the REST API. Stored values keep the wire (snake_case) names; GraphQL fields
 // are their camelCase, and `toStored` maps GraphQL input back (src/schema/json-schema-names.ts).
 import type { z } from 'zod';
-import { camelCase } from '../domain/names.ts';
-import { INT_MAX } from '../domain/validation.ts';
+import { camelCase } from '../records/names.ts';
+import { INT_MAX } from '../records/values.ts';
 import { builder } from './builder.ts';
 import { type JsonSchema, namedJsonSchema, refName, unwrap, type WireNames, wireNames } from './json-schema-names.ts';
+import { type ParsedBody, parseOnce } from './parsed-input.ts';
 
 type OutputRef = ReturnType<typeof builder.objectRef<Record<string, unknown>>>;
 type InputRef = ReturnType<typeof builder.inputRef<Record<string, unknown>>>;
@@ -141,7 +142,7 @@ class Generator {
                     type: (list ? [type] : type) as never,
                     required: required.has(wireName),
                     description: this.describeMember(member),
-                    // A list's own bound, which the domain enforces (src/graphql/operation-cost.ts leaves it to it).
+                    // A list's own bound, which parsing the input enforces (src/graphql/operation-cost.ts leaves it to it).
                     ...(list && maxItems !== undefined ? { extensions: { maxItems } } : {}),
                   }),
                 ];
@@ -159,6 +160,8 @@ class Generator {
 export interface SchemaTypes<T> extends WireNames<T> {
   /** The schema's own description (its `.meta({ description })`). */
   description: string | undefined;
+  /** A mutation's input (GraphQL's, camelCase) as the domain takes it: parsed once (src/schema/parsed-input.ts). */
+  parse(context: { parsedBody?: ParsedBody }, input: unknown): T;
   /** The GraphQL object type (named as the schema's id), built on first call. */
   output(): OutputRef;
   /** The GraphQL input type (the id + `Input`), built on first call. */
@@ -169,5 +172,12 @@ export interface SchemaTypes<T> extends WireNames<T> {
 export function typesFromSchema<T>(schema: z.ZodType<T>): SchemaTypes<T> {
   const { rootName, defs } = namedJsonSchema(schema);
   const { output, input } = new Generator(defs).named(rootName);
-  return { description: defs[rootName]?.description, output, input, ...wireNames(schema) };
+  const names = wireNames(schema);
+  return {
+    description: defs[rootName]?.description,
+    output,
+    input,
+    parse: (context, given) => parseOnce(context, schema, () => names.toStored(given)),
+    ...names,
+  };
 }

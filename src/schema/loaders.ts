@@ -20,9 +20,9 @@ import { rowsById } from '../db/sql/rows-by-id.ts';
 import { runCountersOfWorkflows } from '../db/sql/run-counters-of-workflows.ts';
 import { tagsOfProspects } from '../db/sql/tags-of-prospects.ts';
 import type { TenantClient } from '../db/tenant.ts';
-import type { callOutcomes } from '../domain/batch-settings.ts';
 import { numbersOfPairs } from '../domain/telephony.ts';
 import type * as Rows from '../generated/prisma/client.ts';
+import type { callOutcomes } from '../records/campaign-settings.ts';
 
 function groupBy<Row, Key extends keyof Row>(rows: Row[], key: Key, keys: readonly Row[Key][]): Row[][] {
   const groups = new Map<Row[Key], Row[]>(keys.map((value) => [value, []]));

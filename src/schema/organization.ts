@@ -96,7 +96,7 @@ builder.mutationFields((t) => ({
       }),
     },
     resolve: (_root, args, context) =>
-      updateOrganizationSettings(scopeOf(context), OrganizationSettingsUpdate.toStored(args.input)),
+      updateOrganizationSettings(scopeOf(context), OrganizationSettingsUpdate.parse(context, args.input)),
   }),
   createApiKey: t.field({
     type: IssuedApiKey,

@@ -37,6 +37,10 @@ builder.mutationFields((t) => ({
       }),
     },
     resolve: (_root, args, context) =>
-      importProspects(scopeOf(context), [Buffer.from(args.csv)], ProspectImportOptions.toStored(args.options ?? {})),
+      importProspects(
+        scopeOf(context),
+        [Buffer.from(args.csv)],
+        ProspectImportOptions.parse(context, args.options ?? {}),
+      ),
   }),
 }));

@@ -125,19 +125,20 @@ builder.mutationFields((t) => ({
     type: [Prospect],
     description: 'Creates prospects, all or nothing, and returns them (`POST /prospects`).',
     args: { input: t.arg({ type: ProspectsCreate.input(), required: true, description: 'The prospects.' }) },
-    resolve: (_root, args, context) => createProspects(scopeOf(context), ProspectsCreate.toStored(args.input)),
+    resolve: (_root, args, context) => createProspects(scopeOf(context), ProspectsCreate.parse(context, args.input)),
   }),
   createProspectList: t.field({
     type: ProspectList,
     description: 'Creates a prospect list with the given members (`POST /prospect-lists`).',
     args: { input: t.arg({ type: ProspectListCreate.input(), required: true, description: 'Its name and members.' }) },
-    resolve: (_root, args, context) => createProspectList(scopeOf(context), ProspectListCreate.toStored(args.input)),
+    resolve: (_root, args, context) =>
+      createProspectList(scopeOf(context), ProspectListCreate.parse(context, args.input)),
   }),
   createTag: t.field({
     type: Tag,
     description: 'Creates a tag; a name the organization already has is a CONFLICT (`POST /tags`).',
     args: { input: t.arg({ type: TagCreate.input(), required: true, description: 'Its name.' }) },
-    resolve: (_root, args, context) => createTag(scopeOf(context), TagCreate.toStored(args.input)),
+    resolve: (_root, args, context) => createTag(scopeOf(context), TagCreate.parse(context, args.input)),
   }),
   addTagsToProspect: t.field({
     type: Prospect,
@@ -147,6 +148,6 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: ProspectTagsAdd.input(), required: true, description: 'The tags to add.' }),
     },
     resolve: (_root, args, context) =>
-      addTagsToProspect(scopeOf(context), String(args.prospectId), ProspectTagsAdd.toStored(args.input)),
+      addTagsToProspect(scopeOf(context), String(args.prospectId), ProspectTagsAdd.parse(context, args.input)),
   }),
 }));

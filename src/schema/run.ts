@@ -1,13 +1,7 @@
 import type { DefaultConnectionArguments } from '@pothos/plugin-relay';
 import type { GraphQLResolveInfo } from 'graphql';
-import {
-  parseRunFilter,
-  RUN_ORDER_COLUMNS,
-  type RunFilter,
-  type RunSort,
-  runFilter,
-  runOrderSql,
-} from '../domain/runs.ts';
+import { RUN_ORDER_COLUMNS, type RunFilter, type RunSort, runFilter, runOrderSql } from '../domain/runs.ts';
+import { parseOrThrow } from '../domain/validation.ts';
 import { Prisma, type Prospect as ProspectRow, type RunAttempt as RunAttemptRow } from '../generated/prisma/client.ts';
 import { Batch } from './batch.ts';
 import { builder, type NodeRef } from './builder.ts';
@@ -21,6 +15,10 @@ import { connectionNodes, selectedColumns, selectedField } from './selection.ts'
 import { Workflow, WorkflowVersion } from './workflow.ts';
 
 const RunFilterTypes = typesFromSchema(runFilter);
+
+/** The `filter` argument, parsed: its problems are named under `filter`. */
+const filterOf = (args: { filter?: unknown }): RunFilter =>
+  parseOrThrow(runFilter, RunFilterTypes.toStored(args.filter) ?? {}, ['filter']);
 
 interface RunListArgs extends DefaultConnectionArguments {
   filter?: unknown;
@@ -47,7 +45,7 @@ async function runsConnection(
   context: GraphQLContext,
   info: GraphQLResolveInfo,
 ) {
-  const filter: RunFilter = parseRunFilter(RunFilterTypes.toStored(args.filter));
+  const filter = filterOf(args);
   const listing = await runListing(parent, filter, args.orderBy ?? undefined, context.loaders);
   if (!listing)
     return offsetConnection(
@@ -222,7 +220,7 @@ builder.queryFields((t) => ({
     resolve: async (_root, args, context, info) => {
       const workflowId = String(args.workflowId);
       // Checked first: a malformed filter is refused even for a workflow that is not the caller's.
-      parseRunFilter(RunFilterTypes.toStored(args.filter));
+      filterOf(args);
       if (!(await context.loaders.workflow.load(workflowId))) return null;
       return runsConnection({ workflowId }, args, context, info);
     },

@@ -168,7 +168,7 @@ builder.mutationFields((t) => ({
       'created in LiveKit first: BAD_GATEWAY (502) when LiveKit fails, and nothing is written.',
     args: { input: t.arg({ type: SipTrunkCreate.input(), required: true, description: 'The pair and its numbers.' }) },
     resolve: (_root, args, context) =>
-      createSipTrunk(scopeOf(context), context.secrets, SipTrunkCreate.toStored(args.input), context.trunks),
+      createSipTrunk(scopeOf(context), context.secrets, SipTrunkCreate.parse(context, args.input), context.trunks),
   }),
   createPhoneNumber: t.field({
     type: PhoneNumber,
@@ -178,7 +178,7 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: PhoneNumberCreate.input(), required: true, description: 'The number and its trunk.' }),
     },
     resolve: (_root, args, context) =>
-      createPhoneNumber(scopeOf(context), PhoneNumberCreate.toStored(args.input), context.trunks),
+      createPhoneNumber(scopeOf(context), PhoneNumberCreate.parse(context, args.input), context.trunks),
   }),
   createPhoneNumbers: t.field({
     type: CreatePhoneNumbersPayload,
@@ -188,6 +188,6 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: PhoneNumbersCreate.input(), required: true, description: 'The numbers and their trunk.' }),
     },
     resolve: (_root, args, context) =>
-      createPhoneNumbers(scopeOf(context), PhoneNumbersCreate.toStored(args.input), context.trunks),
+      createPhoneNumbers(scopeOf(context), PhoneNumbersCreate.parse(context, args.input), context.trunks),
   }),
 }));

@@ -10,9 +10,9 @@ import {
   webhookEndpointCreate,
   webhookEndpointUpdate,
 } from '../domain/webhook-endpoints.ts';
-import { ALL_EVENTS, webhookEventTypes } from '../domain/webhook-events.ts';
 import type { WebhookEndpoint as WebhookEndpointRow } from '../generated/prisma/client.ts';
 import { WebhookDeliveryStatus } from '../generated/prisma/enums.ts';
+import { ALL_EVENTS, webhookEventTypes } from '../records/webhooks.ts';
 import { builder, type NodeRef } from './builder.ts';
 import { scopeOf } from './context.ts';
 import { typesFromSchema } from './json-schema-types.ts';
@@ -157,7 +157,7 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: WebhookEndpointCreate.input(), required: true, description: 'Where, and which events.' }),
     },
     resolve: (_root, args, context) =>
-      createWebhookEndpoint(scopeOf(context), context, WebhookEndpointCreate.toStored(args.input)),
+      createWebhookEndpoint(scopeOf(context), context, WebhookEndpointCreate.parse(context, args.input)),
   }),
   updateWebhookEndpoint: t.field({
     type: WebhookEndpoint,
@@ -168,7 +168,12 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: WebhookEndpointUpdate.input(), required: true, description: 'The members to change.' }),
     },
     resolve: (_root, args, context) =>
-      updateWebhookEndpoint(scopeOf(context), context, String(args.id), WebhookEndpointUpdate.toStored(args.input)),
+      updateWebhookEndpoint(
+        scopeOf(context),
+        context,
+        String(args.id),
+        WebhookEndpointUpdate.parse(context, args.input),
+      ),
   }),
   deleteWebhookEndpoint: t.id({
     description: 'Deletes an endpoint with its deliveries (`DELETE /webhook-endpoints/{id}`); returns its id.',

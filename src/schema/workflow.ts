@@ -99,7 +99,7 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: WorkflowCreate.input(), required: true, description: 'The workflow; `name` required.' }),
     },
     resolve: (_root, args, context) =>
-      createWorkflow(scopeOf(context), WorkflowCreate.toStored(args.input), context.outbound),
+      createWorkflow(scopeOf(context), WorkflowCreate.parse(context, args.input), context.outbound),
   }),
   updateWorkflow: t.field({
     type: Workflow,
@@ -113,7 +113,7 @@ builder.mutationFields((t) => ({
       }),
     },
     resolve: (_root, args, context) =>
-      updateWorkflow(scopeOf(context), String(args.id), WorkflowUpdate.toStored(args.input)),
+      updateWorkflow(scopeOf(context), String(args.id), WorkflowUpdate.parse(context, args.input)),
   }),
   publishWorkflowVersion: t.field({
     type: Workflow,
@@ -127,7 +127,7 @@ builder.mutationFields((t) => ({
       publishWorkflowVersion(
         scopeOf(context),
         String(args.workflowId),
-        WorkflowVersionCreate.toStored(args.input),
+        WorkflowVersionCreate.parse(context, args.input),
         context.outbound,
       ),
   }),

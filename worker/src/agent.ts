@@ -1,7 +1,7 @@
 // The agent as the gateway serves it (GET /org/{org}/agents/{id}): the members
-// the worker reads, typed by the gateway's own schema (src/domain/agent-config.ts,
+// the worker reads, typed by the gateway's own schema (src/domain/agents.ts,
 // a type-only import: nothing of the gateway is loaded at run time).
-import type { AgentUpdate } from '../../src/domain/agent-config.ts';
+import type { AgentUpdate } from '../../src/domain/agents.ts';
 
 type ConfigMember<K extends keyof AgentUpdate> = NonNullable<AgentUpdate[K]>;
 

@@ -8,7 +8,7 @@
 // disposition, evaluations, callback and transfer requests) goes to
 // POST …/attempts/{attempt}/record once the gateway has that route: until
 // then nothing calls `record` (worker/README.md).
-import type { CallOutcomeName } from '../../src/domain/batch-settings.ts';
+import type { CallOutcomeName } from '../../src/records/campaign-settings.ts';
 import type { GatewayClient } from './gateway.ts';
 
 /** One part of the call's record, in the words of the record route. */

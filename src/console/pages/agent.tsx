@@ -15,6 +15,7 @@ import {
   ConsoleUpdateAgent,
   type WireConfig,
 } from '../../console-operations/console-operations.ts';
+import { snakeCase } from '../../records/names.ts';
 import {
   type Draft,
   type FieldSpec,
@@ -26,7 +27,6 @@ import {
   pathOf,
   type SectionSpec,
   sections,
-  wireName,
 } from '../agent-form.ts';
 import { documentOf } from '../client.ts';
 import { dateTime, words } from '../format.ts';
@@ -135,7 +135,7 @@ function AgentEditor({ agent: loaded }: { agent: AgentDetail }) {
   const matched = new Set(sections.flatMap((section) => section.fields.map((field) => pathOf(section, field))));
   const general = problems.filter(
     (problem) =>
-      !matched.has(problem.path) && !sections.some((s) => s.member && problem.path.startsWith(wireName(s.member))),
+      !matched.has(problem.path) && !sections.some((s) => s.member && problem.path.startsWith(snakeCase(s.member))),
   );
 
   return (
@@ -205,7 +205,7 @@ interface SectionViewProps {
 }
 
 function SectionView({ section, value, problems, onChange }: SectionViewProps) {
-  const prefix = section.member ? `${wireName(section.member)}.` : null;
+  const prefix = section.member ? `${snakeCase(section.member)}.` : null;
   const shown = new Set(section.fields.map((field) => field.key));
   const others = value ? Object.entries(value).filter(([key]) => !shown.has(key) && key !== 'fallbacks') : [];
   const fallbacks = Array.isArray(value?.fallbacks) ? (value.fallbacks as WireConfig[]) : [];
@@ -410,7 +410,7 @@ function OtherSettings({ agent }: { agent: AgentDetail }) {
         <p class="muted">None set.</p>
       ) : (
         set.map((member) => (
-          <ReadOnly key={member} title={words(wireName(member))} entries={Object.entries(agent[member]!.json)} />
+          <ReadOnly key={member} title={words(snakeCase(member))} entries={Object.entries(agent[member]!.json)} />
         ))
       )}
     </section>

@@ -1,8 +1,8 @@
 // An agent worker's report of its call (DIALER=livekit; src/domain/call-reports.ts).
 import { z } from 'zod';
-import { callOutcomes } from '../../domain/batch-settings.ts';
-import { attemptNumberOf, callOutcomeReport } from '../../domain/call-reports.ts';
-import { int } from '../resources/common.ts';
+import { attemptNumber, attemptNumberOf, callOutcomeReport } from '../../domain/call-reports.ts';
+import { callOutcomes } from '../../records/campaign-settings.ts';
+import { integer } from '../../records/values.ts';
 import { operationRoute } from '../route.ts';
 
 export const callReportRoutes = [
@@ -15,6 +15,8 @@ export const callReportRoutes = [
     operation: `mutation($runId: ID!, $attempt: Int!, $outcome: CallOutcome!) {
     reportCallOutcome(runId: $runId, attempt: $attempt, outcome: $outcome) { number reportedOutcome } }`,
     body: callOutcomeReport,
+    params: { attempt: attemptNumber },
+    answers: { 409: 'the attempt has ended: an outcome is reported while its call is in flight' },
     variables: ({ params, body }) => ({
       runId: params.run_id,
       attempt: attemptNumberOf(params.attempt!),
@@ -26,7 +28,7 @@ export const callReportRoutes = [
       reported_outcome: data.reportCallOutcome.reportedOutcome,
     }),
     response: z
-      .strictObject({ run_id: z.string(), attempt: int(), reported_outcome: z.enum(callOutcomes) })
+      .strictObject({ run_id: z.string(), attempt: integer(), reported_outcome: z.enum(callOutcomes) })
       .meta({ id: 'ReportedCallOutcome' }),
   }),
 ];

@@ -1,9 +1,10 @@
 // The organization's do-not-call list (issue 12).
 import { z } from 'zod';
 import { doNotCallAdd } from '../../domain/do-not-call.ts';
+import { e164 } from '../../domain/telephony.ts';
+import { doNotCallNumber } from '../../records/do-not-call.ts';
+import { integer } from '../../records/values.ts';
 import { wireNames } from '../../schema/json-schema-names.ts';
-import { int } from '../resources/common.ts';
-import { doNotCallFragment, doNotCallSchema, presentDoNotCall } from '../resources/do-not-call.ts';
 import { operationRoute, pageArgs, pageLimitQuery, paginationEnvelope, paginationEnvelopeSchema } from '../route.ts';
 
 const DoNotCallAdd = wireNames(doNotCallAdd);
@@ -20,7 +21,7 @@ export const doNotCallRoutes = [
     status: 201,
     variables: ({ body }) => ({ input: DoNotCallAdd.toInput(body) }),
     respond: (data) => ({ count: data.addDoNotCallNumbers.count }),
-    response: z.strictObject({ count: int() }),
+    response: z.strictObject({ count: integer() }),
   }),
   operationRoute({
     method: 'GET',
@@ -28,11 +29,12 @@ export const doNotCallRoutes = [
     endpoint: null,
     summary: 'List the do-not-call list, most recently listed first',
     operation: `query($first: Int, $after: String) {
-      doNotCallNumbers(first: $first, after: $after) { totalCount nodes { ...DoNotCallRest } } } ${doNotCallFragment}`,
+      doNotCallNumbers(first: $first, after: $after) { totalCount nodes { ${doNotCallNumber.selection} } } }`,
     query: pageLimitQuery,
     variables: ({ query }) => pageArgs(query.page, query.limit),
-    respond: (data, { query }) => paginationEnvelope(data.doNotCallNumbers, query.page, query.limit, presentDoNotCall),
-    response: paginationEnvelopeSchema(doNotCallSchema),
+    respond: (data, { query }) =>
+      paginationEnvelope(data.doNotCallNumbers, query.page, query.limit, doNotCallNumber.present),
+    response: paginationEnvelopeSchema(doNotCallNumber.schema),
   }),
   operationRoute({
     method: 'DELETE',
@@ -40,6 +42,7 @@ export const doNotCallRoutes = [
     endpoint: null,
     summary: 'Take a number (E.164) off the do-not-call list',
     operation: `mutation($number: String!) { removeDoNotCallNumber(number: $number) { number } }`,
+    params: { number: e164 },
     variables: ({ params }) => ({ number: params.number }),
     respond: () => ({}),
     response: z.strictObject({}),

@@ -1,14 +1,10 @@
 // The organization's settings (src/domain/organization-settings.ts).
-import { z } from 'zod';
 import { organizationSettingsUpdate } from '../../domain/organization-settings.ts';
+import { organizationSettings } from '../../records/organizations.ts';
 import { wireNames } from '../../schema/json-schema-names.ts';
-import { int } from '../resources/common.ts';
 import { operationRoute } from '../route.ts';
-import { wire } from '../wire.ts';
 
 const SettingsUpdate = wireNames(organizationSettingsUpdate);
-const selection = 'maxConcurrentCalls';
-const settingsSchema = z.strictObject({ max_concurrent_calls: int().nullable() }).meta({ id: 'OrganizationSettings' });
 
 export const organizationSettingsRoutes = [
   operationRoute({
@@ -16,20 +12,20 @@ export const organizationSettingsRoutes = [
     path: '/settings',
     endpoint: null,
     summary: "The organization's settings",
-    operation: `query { organization { settings { ${selection} } } }`,
+    operation: `query { organization { settings { ${organizationSettings.selection} } } }`,
     variables: () => ({}),
-    respond: (data) => wire(data.organization.settings),
-    response: settingsSchema,
+    respond: (data) => organizationSettings.present(data.organization.settings),
+    response: organizationSettings.schema,
   }),
   operationRoute({
     method: 'PATCH',
     path: '/settings',
     endpoint: null,
     summary: "Change the organization's settings (members absent stay, null clears one)",
-    operation: `mutation($input: OrganizationSettingsUpdateInput!) { updateOrganizationSettings(input: $input) { ${selection} } }`,
+    operation: `mutation($input: OrganizationSettingsUpdateInput!) { updateOrganizationSettings(input: $input) { ${organizationSettings.selection} } }`,
     body: organizationSettingsUpdate,
     variables: ({ body }) => ({ input: SettingsUpdate.toInput(body) }),
-    respond: (data) => wire(data.updateOrganizationSettings),
-    response: settingsSchema,
+    respond: (data) => organizationSettings.present(data.updateOrganizationSettings),
+    response: organizationSettings.schema,
   }),
 ];

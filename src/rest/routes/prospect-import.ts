@@ -11,7 +11,7 @@ import {
   readProspectCsv,
   writeProspectImport,
 } from '../../domain/prospect-import.ts';
-import { int } from '../resources/common.ts';
+import { integer } from '../../records/values.ts';
 import { uploadRoute } from '../route.ts';
 
 /** The options as query parameters: `tag_ids` a comma-separated list (or the parameter repeated). */
@@ -66,9 +66,9 @@ export const prospectImportRoutes = [
     write: async (scope, { options, parsed }) => presentImport(await writeProspectImport(scope, parsed, options)),
     response: z
       .strictObject({
-        count: int().meta({ description: 'Prospects created, or updated (`on_duplicate=update`).' }),
+        count: integer().meta({ description: 'Prospects created, or updated (`on_duplicate=update`).' }),
         list_id: z.string().optional().meta({ description: 'The list created (`list_name`).' }),
-        duplicates_skipped: int().meta({
+        duplicates_skipped: integer().meta({
           description: "Rows skipped because their phone was a prospect's already, or an earlier row's.",
         }),
       })

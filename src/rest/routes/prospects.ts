@@ -1,18 +1,10 @@
 // Prospects, lists and tags: E21 and DECISIONS.md's extensions.
 import { z } from 'zod';
 import { prospectListCreate, prospectsCreate, prospectTagsAdd, tagCreate } from '../../domain/prospects.ts';
+import { prospect, prospectList, tag } from '../../records/prospects.ts';
+import { integer } from '../../records/values.ts';
 import { wireNames } from '../../schema/json-schema-names.ts';
-import { int } from '../resources/common.ts';
-import {
-  presentProspect,
-  prospectFragment,
-  prospectListSchema,
-  prospectSchema,
-  tagFragment,
-  tagSchema,
-} from '../resources/prospects.ts';
 import { found, genericBody, genericBodySchema, operationRoute } from '../route.ts';
-import { wire } from '../wire.ts';
 
 const ProspectsCreate = wireNames(prospectsCreate);
 const ProspectListCreate = wireNames(prospectListCreate);
@@ -34,22 +26,22 @@ export const prospectRoutes = [
     path: '/prospects',
     endpoint: null,
     summary: 'Create prospects: one, or many as {"prospects": [...]}',
-    operation: `mutation($input: ProspectsCreateInput!) { createProspects(input: $input) { ...ProspectRest } } ${prospectFragment}`,
+    operation: `mutation($input: ProspectsCreateInput!) { createProspects(input: $input) { ${prospect.selection} } }`,
     body: prospectsBody,
     status: 201,
     variables: ({ body }) => ({ input: ProspectsCreate.toInput(body) }),
-    respond: (data) => ({ count: data.createProspects.length, created: data.createProspects.map(presentProspect) }),
-    response: z.strictObject({ count: int(), created: z.array(prospectSchema) }),
+    respond: (data) => ({ count: data.createProspects.length, created: data.createProspects.map(prospect.present) }),
+    response: z.strictObject({ count: integer(), created: z.array(prospect.schema) }),
   }),
   operationRoute({
     method: 'GET',
     path: '/prospects/:prospect_id',
     endpoint: null,
     summary: 'Get a prospect with its tags',
-    operation: `query($id: ID!) { prospect(id: $id) { ...ProspectRest } } ${prospectFragment}`,
+    operation: `query($id: ID!) { prospect(id: $id) { ${prospect.selection} } }`,
     variables: ({ params }) => ({ id: params.prospect_id }),
-    respond: (data) => presentProspect(found(data.prospect, 'prospect')),
-    response: prospectSchema,
+    respond: (data) => prospect.present(found(data.prospect, 'prospect')),
+    response: prospect.schema,
   }),
   operationRoute({
     method: 'POST',
@@ -57,38 +49,39 @@ export const prospectRoutes = [
     endpoint: 'E21',
     summary: 'Add tags to a prospect (idempotent)',
     operation: `mutation($id: ID!, $input: ProspectTagsAddInput!) {
-      addTagsToProspect(prospectId: $id, input: $input) { id tags { ...TagRest } } } ${tagFragment}`,
+      addTagsToProspect(prospectId: $id, input: $input) { id tags { ${tag.selection} } } }`,
     body: prospectTagsAdd,
     variables: ({ params, body }) => ({ id: params.prospect_id, input: ProspectTagsAdd.toInput(body) }),
     respond: (data) =>
       genericBody('tags added', {
         prospect_id: data.addTagsToProspect.id,
-        tags: data.addTagsToProspect.tags.map((tag: Record<string, unknown>) => wire(tag)),
+        tags: data.addTagsToProspect.tags.map(tag.present),
       }),
-    response: genericBodySchema(z.strictObject({ prospect_id: z.string(), tags: z.array(tagSchema) })),
+    response: genericBodySchema(z.strictObject({ prospect_id: z.string(), tags: z.array(tag.schema) })),
   }),
   operationRoute({
     method: 'POST',
     path: '/prospect-lists',
     endpoint: null,
     summary: 'Create a prospect list',
-    operation: `mutation($input: ProspectListCreateInput!) { createProspectList(input: $input) { id name prospectCount } }`,
+    operation: `mutation($input: ProspectListCreateInput!) { createProspectList(input: $input) { ${prospectList.selection} } }`,
     body: prospectListCreate,
     status: 201,
     variables: ({ body }) => ({ input: ProspectListCreate.toInput(body) }),
-    respond: (data) => wire(data.createProspectList),
-    response: prospectListSchema,
+    respond: (data) => prospectList.present(data.createProspectList),
+    response: prospectList.schema,
   }),
   operationRoute({
     method: 'POST',
     path: '/tags',
     endpoint: null,
     summary: 'Create a tag',
-    operation: `mutation($input: TagCreateInput!) { createTag(input: $input) { ...TagRest } } ${tagFragment}`,
+    operation: `mutation($input: TagCreateInput!) { createTag(input: $input) { ${tag.selection} } }`,
     body: tagCreate,
+    answers: { 409: 'a tag of that name exists' },
     status: 201,
     variables: ({ body }) => ({ input: TagCreate.toInput(body) }),
-    respond: (data) => wire(data.createTag),
-    response: tagSchema,
+    respond: (data) => tag.present(data.createTag),
+    response: tag.schema,
   }),
 ];

@@ -5,25 +5,11 @@ import { workflowAndBatch } from '../../db/sql/workflow-and-batch.ts';
 import { batchSettingsUpdate } from '../../domain/batch-settings.ts';
 import { batchCreate, batchStatusUpdate } from '../../domain/batches.ts';
 import { notFound } from '../../domain/errors.ts';
-import { parseRunFilter, runFilter, runSorts } from '../../domain/runs.ts';
+import { runFilter, runSorts } from '../../domain/runs.ts';
 import { workflowCreate, workflowUpdate, workflowVersionCreate } from '../../domain/workflows.ts';
+import { batch, run, workflow, workflowRun, workflowVersion } from '../../records/workflows.ts';
 import { wireNames } from '../../schema/json-schema-names.ts';
 import { runListing } from '../../schema/run-listing.ts';
-import {
-  batchFragment,
-  batchSchema,
-  presentBatch,
-  presentRunDetail,
-  presentVersion,
-  presentWorkflow,
-  runDetailFragment,
-  runDetailSchema,
-  runSchema,
-  versionFragment,
-  versionSchema,
-  workflowFragment,
-  workflowSchema,
-} from '../resources/workflows.ts';
 import {
   found,
   metaEnvelope,
@@ -59,34 +45,34 @@ export const workflowRoutes = [
     path: '/workflows',
     endpoint: null,
     summary: 'Create a workflow at version 1',
-    operation: `mutation($input: WorkflowCreateInput!) { createWorkflow(input: $input) { ...WorkflowRest } } ${workflowFragment}`,
+    operation: `mutation($input: WorkflowCreateInput!) { createWorkflow(input: $input) { ${workflow.selection} } }`,
     body: workflowCreate,
     jsonMembers: { objects: ['definition'] },
     status: 201,
     variables: ({ body }) => ({ input: WorkflowCreate.toInput(body) }),
-    respond: (data) => presentWorkflow(data.createWorkflow),
-    response: workflowSchema,
+    respond: (data) => workflow.present(data.createWorkflow),
+    response: workflow.schema,
   }),
   operationRoute({
     method: 'GET',
     path: '/workflows/:workflow_id',
     endpoint: null,
     summary: 'Get a workflow',
-    operation: `query($id: ID!) { workflow(id: $id) { ...WorkflowRest } } ${workflowFragment}`,
+    operation: `query($id: ID!) { workflow(id: $id) { ${workflow.selection} } }`,
     variables: ({ params }) => ({ id: params.workflow_id }),
-    respond: (data) => presentWorkflow(found(data.workflow, 'workflow')),
-    response: workflowSchema,
+    respond: (data) => workflow.present(found(data.workflow, 'workflow')),
+    response: workflow.schema,
   }),
   operationRoute({
     method: 'PATCH',
     path: '/workflows/:workflow_id',
     endpoint: 'E5',
     summary: 'Update workflow (never creates a version)',
-    operation: `mutation($id: ID!, $input: WorkflowUpdateInput!) { updateWorkflow(id: $id, input: $input) { ...WorkflowRest } } ${workflowFragment}`,
+    operation: `mutation($id: ID!, $input: WorkflowUpdateInput!) { updateWorkflow(id: $id, input: $input) { ${workflow.selection} } }`,
     body: workflowUpdate,
     variables: ({ params, body }) => ({ id: params.workflow_id, input: WorkflowUpdate.toInput(body) }),
-    respond: (data) => presentWorkflow(data.updateWorkflow),
-    response: workflowSchema,
+    respond: (data) => workflow.present(data.updateWorkflow),
+    response: workflow.schema,
   }),
   operationRoute({
     method: 'POST',
@@ -94,13 +80,13 @@ export const workflowRoutes = [
     endpoint: null,
     summary: 'Publish a new definition as version N+1',
     operation: `mutation($id: ID!, $input: WorkflowVersionCreateInput!) {
-      publishWorkflowVersion(workflowId: $id, input: $input) { ...WorkflowRest } } ${workflowFragment}`,
+      publishWorkflowVersion(workflowId: $id, input: $input) { ${workflow.selection} } }`,
     body: workflowVersionCreate,
     jsonMembers: { objects: ['definition'] },
     status: 201,
     variables: ({ params, body }) => ({ id: params.workflow_id, input: WorkflowVersionCreate.toInput(body) }),
-    respond: (data) => presentWorkflow(data.publishWorkflowVersion),
-    response: workflowSchema,
+    respond: (data) => workflow.present(data.publishWorkflowVersion),
+    response: workflow.schema,
   }),
   operationRoute({
     method: 'GET',
@@ -108,25 +94,26 @@ export const workflowRoutes = [
     endpoint: 'E8',
     summary: 'List workflow versions, newest first',
     operation: `query($id: ID!, $first: Int, $after: String) { workflow(id: $id) {
-      versions(first: $first, after: $after) { totalCount nodes { ...VersionRest } } } } ${versionFragment}`,
+      versions(first: $first, after: $after) { totalCount nodes { ${workflowVersion.selection} } } } }`,
     query: pageSizeQuery,
     variables: ({ params, query }) => ({ id: params.workflow_id, ...pageArgs(query.page, query.size) }),
     respond: (data, { query }) =>
-      metaEnvelope(found(data.workflow, 'workflow').versions, query.page, query.size, presentVersion),
-    response: metaEnvelopeSchema(versionSchema),
+      metaEnvelope(found(data.workflow, 'workflow').versions, query.page, query.size, workflowVersion.present),
+    response: metaEnvelopeSchema(workflowVersion.schema),
   }),
   operationRoute({
     method: 'POST',
     path: '/workflows/:workflow_id/batches',
     endpoint: 'E4',
     summary: 'Create a workflow batch: one run per prospect, all or nothing',
-    operation: `mutation($id: ID!, $input: BatchCreateInput!) { createBatch(workflowId: $id, input: $input) { ...BatchRest } } ${batchFragment}`,
+    operation: `mutation($id: ID!, $input: BatchCreateInput!) { createBatch(workflowId: $id, input: $input) { ${batch.selection} } }`,
     body: batchCreate,
+    answers: { 409: 'the workflow is inactive' },
     bodyLimit: BATCH_BODY_LIMIT,
     status: 201,
     variables: ({ params, body }) => ({ id: params.workflow_id, input: BatchCreate.toInput(body) }),
-    respond: (data) => presentBatch(data.createBatch),
-    response: batchSchema,
+    respond: (data) => batch.present(data.createBatch),
+    response: batch.schema,
   }),
   operationRoute({
     method: 'GET',
@@ -134,12 +121,12 @@ export const workflowRoutes = [
     endpoint: 'E7',
     summary: 'List workflow batches, newest first',
     operation: `query($id: ID!, $first: Int, $after: String) { workflow(id: $id) {
-      batches(first: $first, after: $after) { totalCount nodes { ...BatchRest } } } } ${batchFragment}`,
+      batches(first: $first, after: $after) { totalCount nodes { ${batch.selection} } } } }`,
     query: pageLimitQuery,
     variables: ({ params, query }) => ({ id: params.workflow_id, ...pageArgs(query.page, query.limit) }),
     respond: (data, { query }) =>
-      paginationEnvelope(found(data.workflow, 'workflow').batches, query.page, query.limit, presentBatch),
-    response: paginationEnvelopeSchema(batchSchema),
+      paginationEnvelope(found(data.workflow, 'workflow').batches, query.page, query.limit, batch.present),
+    response: paginationEnvelopeSchema(batch.schema),
   }),
   textRoute({
     method: 'GET',
@@ -149,16 +136,16 @@ export const workflowRoutes = [
     query: runsQuery,
     // What GraphQL's `runs` lists (run-listing.ts), its page written by PostgreSQL in the answer's shape.
     answer: async ({ organizationId, sql, loaders }, { params, query }) => {
+      // The query's filter members are runFilter's, parsed with it.
       const { page, limit, sort, ...filter } = query;
       const workflowId = params.workflow_id!;
-      const conditions = parseRunFilter(filter);
-      if (conditions.batch_id) {
+      if (filter.batch_id) {
         // The batch the filter names is read with the workflow, in one statement (runListing finds it loaded).
-        const read = await workflowAndBatch(sql, organizationId, workflowId, conditions.batch_id);
+        const read = await workflowAndBatch(sql, organizationId, workflowId, filter.batch_id);
         if (!read.workflowFound) throw notFound('workflow');
-        loaders.batch.prime(conditions.batch_id, read.batch);
+        loaders.batch.prime(filter.batch_id, read.batch);
       } else found(await loaders.workflow.load(workflowId), 'workflow');
-      const listing = await runListing({ workflowId }, conditions, sort, loaders);
+      const listing = await runListing({ workflowId }, filter, sort, loaders);
       if (!listing) return paginationEnvelopeText('', page, limit, 0);
       const [items, total] = await Promise.all([
         wireRunsPage(sql, { ...listing, offset: (page - 1) * limit, limit }, organizationId),
@@ -166,28 +153,29 @@ export const workflowRoutes = [
       ]);
       return paginationEnvelopeText(items, page, limit, total);
     },
-    response: paginationEnvelopeSchema(runSchema),
+    response: paginationEnvelopeSchema(workflowRun.schema),
   }),
   operationRoute({
     method: 'GET',
     path: '/batches/:batch_id',
     endpoint: null,
     summary: 'Get a batch',
-    operation: `query($id: ID!) { batch(id: $id) { ...BatchRest } } ${batchFragment}`,
+    operation: `query($id: ID!) { batch(id: $id) { ${batch.selection} } }`,
     variables: ({ params }) => ({ id: params.batch_id }),
-    respond: (data) => presentBatch(found(data.batch, 'batch')),
-    response: batchSchema,
+    respond: (data) => batch.present(found(data.batch, 'batch')),
+    response: batch.schema,
   }),
   operationRoute({
     method: 'PATCH',
     path: '/batches/:batch_id',
     endpoint: 'E9',
     summary: 'Update batch status: PAUSED, PENDING (resume) or CANCELLED',
-    operation: `mutation($id: ID!, $status: BatchStatus!) { updateBatchStatus(id: $id, status: $status) { ...BatchRest } } ${batchFragment}`,
+    operation: `mutation($id: ID!, $status: BatchStatus!) { updateBatchStatus(id: $id, status: $status) { ${batch.selection} } }`,
     body: batchStatusUpdate,
+    answers: { 409: "the batch's status cannot move to the one given" },
     variables: ({ params, body }) => ({ id: params.batch_id, status: body.status }),
-    respond: (data) => presentBatch(data.updateBatchStatus),
-    response: batchSchema,
+    respond: (data) => batch.present(data.updateBatchStatus),
+    response: batch.schema,
   }),
   operationRoute({
     method: 'PATCH',
@@ -195,30 +183,31 @@ export const workflowRoutes = [
     endpoint: null,
     summary: "Change a live batch's calling window, pacing, retry policy or circuit breaker",
     operation: `mutation($id: ID!, $input: BatchSettingsUpdateInput!) {
-      updateBatchSettings(id: $id, input: $input) { ...BatchRest } } ${batchFragment}`,
+      updateBatchSettings(id: $id, input: $input) { ${batch.selection} } }`,
     body: batchSettingsUpdate,
     variables: ({ params, body }) => ({ id: params.batch_id, input: BatchSettingsUpdate.toInput(body) }),
-    respond: (data) => presentBatch(data.updateBatchSettings),
-    response: batchSchema,
+    respond: (data) => batch.present(data.updateBatchSettings),
+    response: batch.schema,
   }),
   operationRoute({
     method: 'POST',
     path: '/batches/:batch_id/retry-failed',
     endpoint: null,
     summary: "Give the batch's FAILED runs one more attempt each (409 on a cancelled batch)",
-    operation: `mutation($id: ID!) { retryFailedRuns(id: $id) { ...BatchRest } } ${batchFragment}`,
+    operation: `mutation($id: ID!) { retryFailedRuns(id: $id) { ${batch.selection} } }`,
+    answers: { 409: 'the batch is CANCELLED' },
     variables: ({ params }) => ({ id: params.batch_id }),
-    respond: (data) => presentBatch(data.retryFailedRuns),
-    response: batchSchema,
+    respond: (data) => batch.present(data.retryFailedRuns),
+    response: batch.schema,
   }),
   operationRoute({
     method: 'GET',
     path: '/runs/:run_id',
     endpoint: null,
     summary: 'Get a run with its call attempts, oldest first',
-    operation: `query($id: ID!) { run(id: $id) { ...RunDetailRest } } ${runDetailFragment}`,
+    operation: `query($id: ID!) { run(id: $id) { ${run.selection} } }`,
     variables: ({ params }) => ({ id: params.run_id }),
-    respond: (data) => presentRunDetail(found(data.run, 'run')),
-    response: runDetailSchema,
+    respond: (data) => run.present(found(data.run, 'run')),
+    response: run.schema,
   }),
 ];

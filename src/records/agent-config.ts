@@ -1,14 +1,16 @@
 // The agent's configuration objects, exactly as SPEC.md's update request
 // describes them (wire names, bounds inclusive, required members). These zod
 // schemas are the single definition: they validate GraphQL input and REST
-// bodies, generate the GraphQL object and input types (src/schema/
-// json-schema-types.ts) and the OpenAPI document. Unknown members are refused.
+// bodies (src/domain/agents.ts), shape the agent record (src/records/agents.ts),
+// generate the GraphQL object and input types (src/schema/json-schema-types.ts)
+// and the OpenAPI document. Unknown members are refused.
 import { z } from 'zod';
-import { fraction, int } from './validation.ts';
+import { fraction, int } from './values.ts';
 
 const llmProviders = ['openai', 'anthropic', 'google', 'groq', 'azure'] as const;
 const transcriberProviders = ['deepgram', 'assemblyai', 'elevenlabs', 'google', 'azure'] as const;
-const agentTypes = ['voice', 'chat', 'video'] as const;
+/** What kind of agent it is. */
+export const agentTypes = ['voice', 'chat', 'video'] as const;
 
 const sampleRate = () => int(8000, 48000);
 
@@ -322,43 +324,3 @@ export const agentConfigMembers = {
   vad_config: vadConfig,
   voice_config: voiceConfig,
 } as const;
-
-/**
- * SPEC.md's agent update request. Every member is optional (E1 is a partial
- * update); a config member given replaces that config object whole, and null
- * clears it. Agent creation uses the same shape with `name` required.
- */
-export const agentUpdate = z
-  .strictObject({
-    name: z.string().min(1).optional().meta({ description: 'Its name' }),
-    type: z
-      .enum(agentTypes)
-      .optional()
-      .meta({ description: 'What kind of agent it is (created as `voice` unless given)' }),
-    prompt_template: z.string().optional().meta({ description: 'The prompt template' }),
-    default_functions: z.array(z.string()).optional().meta({ description: 'Names of the functions it has by default' }),
-    plugins: z.array(z.unknown()).optional().meta({ description: 'Free-form plugin entries' }),
-    ...Object.fromEntries(
-      Object.entries(agentConfigMembers).map(([name, schema]) => [name, schema.nullable().optional()]),
-    ),
-  })
-  .meta({
-    id: 'AgentUpdate',
-    description:
-      'Members to change: those absent stay, a configuration object given replaces it whole, null clears it.',
-  }) as z.ZodType<AgentUpdate>;
-
-type AgentConfigMember = keyof typeof agentConfigMembers;
-
-export type AgentUpdate = {
-  name?: string;
-  type?: (typeof agentTypes)[number];
-  prompt_template?: string;
-  default_functions?: string[];
-  plugins?: unknown[];
-} & { [K in AgentConfigMember]?: z.output<(typeof agentConfigMembers)[K]> | null };
-
-export const agentCreate = (agentUpdate as unknown as z.ZodObject).extend({ name: z.string().min(1) }).meta({
-  id: 'AgentCreate',
-  description: 'A new agent: the members of an update, `name` required.',
-}) as unknown as z.ZodType<AgentUpdate & { name: string }>;

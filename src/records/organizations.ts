@@ -1,0 +1,12 @@
+// What an organization shows of itself: its settings, and its signing secret as rotated.
+import { z } from 'zod';
+import { record, timestamp } from './record.ts';
+import { integer } from './values.ts';
+
+export const organizationSettings = record(
+  { id: 'OrganizationSettings' },
+  { max_concurrent_calls: integer().nullable() },
+);
+
+/** Shown once, as it is made. */
+export const signingSecret = record({ id: 'SigningSecret' }, { secret: z.string(), rotated_at: timestamp() });

@@ -342,6 +342,10 @@ const REST_BODIES: Record<string, Template> = {
     enabled: true,
   }),
   'POST /runs/:run_id/attempts/:attempt/outcome': () => ({ outcome: 'voicemail' }),
+  'POST /runs/:run_id/attempts/:attempt/record': () => ({
+    transcript: [{ role: 'callee', text: 'hello', started_ms: 0, ended_ms: 900 }],
+    summary: 'Reported',
+  }),
 };
 
 /** Valid variables for the mutations (GraphQL names); others get generated ones only. */
@@ -398,6 +402,7 @@ const MUTATION_VARIABLES: Record<string, Template> = {
   retryFailedRuns: (own) => ({ id: own.batch }),
   rotateSigningSecret: () => ({}),
   updateOrganizationSettings: () => ({ input: { maxConcurrentCalls: 5 } }),
+  reportCallRecord: (own) => ({ runId: own.run, attempt: 1, input: { summary: 'Reported' } }),
   updateWorkflow: (own) => ({ id: own.workflow, input: { name: 'W2' } }),
 };
 

@@ -280,6 +280,10 @@ const REST_BODIES: Record<string, Template> = {
     enabled: false,
   }),
   'POST /runs/:run_id/attempts/:attempt/outcome': () => ({ outcome: 'voicemail' }),
+  'POST /runs/:run_id/attempts/:attempt/record': () => ({
+    transcript: [{ role: 'callee', text: 'hello', started_ms: 0, ended_ms: 900 }],
+    summary: 'Reported',
+  }),
 };
 
 /** A valid file for every upload route (its body, of the route's media type). */
@@ -354,6 +358,7 @@ const MUTATION_VARIABLES: Record<string, Template> = {
   rotateSigningSecret: () => ({}),
   updateOrganizationSettings: () => ({ input: { maxConcurrentCalls: 3 } }),
   reportCallOutcome: (refs) => ({ runId: refs.run, attempt: 1, outcome: 'voicemail' }),
+  reportCallRecord: (refs) => ({ runId: refs.run, attempt: 1, input: { summary: 'Hijacked' } }),
   updateWorkflow: (refs) => ({ id: refs.workflow, input: { isActive: false, name: 'Hijacked' } }),
 };
 

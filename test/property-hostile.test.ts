@@ -402,7 +402,6 @@ const MUTATION_VARIABLES: Record<string, Template> = {
   retryFailedRuns: (own) => ({ id: own.batch }),
   rotateSigningSecret: () => ({}),
   updateOrganizationSettings: () => ({ input: { maxConcurrentCalls: 5 } }),
-  reportCallRecord: (own) => ({ runId: own.run, attempt: 1, input: { summary: 'Reported' } }),
   updateWorkflow: (own) => ({ id: own.workflow, input: { name: 'W2' } }),
 };
 

@@ -215,6 +215,14 @@ describe('call records', () => {
       404,
     );
     expectErrorBody(await report(runId, { summary: 'x' }, 2), 404);
+    // Another organization's evaluation is not the agent's.
+    const theirAgent = await flows(server, globex.apiKey).agent();
+    const theirs = await otherRest('POST', '/org/{org}/agents/evals', { body: { agent_id: theirAgent, score: 5 } });
+    const refused = expectErrorBody(
+      await report(runId, { evaluations: [{ evaluation_id: theirs.body.id, score: 5, passed: true }] }),
+      400,
+    );
+    expect(refused.error).toEqual([expect.objectContaining({ path: 'evaluations.0.evaluation_id' })]);
     expectErrorBody(await report('run_missing', { summary: 'x' }), 404);
     const underApi: RestResponse = await report(runId, { summary: 'via /api' }, 1, '/api');
     expect(underApi.status).toBe(200);

@@ -614,10 +614,12 @@ describe('an endpoint that keeps failing', () => {
     const firstBatch = await waitingBatch(api);
     await api.setStatus(firstBatch, 'PAUSED');
     await eventually(async () => (receiver.received.length === 1 ? true : undefined));
-    expect((await rest('GET', `/org/{org}/webhook-endpoints/${failing.id}`)).body).toMatchObject({
-      enabled: true,
-      failing_since: '2030-01-07T12:00:00.000Z',
+    // The failure is recorded once its answer is back, after the receiver saw the request.
+    const failingEndpoint = await eventually(async () => {
+      const shown = (await rest('GET', `/org/{org}/webhook-endpoints/${failing.id}`)).body;
+      return shown.failing_since ? shown : undefined;
     });
+    expect(failingEndpoint).toMatchObject({ enabled: true, failing_since: '2030-01-07T12:00:00.000Z' });
 
     // Retried a minute later, and failing still: not yet an hour. Another event fails as well.
     clock.advance(60_000);

@@ -27,7 +27,7 @@ export const CALL_RECORD_BOUNDS = {
 
 const milliseconds = () => int(0, 86_400_000);
 
-export const turnRoles = ['agent', 'callee', 'system'] as const;
+const turnRoles = ['agent', 'callee', 'system'] as const;
 
 export const transcriptTurn = z
   .strictObject({
@@ -41,7 +41,7 @@ export const transcriptTurn = z
 export type TranscriptTurn = z.output<typeof transcriptTurn>;
 
 /** What answered: a person, or a machine of some kind. */
-export const detectionResults = ['human', 'voicemail', 'ivr', 'call_screening', 'unavailable'] as const;
+const detectionResults = ['human', 'voicemail', 'ivr', 'call_screening', 'unavailable'] as const;
 
 export const callDetection = z
   .strictObject({
@@ -55,7 +55,7 @@ export const callDetection = z
       'What answered. Reported while the call is in flight, `voicemail`, `ivr` and `call_screening` end the attempt with that outcome.',
   });
 
-export const dispositionCategories = ['success', 'neutral', 'issue'] as const;
+const dispositionCategories = ['success', 'neutral', 'issue'] as const;
 
 export const callDisposition = z
   .strictObject({
@@ -82,7 +82,7 @@ export const evaluationResult = z
 
 export const endedByValues = ['agent', 'callee', 'system'] as const;
 
-export const transferModes = ['cold'] as const;
+const transferModes = ['cold'] as const;
 
 export const callTransfer = z
   .strictObject({

@@ -26,7 +26,7 @@ const Report = typesFromSchema(callRecordReport);
 const object = (value: unknown) => value as Record<string, unknown> | null;
 const objects = (value: unknown) => value as Record<string, unknown>[];
 
-export const CallRecord: NodeRef<'CallRecord'> = builder.prismaNode('CallRecord', {
+const CallRecord: NodeRef<'CallRecord'> = builder.prismaNode('CallRecord', {
   id: { field: 'id' },
   nullable: true,
   description:

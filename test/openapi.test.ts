@@ -43,6 +43,7 @@ const ACTIONS = new Set([
   '/batches/:batch_id/retry-failed',
   '/signing-secret/rotate',
   '/runs/:run_id/attempts/:attempt/outcome',
+  '/runs/:run_id/attempts/:attempt/record',
   '/webhook-endpoints/:id/rotate-secret',
   '/webhook-deliveries/:id/replay',
 ]);
@@ -320,7 +321,7 @@ describe('GET /openapi.json', () => {
     expect(property(runShown, 'status').enum).toEqual(
       operation('get', '/workflows/{workflow_id}/runs').parameters.find((p: Schema) => p.name === 'status').schema.enum,
     );
-    const outcomes = ['answered', 'no_answer', 'busy', 'voicemail', 'failed'];
+    const outcomes = ['answered', 'no_answer', 'busy', 'voicemail', 'failed', 'ivr', 'call_screening'];
     expect(property(runShown, 'last_outcome').enum).toEqual(outcomes);
     expect(property(resolve(property(runShown, 'call_attempts').items), 'outcome').enum).toEqual(outcomes);
     const listed = resolve(property(runShown, 'call_attempts').items);

@@ -2,8 +2,9 @@
 // settings }` and `updateOrganizationSettings`): what the organization decides
 // for all its batches and calls. Each is a column of "Organization".
 import { z } from 'zod';
+import { searchConfigurationNamed } from '../db/sql/search-configuration-named.ts';
 import { int } from '../records/values.ts';
-import { notFound } from './errors.ts';
+import { badInput, notFound } from './errors.ts';
 import type { Scope } from './scope.ts';
 
 export const organizationSettingsUpdate = z
@@ -12,16 +13,33 @@ export const organizationSettingsUpdate = z
       description:
         "The organization's calls in progress at once, over every instance, at most (its share of the engines' lines); null: no bound of its own",
     }),
+    redact_pii: z.boolean().optional().meta({
+      description:
+        "Mask phone numbers, e-mail addresses and card numbers in call records' transcripts and summaries as they are reported (default true)",
+    }),
+    transcript_language: z
+      .string()
+      .regex(/^[a-z_]{1,63}$/, { message: "must be a text search configuration's name (english, simple, …)" })
+      .optional()
+      .meta({
+        description:
+          'The language call records are searched in: a PostgreSQL text search configuration (english, french, simple, …; default english). Records reported from then on use it',
+      }),
   })
   .meta({ id: 'OrganizationSettingsUpdate', description: 'Settings to change: those absent stay, null clears one.' });
 type OrganizationSettingsUpdate = z.output<typeof organizationSettingsUpdate>;
 
 /** The settings as the organization's row holds them. */
-const settingsColumns = { maxConcurrentCalls: true } as const;
+const settingsColumns = { maxConcurrentCalls: true, redactPii: true, transcriptLanguage: true } as const;
 
 export interface OrganizationSettings {
   maxConcurrentCalls: number | null;
+  redactPii: boolean;
+  transcriptLanguage: string;
 }
+
+const isSearchConfiguration = async (scope: Scope, name: string) =>
+  (await searchConfigurationNamed(scope.prisma, name)).length > 0;
 
 /** The caller's organization's settings (the tenant client reads its own row only). */
 export async function organizationSettings(scope: Scope): Promise<OrganizationSettings> {
@@ -35,8 +53,20 @@ export async function updateOrganizationSettings(
   scope: Scope,
   data: OrganizationSettingsUpdate,
 ): Promise<OrganizationSettings> {
+  if (data.transcript_language !== undefined && !(await isSearchConfiguration(scope, data.transcript_language)))
+    throw badInput([
+      {
+        path: 'transcript_language',
+        rule: 'reference',
+        message: `is not a text search configuration of the database (${data.transcript_language})`,
+      },
+    ]);
   const [row] = await scope.prisma.organization.updateManyAndReturn({
-    data: { maxConcurrentCalls: data.max_concurrent_calls },
+    data: {
+      maxConcurrentCalls: data.max_concurrent_calls,
+      redactPii: data.redact_pii,
+      transcriptLanguage: data.transcript_language,
+    },
     select: settingsColumns,
   });
   if (!row) throw notFound('organization');

@@ -123,14 +123,14 @@ export async function endAttempts(
     tx,
     ends.map(({ run }) => run.batchId),
   );
-  const closed = new Set(
+  const closed = new Map(
     (
       await closeAttempts(
         tx,
         ends.map(({ run, number, result }) => ({ runId: run.id, number, ...result, reason: result.reason ?? null })),
         now,
       )
-    ).map((row) => row.runId),
+    ).map((row) => [row.runId, row]),
   );
   const held = new Set(
     (
@@ -156,8 +156,12 @@ export async function endAttempts(
   const outbox = new Outbox();
   const continuing: { runId: string; outcome: string }[] = [];
   const settling = new Map<string, AttemptSettlement[]>();
-  for (const { run, number, result } of moving) {
+  for (const { run, number, result: dialed } of moving) {
+    const { outcome, hasRecord } = closed.get(run.id)!;
+    const result = { ...dialed, outcome };
     outbox.add('call.attempt_ended', run.organizationId, { kind: 'attempt', runId: run.id, number });
+    // What the agent worker reported during the call is complete now; later parts send it again.
+    if (hasRecord) outbox.add('call.record.completed', run.organizationId, { kind: 'record', runId: run.id, number });
     const batch = batches.get(run.batchId)!;
     const decision = afterAttempt(result.outcome, batch.retry, attemptsAtStep.get(run.id) ?? 0);
     if (decision === 'continue') {

@@ -8,7 +8,7 @@ import type { Tx } from '../db/tx.ts';
 import { autoPauseBatch } from '../domain/batches.ts';
 import type { RunStatusName } from '../domain/runs.ts';
 import type { Outbox } from '../domain/webhook-events.ts';
-import type { CallOutcomeName, RetryPolicy } from '../records/campaign-settings.ts';
+import { type CallOutcomeName, machineOutcomes, type RetryPolicy } from '../records/campaign-settings.ts';
 import { endFinishedBatches, type LockedBatch, moveCounters } from './run-batches.ts';
 
 /** What follows an attempt: the run goes on with its next step, is tried again later, or fails. */
@@ -19,7 +19,8 @@ export function afterAttempt(
 ): 'continue' | 'retry' | 'fail' {
   const retried = retry.on.includes(outcome) && attemptsAtStep < retry.max_attempts;
   if (retried) return 'retry';
-  if (outcome === 'answered' || outcome === 'voicemail') return 'continue';
+  // Someone or something answered: the call step is done.
+  if (outcome === 'answered' || (machineOutcomes as readonly string[]).includes(outcome)) return 'continue';
   return 'fail';
 }
 
@@ -47,11 +48,17 @@ async function tripBreaker(tx: Tx, batch: LockedBatch, outbox: Outbox) {
 
 /** Moves runs of one locked batch whose attempt reached nobody: to wait for a retry, or to FAILED. */
 export async function settle(tx: Tx, now: Date, batch: LockedBatch, runs: AttemptSettlement[], outbox: Outbox) {
-  const retryAt = new Date(now.getTime() + batch.retry.delay_seconds * 1000);
+  const retryAt = (run: AttemptSettlement) =>
+    new Date(now.getTime() + (batch.retry.delays?.[run.outcome] ?? batch.retry.delay_seconds) * 1000);
   const waiting = waitingStatus(batch.status);
   for (const to of new Set(runs.map((run) => (run.decision === 'retry' ? waiting : 'FAILED')))) {
     const moving = runs.filter((run) => (run.decision === 'retry' ? waiting : 'FAILED') === to);
-    await settleAttemptedRuns(tx, moving, to, retryAt, now);
+    await settleAttemptedRuns(
+      tx,
+      moving.map((run) => ({ ...run, retryAt: retryAt(run) })),
+      to,
+      now,
+    );
     await moveCounters(tx, batch.id, 'IN_PROGRESS', to, moving.length);
     for (const run of moving) outbox.runMoved(batch.organizationId, run.runId, to);
   }

@@ -9,7 +9,9 @@ import { ianaTimezone } from './time-zones.ts';
 import { fraction, int } from './values.ts';
 
 /** How a call attempt ended. */
-export const callOutcomes = ['answered', 'no_answer', 'busy', 'voicemail', 'failed'] as const;
+export const callOutcomes = ['answered', 'no_answer', 'busy', 'voicemail', 'failed', 'ivr', 'call_screening'] as const;
+/** Outcomes of a call a machine answered (a call record's `detection`): the call went on, to nobody. */
+export const machineOutcomes = ['voicemail', 'ivr', 'call_screening'] as const;
 export type CallOutcomeName = (typeof callOutcomes)[number];
 
 export const weekdays = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
@@ -67,6 +69,13 @@ export const retryPolicy = z
     delay_seconds: int(0, 30 * 86_400)
       .default(600)
       .meta({ description: 'Seconds between an attempt and the next one; default 600.' }),
+    delays: z
+      .partialRecord(z.enum(callOutcomes), int(0, 30 * 86_400))
+      .optional()
+      .meta({
+        description:
+          'Seconds before the next attempt after an outcome, when it is not `delay_seconds` (e.g. `{"voicemail": 7200}`).',
+      }),
   })
   .meta({ id: 'RetryPolicy', description: 'What the batch does after an attempt that reached nobody.' });
 export type RetryPolicy = z.output<typeof retryPolicy>;

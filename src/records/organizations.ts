@@ -5,7 +5,7 @@ import { integer } from './values.ts';
 
 export const organizationSettings = record(
   { id: 'OrganizationSettings' },
-  { max_concurrent_calls: integer().nullable() },
+  { max_concurrent_calls: integer().nullable(), redact_pii: z.boolean(), transcript_language: z.string() },
 );
 
 /** Shown once, as it is made. */

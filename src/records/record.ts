@@ -13,8 +13,8 @@
 // A member is a zod type: a value GraphQL and the row hold as the wire shows
 // it (strings, numbers, booleans, lists of them, free JSON), read from the
 // field and column its wire name names (camelCase); or a `value` read from
-// elsewhere, a `timestamp`, a `jsonObject` (a typed object stored as its JSON
-// value, read in GraphQL as its `json` field), or another record: `nested`
+// elsewhere, a `timestamp`, a `jsonObject` or `jsonList` (typed objects
+// stored as their JSON value, read in GraphQL as their `json` field), or another record: `nested`
 // (one object) or `list`.
 import { z } from 'zod';
 import { camelCase } from './names.ts';
@@ -88,6 +88,16 @@ export const jsonObject = <T extends z.ZodType>(type: T, reading: Reading = {}) 
     field: reading.field,
     select: (field) => `${field} { json }`,
     present: (selected) => (selected ? (selected as { json: unknown }).json : null),
+    sql: (row, column) => columnOf(reading, row, column),
+  });
+
+/** A list of typed objects stored as its JSON value (wire names): a list of GraphQL's object type, each read whole as its `json` field. */
+export const jsonList = <T extends z.ZodType>(type: z.ZodArray<T>, reading: Reading = {}) =>
+  member({
+    type,
+    field: reading.field,
+    select: (field) => `${field} { json }`,
+    present: (selected) => (selected as { json: unknown }[]).map((item) => item.json),
     sql: (row, column) => columnOf(reading, row, column),
   });
 

@@ -11,6 +11,7 @@ export const webhookEventTypes = [
   'run.finished',
   'run.failed',
   'call.attempt_ended',
+  'call.record.completed',
   'agent.updated',
   'integration.connected',
   'webhook_endpoint.disabled',

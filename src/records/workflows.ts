@@ -1,6 +1,7 @@
 // SPEC.md's workflow, version, batch, run and call attempt records.
 import { z } from 'zod';
 import { BatchStatus, RunStatus } from '../generated/prisma/enums.ts';
+import { callRecord } from './call-records.ts';
 import { autoPause, callingWindow, callOutcomes, retryPolicy } from './campaign-settings.ts';
 import { camelCase } from './names.ts';
 import { jsonObject, list, nested, record, timestamp, value } from './record.ts';
@@ -128,6 +129,11 @@ export const callAttempt = record(
     to_number: z.string(),
     duration_seconds: z.number().nullable(),
     dynamic_variables: jsonValue().nullable(),
+    record: nested(callRecord, {
+      table: 'CallRecord',
+      alias: 'c',
+      where: (a) => `c."attemptId" = ${a}."id" AND c."organizationId" = ${a}."organizationId"`,
+    }).nullable(),
   },
 );
 

@@ -25,6 +25,7 @@ const typeByPrefix: Record<string, string> = {
   ins: 'Insight',
   whe: 'WebhookEndpoint',
   dlv: 'WebhookDelivery',
+  rec: 'CallRecord',
 };
 
 const INTEGER_ID_PREFIX: Record<string, string> = { Evaluation: 'evl' };

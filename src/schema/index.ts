@@ -5,6 +5,7 @@ import './workflow.ts';
 import './batch.ts';
 import './run.ts';
 import './call-report.ts';
+import './call-record.ts';
 import './prospect.ts';
 import './prospect-import.ts';
 import './do-not-call.ts';

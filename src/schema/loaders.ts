@@ -256,6 +256,24 @@ const factories = {
         runIds,
       ),
     ),
+  /** Each attempt's call record, or null ("CallRecord_attemptId_key"). */
+  recordOfAttempt: ({ prisma }: Made) =>
+    new DataLoader<string, Rows.CallRecord | null>(async (attemptIds) => {
+      const rows = await prisma.callRecord.findMany({ where: { attemptId: { in: [...attemptIds] } } });
+      const byAttempt = new Map(rows.map((row) => [row.attemptId, row]));
+      return attemptIds.map((id) => byAttempt.get(id) ?? null);
+    }),
+  /** Each run's latest call record, or null ("CallRecord_runId_idx"). */
+  lastRecordOfRun: ({ prisma }: Made) =>
+    new DataLoader<string, Rows.CallRecord | null>(async (runIds) => {
+      const rows = await prisma.callRecord.findMany({
+        where: { runId: { in: [...runIds] } },
+        orderBy: [{ runId: 'asc' }, { attemptNumber: 'desc' }],
+        distinct: ['runId'],
+      });
+      const byRun = new Map(rows.map((row) => [row.runId, row]));
+      return runIds.map((id) => byRun.get(id) ?? null);
+    }),
   /** Each batch's attempts counted by outcome (null: in flight), in one statement for every batch asked. */
   outcomesOfBatch: ({ sql, organizationId }: Made) =>
     new DataLoader<string, { outcome: string | null; count: number }[]>(async (batchIds) =>

@@ -18,6 +18,13 @@ const OrganizationSettings = builder.objectRef<Settings>('OrganizationSettings')
       description:
         "The organization's calls in progress at once over every instance, at most (its share of the engines' lines); null: no bound of its own.",
     }),
+    redactPii: t.exposeBoolean('redactPii', {
+      description:
+        "Whether phone numbers, e-mail addresses and card numbers in call records' transcripts and summaries are masked as they are reported.",
+    }),
+    transcriptLanguage: t.exposeString('transcriptLanguage', {
+      description: 'The PostgreSQL text search configuration call records are searched in (`english`, `simple`, …).',
+    }),
   }),
 });
 

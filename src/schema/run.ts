@@ -113,7 +113,7 @@ export const RunAttempt = builder.objectRef<RunAttemptRow>('RunAttempt').impleme
   }),
 });
 
-const Run: NodeRef<'Run'> = builder.prismaNode('Run', {
+export const Run: NodeRef<'Run'> = builder.prismaNode('Run', {
   id: { field: 'id' },
   nullable: true,
   description:

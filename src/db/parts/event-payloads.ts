@@ -6,8 +6,10 @@
 // parent's key (Run by batch, RunAttempt by run, AgentTool by agent).
 import { z } from 'zod';
 import { agent } from '../../records/agents.ts';
+import { callRecord } from '../../records/call-records.ts';
 import { connectedIntegration } from '../../records/integrations.ts';
-import { type Members, type RecordShape, value } from '../../records/record.ts';
+import { type Members, nested, type RecordShape, record, value } from '../../records/record.ts';
+import { integer } from '../../records/values.ts';
 import { webhookEndpoint } from '../../records/webhooks.ts';
 import { batch, callAttempt, run } from '../../records/workflows.ts';
 
@@ -21,6 +23,16 @@ const attemptEvent = callAttempt.extend(
   },
 );
 
+/** A call record's event: its run, its attempt's number, and the record. */
+const recordEvent = record(
+  {},
+  {
+    run_id: value(z.string(), { sql: (c) => `${c}."runId"` }),
+    attempt: value(integer(), { sql: (c) => `${c}."attemptNumber"` }),
+    record: nested(callRecord),
+  },
+);
+
 /** The record of the row `row` as jsonb. */
 const dataOf = <M extends Members>(shape: RecordShape<M>, row: string) => `to_jsonb(${shape.sqlRow(row)})`;
 
@@ -29,6 +41,7 @@ export type EventSubject =
   | { kind: 'batch'; id: string }
   | { kind: 'run'; id: string }
   | { kind: 'attempt'; runId: string; number: number }
+  | { kind: 'record'; runId: string; number: number }
   | { kind: 'agent'; id: string }
   | { kind: 'integration'; id: string }
   | { kind: 'endpoint'; id: string };
@@ -49,6 +62,12 @@ export const subjectSources: Record<SubjectKind, { join: string; objectId: strin
     objectId: 'r.id',
     data: dataOf(attemptEvent, 'a'),
   },
+  // A call record's events too.
+  record: {
+    join: 'JOIN "RunAttempt" a ON a."runId" = w.id AND a.number = w.number JOIN "CallRecord" c ON c."attemptId" = a.id',
+    objectId: 'a."runId"',
+    data: dataOf(recordEvent, 'c'),
+  },
   agent: { join: 'JOIN "Agent" g ON g.id = w.id', objectId: 'g.id', data: dataOf(agent, 'g') },
   integration: {
     join: 'JOIN "OrganizationIntegration" c ON c.id = w.id',
@@ -64,4 +83,6 @@ export const subjectSources: Record<SubjectKind, { join: string; objectId: strin
 
 /** The row id a subject's kind joins on, and the attempt number (0 for other kinds). */
 export const subjectKey = (subject: EventSubject): { id: string; number: number } =>
-  subject.kind === 'attempt' ? { id: subject.runId, number: subject.number } : { id: subject.id, number: 0 };
+  subject.kind === 'attempt' || subject.kind === 'record'
+    ? { id: subject.runId, number: subject.number }
+    : { id: subject.id, number: 0 };

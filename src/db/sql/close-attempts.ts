@@ -1,3 +1,4 @@
+import { type CallOutcomeName, machineOutcomes } from '../../records/campaign-settings.ts';
 import type { SqlClient } from '../tx.ts';
 
 /** The end of one run's attempt `number`: its outcome. */
@@ -9,19 +10,33 @@ export interface AttemptEnd {
   durationSeconds: number | null;
 }
 
+/** An attempt closed: the outcome it ended with, and whether its agent worker reported a record of it. */
+export interface ClosedAttempt {
+  runId: string;
+  outcome: CallOutcomeName;
+  hasRecord: boolean;
+}
+
 /**
  * Closes each run's attempt `number` with its outcome, if still open; returns
  * the runs whose attempt was (one already closed: a retry after a commit whose
- * answer was lost).
- * Index: "RunAttempt_runId_number_key", one probe per attempt.
+ * answer was lost). A call the dialer saw answered ends with what its record's
+ * detection reported answering, when that was a machine (voicemail, ivr,
+ * call_screening: `reportedOutcome`), whatever the dialer.
+ * Index: "RunAttempt_runId_number_key", one probe per attempt; its record by
+ * "CallRecord_attemptId_key".
  */
 export function closeAttempts(tx: SqlClient, ends: AttemptEnd[], now: Date) {
-  return tx.$queryRaw<{ runId: string }[]>`
-    UPDATE "RunAttempt" AS a SET "endedAt" = ${now}, outcome = ended.outcome::"CallOutcome", reason = ended.reason,
+  return tx.$queryRaw<ClosedAttempt[]>`
+    UPDATE "RunAttempt" AS a SET "endedAt" = ${now},
+      outcome = CASE WHEN ended.outcome = 'answered' AND a."reportedOutcome"::text = ANY (${[...machineOutcomes]}::text[])
+        THEN a."reportedOutcome" ELSE ended.outcome::"CallOutcome" END,
+      reason = ended.reason,
       "durationSeconds" = ended.duration
     FROM unnest(${ends.map((end) => end.runId)}::text[], ${ends.map((end) => end.number)}::int[],
       ${ends.map((end) => end.outcome)}::text[], ${ends.map((end) => end.reason)}::text[],
       ${ends.map((end) => end.durationSeconds)}::float8[]) AS ended("runId", number, outcome, reason, duration)
     WHERE a."runId" = ended."runId" AND a.number = ended.number AND a."endedAt" IS NULL
-    RETURNING a."runId"`;
+    RETURNING a."runId", a.outcome::text AS outcome,
+      EXISTS (SELECT FROM "CallRecord" AS c WHERE c."attemptId" = a.id) AS "hasRecord"`;
 }

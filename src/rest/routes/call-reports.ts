@@ -1,9 +1,14 @@
 // An agent worker's report of its call (DIALER=livekit; src/domain/call-reports.ts).
 import { z } from 'zod';
+import { callRecordReport } from '../../domain/call-records.ts';
 import { attemptNumber, attemptNumberOf, callOutcomeReport } from '../../domain/call-reports.ts';
+import { callRecord } from '../../records/call-records.ts';
 import { callOutcomes } from '../../records/campaign-settings.ts';
 import { integer } from '../../records/values.ts';
+import { wireNames } from '../../schema/json-schema-names.ts';
 import { operationRoute } from '../route.ts';
+
+const Report = wireNames(callRecordReport);
 
 export const callReportRoutes = [
   operationRoute({
@@ -30,5 +35,24 @@ export const callReportRoutes = [
     response: z
       .strictObject({ run_id: z.string(), attempt: integer(), reported_outcome: z.enum(callOutcomes) })
       .meta({ id: 'ReportedCallOutcome' }),
+  }),
+  operationRoute({
+    method: 'POST',
+    path: '/runs/:run_id/attempts/:attempt/record',
+    endpoint: null,
+    summary:
+      "Report a part of the call's record (transcript, detection, summary, disposition, data, evaluations …), during " +
+      'the call or after it; answers the whole record. The same part twice changes nothing',
+    operation: `mutation($runId: ID!, $attempt: Int!, $input: CallRecordReportInput!) {
+    reportCallRecord(runId: $runId, attempt: $attempt, input: $input) { ${callRecord.selection} } }`,
+    body: callRecordReport,
+    params: { attempt: attemptNumber },
+    variables: ({ params, body }) => ({
+      runId: params.run_id,
+      attempt: attemptNumberOf(params.attempt!),
+      input: Report.toInput(body),
+    }),
+    respond: (data) => callRecord.present(data.reportCallRecord),
+    response: callRecord.schema,
   }),
 ];

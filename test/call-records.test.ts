@@ -227,4 +227,26 @@ describe('call records', () => {
       await rest('PATCH', '/org/{org}/settings', { body: { redact_pii: true, transcript_language: 'english' } });
     }
   });
+
+  it('hands a call in flight to a person, simulated without LiveKit; refuses one that is not in a call (409) and a bad address', async () => {
+    const { runId } = await runInFlight();
+    const transfer = (body: unknown) => rest('POST', `/org/{org}/runs/${runId}/attempts/1/transfer`, { body });
+    expectErrorBody(await transfer({ to: 'desk' }), 400);
+    expectErrorBody(await transfer({ to: '+14155550199', mode: 'warm' }), 400);
+    const moved = await transfer({ to: '+14155550199' });
+    expect(moved.status).toBe(200);
+    expect(moved.body.transfer).toMatchObject({
+      to: '+14155550199',
+      mode: 'cold',
+      status: 'transferred',
+      reason: null,
+    });
+    // The worker's later parts keep it.
+    expect((await report(runId, { summary: 'Handed to sales' })).body.transfer).toEqual(moved.body.transfer);
+    calls.end(runId, answered);
+    await eventually(async () =>
+      (await server.db.prisma.runAttempt.findFirst({ where: { runId, endedAt: { not: null } } })) ? true : undefined,
+    );
+    expectErrorBody(await transfer({ to: '+14155550199' }), 409);
+  });
 });

@@ -151,13 +151,6 @@ const sameRecord = (a: Stored, b: Stored) =>
   JSON.stringify({ ...a, callbackAt: a.callbackAt?.getTime() }) ===
   JSON.stringify({ ...b, callbackAt: b.callbackAt?.getTime() });
 
-/** The agent of the call step `stepId` of a workflow version's definition. */
-function agentOfStep(definition: unknown, stepId: string): string {
-  const steps = (definition as { steps?: { id?: unknown; agent_id?: unknown }[] }).steps ?? [];
-  const agentId = steps.find((step) => step.id === stepId)?.agent_id;
-  return typeof agentId === 'string' ? agentId : '';
-}
-
 /** Evaluations named by the report that are not its agent's: a 400 naming each. */
 async function checkEvaluations(tx: Tx<Scope['prisma']>, agentId: string, report: CallRecordReport) {
   const named = report.evaluations ?? [];
@@ -200,7 +193,7 @@ export async function reportCallRecord(
   return scope.prisma.$transaction(async (tx) => {
     const target = await callRecordTarget(tx, organizationId, runId, attemptNumber);
     if (!target) throw notFound('call attempt');
-    const agentId = agentOfStep(target.definition, target.stepId);
+    const { agentId } = target;
     await checkEvaluations(tx, agentId, report);
     const existing = await tx.callRecord.findUnique({ where: { attemptId: target.attemptId } });
     const before = storedOf(existing);

@@ -2,34 +2,12 @@
 // and reportCallRecord, during a call and after it, read back on the run, the
 // attempt and in the `call.record.completed` event.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CallResult, Dialer } from '../src/engine/dialer.ts';
+import type { CallResult } from '../src/engine/dialer.ts';
 import { batchIn } from './support/batch-checks.ts';
 import { eventually, flows } from './support/flows.ts';
+import { heldCalls } from './support/held-calls.ts';
 import { expectErrorBody, type RestResponse, restClient } from './support/rest.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
-
-/** Calls that stay in flight until the test ends them. */
-function heldCalls() {
-  const open = new Map<string, (result: CallResult) => void>();
-  const dialer: Dialer = {
-    dial: (request, signal) =>
-      new Promise((resolve, reject) => {
-        open.set(`${request.runId} ${request.attempt}`, resolve);
-        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-      }),
-  };
-  return {
-    dialer,
-    inFlight: (runId: string, attempt = 1) =>
-      eventually(async () => (open.has(`${runId} ${attempt}`) ? true : undefined), 20_000, `call ${runId} ${attempt}`),
-    end(runId: string, result: CallResult, attempt = 1) {
-      const resolve = open.get(`${runId} ${attempt}`);
-      if (!resolve) throw new Error(`no call in flight for ${runId} ${attempt}`);
-      open.delete(`${runId} ${attempt}`);
-      resolve(result);
-    },
-  };
-}
 
 const answered: CallResult = { outcome: 'answered', durationSeconds: 42, reason: null };
 
@@ -248,5 +226,27 @@ describe('call records', () => {
     } finally {
       await rest('PATCH', '/org/{org}/settings', { body: { redact_pii: true, transcript_language: 'english' } });
     }
+  });
+
+  it('hands a call in flight to a person, simulated without LiveKit; refuses one that is not in a call (409) and a bad address', async () => {
+    const { runId } = await runInFlight();
+    const transfer = (body: unknown) => rest('POST', `/org/{org}/runs/${runId}/attempts/1/transfer`, { body });
+    expectErrorBody(await transfer({ to: 'desk' }), 400);
+    expectErrorBody(await transfer({ to: '+14155550199', mode: 'warm' }), 400);
+    const moved = await transfer({ to: '+14155550199' });
+    expect(moved.status).toBe(200);
+    expect(moved.body.transfer).toMatchObject({
+      to: '+14155550199',
+      mode: 'cold',
+      status: 'transferred',
+      reason: null,
+    });
+    // The worker's later parts keep it.
+    expect((await report(runId, { summary: 'Handed to sales' })).body.transfer).toEqual(moved.body.transfer);
+    calls.end(runId, answered);
+    await eventually(async () =>
+      (await server.db.prisma.runAttempt.findFirst({ where: { runId, endedAt: { not: null } } })) ? true : undefined,
+    );
+    expectErrorBody(await transfer({ to: '+14155550199' }), 409);
   });
 });

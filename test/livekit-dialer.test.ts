@@ -442,3 +442,46 @@ describe('DIALER=livekit: the end of a call', () => {
     });
   });
 });
+
+describe('a call handed to a person (POST …/transfer)', () => {
+  it("moves the callee through LiveKit's SIP transfer and records who took it; a refused transfer is a 502, recorded; an ended call a 409", async () => {
+    await withLiveKit(async ({ double, server, api, rest, trunkId }) => {
+      double.script = () => ({ kind: 'answered', durationSeconds: 60, end: 'none' });
+      const workflowId = await api.workflow([{ id: 'dial', type: 'call', trunk_id: trunkId }]);
+      const batchId = await api.batch(workflowId, await api.prospects(1));
+      const attempt = await eventually(async () => {
+        const open = await server.db.prisma.runAttempt.findFirst({
+          where: { batchId, endedAt: null, roomName: { not: null } },
+        });
+        return open && double.dials.some((call) => call.request.roomName === open.roomName) ? open : undefined;
+      });
+      const run = await server.db.prisma.run.findUniqueOrThrow({ where: { id: attempt.runId } });
+      const transfer = (body: unknown) =>
+        rest('POST', `/org/{org}/runs/${attempt.runId}/attempts/1/transfer`, { body });
+
+      double.failNext('livekit.SIP/TransferSIPParticipant', {
+        status: 412,
+        code: 'failed_precondition',
+        msg: 'transfer busy',
+      });
+      const refused = expectErrorBody(await transfer({ to: '+14155550199' }), 502);
+      expect(refused.message).toContain('transfer busy');
+
+      const moved = await transfer({ to: 'sip:desk@pbx.example.com', mode: 'cold' });
+      expect(moved.status).toBe(200);
+      expect(moved.body.transfer).toMatchObject({
+        to: 'sip:desk@pbx.example.com',
+        mode: 'cold',
+        status: 'transferred',
+        reason: null,
+      });
+      expect(double.transfers.map((sent) => [sent.roomName, sent.participantIdentity, sent.transferTo])).toEqual([
+        [attempt.roomName, `prospect-${run.prospectId}`, 'sip:desk@pbx.example.com'],
+      ]);
+
+      await server.engine!.stop();
+      expectErrorBody(await transfer({ to: '+14155550199' }), 409);
+      expect(double.transfers).toHaveLength(1);
+    });
+  });
+});

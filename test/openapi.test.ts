@@ -44,6 +44,7 @@ const ACTIONS = new Set([
   '/signing-secret/rotate',
   '/runs/:run_id/attempts/:attempt/outcome',
   '/runs/:run_id/attempts/:attempt/record',
+  '/runs/:run_id/attempts/:attempt/transfer',
   '/webhook-endpoints/:id/rotate-secret',
   '/webhook-deliveries/:id/replay',
 ]);
@@ -56,14 +57,20 @@ const CONFLICTS = new Set([
   'PATCH /batches/:batch_id',
   'POST /batches/:batch_id/retry-failed',
   'POST /runs/:run_id/attempts/:attempt/outcome',
+  'POST /runs/:run_id/attempts/:attempt/transfer',
   'POST /sip-trunks',
   'POST /phone-numbers',
   'POST /phone-numbers/bulk',
   'POST /tags',
   'POST /webhook-deliveries/:id/replay',
 ]);
-/** Routes that create in LiveKit first (DIALER=livekit): 502 when it refuses. */
-const LIVEKIT = new Set(['POST /sip-trunks', 'POST /phone-numbers', 'POST /phone-numbers/bulk']);
+/** Routes that call LiveKit (DIALER=livekit): 502 when it refuses. */
+const LIVEKIT = new Set([
+  'POST /sip-trunks',
+  'POST /phone-numbers',
+  'POST /phone-numbers/bulk',
+  'POST /runs/:run_id/attempts/:attempt/transfer',
+]);
 
 /**
  * The error statuses a route can answer, in order: every route 400 (a path

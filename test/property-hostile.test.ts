@@ -342,6 +342,7 @@ const REST_BODIES: Record<string, Template> = {
     enabled: true,
   }),
   'POST /runs/:run_id/attempts/:attempt/outcome': () => ({ outcome: 'voicemail' }),
+  'POST /runs/:run_id/attempts/:attempt/transfer': () => ({ to: '+14155550199', mode: 'cold' }),
   'POST /runs/:run_id/attempts/:attempt/record': () => ({
     transcript: [{ role: 'callee', text: 'hello', started_ms: 0, ended_ms: 900 }],
     summary: 'Reported',

@@ -280,6 +280,7 @@ const REST_BODIES: Record<string, Template> = {
     enabled: false,
   }),
   'POST /runs/:run_id/attempts/:attempt/outcome': () => ({ outcome: 'voicemail' }),
+  'POST /runs/:run_id/attempts/:attempt/transfer': () => ({ to: '+14155550199', mode: 'cold' }),
   'POST /runs/:run_id/attempts/:attempt/record': (refs) => ({
     transcript: [{ role: 'callee', text: 'hello', started_ms: 0, ended_ms: 900 }],
     summary: 'Reported',
@@ -359,6 +360,7 @@ const MUTATION_VARIABLES: Record<string, Template> = {
   rotateSigningSecret: () => ({}),
   updateOrganizationSettings: () => ({ input: { maxConcurrentCalls: 3 } }),
   reportCallOutcome: (refs) => ({ runId: refs.run, attempt: 1, outcome: 'voicemail' }),
+  transferCall: (refs) => ({ runId: refs.run, attempt: 1, input: { to: '+14155550199' } }),
   reportCallRecord: (refs) => ({
     runId: refs.run,
     attempt: 1,

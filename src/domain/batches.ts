@@ -215,7 +215,7 @@ export async function retryFailedRuns(scope: Scope, batchId: string) {
     if (status === 'CANCELLED') throw conflict('a CANCELLED batch cannot be retried', { current_status: status });
     const to = status === 'PAUSED' ? 'PAUSED' : 'PENDING';
     const count = await requeueFailedRuns(tx, batchId, to);
-    await reopenBatch(tx, batchId, counterColumn[to], count);
+    await reopenBatch(tx, batchId, counterColumn.FAILED, counterColumn[to], count);
     if ((status === 'FINISHED' || status === 'FAILED') && count > 0) {
       await new Outbox().batchMoved(scope.viewer.organizationId, batchId, 'PENDING').write(tx, new Date());
     }

@@ -22,7 +22,9 @@ import {
 } from '../records/call-records.ts';
 import { callOutcomes, machineOutcomes } from '../records/campaign-settings.ts';
 import { jsonValue } from '../records/values.ts';
+import { callBackAfterCall } from './call-backs.ts';
 import { badInput, notFound } from './errors.ts';
+import { MAX_CALLBACK_DAYS } from './limits.ts';
 import { maskPii } from './pii.ts';
 import type { Scope } from './scope.ts';
 import { Outbox } from './webhook-events.ts';
@@ -73,6 +75,8 @@ type Stored = Omit<
   CallRecordColumns,
   'organizationId' | 'attemptId' | 'runId' | 'attemptNumber' | 'batchId' | 'agentId'
 >;
+
+const DAY_MS = 86_400_000;
 
 const turnKey = (turn: TranscriptTurn) => `${turn.role} ${turn.started_ms}`;
 
@@ -147,13 +151,6 @@ const sameRecord = (a: Stored, b: Stored) =>
   JSON.stringify({ ...a, callbackAt: a.callbackAt?.getTime() }) ===
   JSON.stringify({ ...b, callbackAt: b.callbackAt?.getTime() });
 
-/** The agent of the call step `stepId` of a workflow version's definition. */
-function agentOfStep(definition: unknown, stepId: string): string {
-  const steps = (definition as { steps?: { id?: unknown; agent_id?: unknown }[] }).steps ?? [];
-  const agentId = steps.find((step) => step.id === stepId)?.agent_id;
-  return typeof agentId === 'string' ? agentId : '';
-}
-
 /** Evaluations named by the report that are not its agent's: a 400 naming each. */
 async function checkEvaluations(tx: Tx<Scope['prisma']>, agentId: string, report: CallRecordReport) {
   const named = report.evaluations ?? [];
@@ -196,7 +193,7 @@ export async function reportCallRecord(
   return scope.prisma.$transaction(async (tx) => {
     const target = await callRecordTarget(tx, organizationId, runId, attemptNumber);
     if (!target) throw notFound('call attempt');
-    const agentId = agentOfStep(target.definition, target.stepId);
+    const { agentId } = target;
     await checkEvaluations(tx, agentId, report);
     const existing = await tx.callRecord.findUnique({ where: { attemptId: target.attemptId } });
     const before = storedOf(existing);
@@ -210,6 +207,10 @@ export async function reportCallRecord(
         },
       ]);
     const now = new Date();
+    if (after.callbackAt && after.callbackAt.getTime() > now.getTime() + MAX_CALLBACK_DAYS * DAY_MS)
+      throw badInput([
+        { path: 'callback_at', rule: 'max', message: `must be at most ${MAX_CALLBACK_DAYS} days ahead` },
+      ]);
     const inFlight = target.endedAt === null;
     // In flight: what answered decides how the attempt ends (src/db/sql/close-attempts.ts).
     const reported =
@@ -234,6 +235,16 @@ export async function reportCallRecord(
       target.transcriptLanguage,
       now,
     );
+    // During the call, the attempt's end grants the call-back (src/engine/run-attempts.ts); after it, this part does.
+    const askedAgain = after.callbackAt && after.callbackAt.getTime() !== before.callbackAt?.getTime();
+    if (!inFlight && askedAgain)
+      await callBackAfterCall(
+        tx,
+        organizationId,
+        { runId, batchId: target.batchId, stepId: target.stepId },
+        after.callbackAt!,
+        now,
+      );
     // After the call, each part that changes the record sends it whole (during it, the attempt's end does).
     if (!inFlight)
       await new Outbox()

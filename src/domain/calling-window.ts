@@ -124,6 +124,17 @@ export function windowState(window: CallingWindow, zone: string, now: Date): Win
   return { open: false, opensAt: new Date(opening) };
 }
 
+/** When a call-back asked for at `at` is made: then, or the window's next opening in the prospect's zone when it is closed then. */
+export function callbackSlot(
+  window: CallingWindow | null,
+  prospect: { timezone?: string | null; phone: string },
+  at: Date,
+): Date {
+  if (!window) return at;
+  const state = windowState(window, prospectZone(prospect, window), at);
+  return state.open ? at : state.opensAt;
+}
+
 /** The first instant after `at` at which the local clock reads the window's start and `opens` holds. */
 function nextStart(window: CallingWindow, zone: string, at: number, opens: (instant: number) => boolean) {
   const today = dayOf(wallClock(zone, at));

@@ -4,3 +4,8 @@
 import { loadBulkLimits } from '../config.ts';
 
 export const limits = loadBulkLimits();
+
+/** Call-backs a run is granted at most: a callee (or a worker gone wrong) cannot keep a run calling forever. */
+export const MAX_CALLBACKS_PER_RUN = 5;
+/** How far ahead a call-back may be asked for. */
+export const MAX_CALLBACK_DAYS = 14;

@@ -16,7 +16,7 @@ import type { CallResult } from './dialer.ts';
 import { lockRunBatches } from './run-batches.ts';
 import type { ClaimedRun } from './run-claims.ts';
 import { finishLocked } from './run-endings.ts';
-import { type AttemptSettlement, afterAttempt, settle } from './run-settlement.ts';
+import { type AttemptSettlement, afterAttempt, callbackOf, countedAttempts, settle } from './run-settlement.ts';
 
 export interface AttemptStart {
   number: number;
@@ -157,13 +157,16 @@ export async function endAttempts(
   const continuing: { runId: string; outcome: string }[] = [];
   const settling = new Map<string, AttemptSettlement[]>();
   for (const { run, number, result: dialed } of moving) {
-    const { outcome, hasRecord } = closed.get(run.id)!;
+    const { outcome, hasRecord, callbackAt } = closed.get(run.id)!;
     const result = { ...dialed, outcome };
     outbox.add('call.attempt_ended', run.organizationId, { kind: 'attempt', runId: run.id, number });
     // What the agent worker reported during the call is complete now; later parts send it again.
     if (hasRecord) outbox.add('call.record.completed', run.organizationId, { kind: 'record', runId: run.id, number });
     const batch = batches.get(run.batchId)!;
-    const decision = afterAttempt(result.outcome, batch.retry, attemptsAtStep.get(run.id) ?? 0);
+    const atStep = countedAttempts(attemptsAtStep.get(run.id) ?? 0, run.callbacks, batch.retry);
+    // A callee who asked to be called back is, whatever the outcome and the retry policy.
+    const callback = callbackOf(run, batch, callbackAt, atStep, now) ?? undefined;
+    const decision = callback ? 'retry' : afterAttempt(result.outcome, batch.retry, atStep);
     if (decision === 'continue') {
       continuing.push({ runId: run.id, outcome: result.outcome });
       continue;
@@ -174,7 +177,7 @@ export async function endAttempts(
         : '';
     const batchSettling = settling.get(batch.id) ?? [];
     settling.set(batch.id, batchSettling);
-    batchSettling.push({ runId: run.id, decision, outcome: result.outcome, error });
+    batchSettling.push({ runId: run.id, decision, outcome: result.outcome, error, callbackAt: callback });
     results.set(run.id, { next: 'ended', batchIds: [run.batchId] });
   }
   if (continuing.length > 0) await recordLastOutcomes(tx, continuing, now);

@@ -10,13 +10,15 @@ import type { Tx } from '../db/tx.ts';
 import { settingsOf } from '../domain/batch-settings.ts';
 import type { RunStatusName } from '../domain/runs.ts';
 import type { Outbox } from '../domain/webhook-events.ts';
-import type { RetryPolicy } from '../records/campaign-settings.ts';
+import type { CallingWindow, RetryPolicy } from '../records/campaign-settings.ts';
 
 export interface LockedBatch {
   id: string;
   organizationId: string;
   status: string;
   retry: RetryPolicy;
+  /** Where a call-back's slot is found. */
+  callingWindow: CallingWindow | null;
   autoPause: { failure_rate: number; window: number } | null;
 }
 

@@ -26,6 +26,8 @@ export interface ClaimedRun extends DueRun {
     lastName: string;
     email: string;
     phone: string;
+    /** Its own IANA zone, if it has one (a call-back's slot is in its zone). */
+    timezone: string | null;
     attributes: Record<string, unknown>;
   };
   /** When a paced batch's run may place its call (calls_per_second); null: at once. */
@@ -89,7 +91,7 @@ async function claimFromBatch(tx: Tx, batch: DueBatchRow, take: number, now: Dat
       const slotAt = gapMs ? new Date(firstSlot + taken.length * gapMs) : null;
       taken.push({
         ...run,
-        prospect: { id: run.prospectId, firstName, lastName, email, phone, attributes },
+        prospect: { id: run.prospectId, firstName, lastName, email, phone, timezone, attributes },
         slotAt,
         batchTraceparent: batch.traceparent,
       });

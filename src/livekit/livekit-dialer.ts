@@ -12,8 +12,10 @@
 // LiveKit is never asked twice for the same call: the SDK's region failover
 // (which replays a request to another region) is off, and a request whose
 // answer is unknown (a timeout) hangs up whatever it may have started.
+
 import type { AgentDispatchClient, RoomServiceClient, SipClient } from 'livekit-server-sdk';
 import type { Clock } from '../clock.ts';
+import { calleeIdentity } from '../domain/call-transfers.ts';
 import type { CallRequest, CallResult, Dialer } from '../engine/dialer.ts';
 import type { CallOutcomeName } from '../records/campaign-settings.ts';
 import type { LiveKitCalls } from './calls.ts';
@@ -135,7 +137,7 @@ export function liveKitDialer(options: LiveKitDialerOptions): Dialer {
         await unlessAborted(
           sip.createSipParticipant(settings.livekitTrunkId, request.toNumber, roomName, {
             fromNumber: request.fromNumber ?? undefined,
-            participantIdentity: `prospect-${request.prospect.id}`,
+            participantIdentity: calleeIdentity(request.prospect.id),
             participantName: `${request.prospect.firstName} ${request.prospect.lastName}`.trim() || request.toNumber,
             waitUntilAnswered: true,
             ringingTimeout: options.ringingTimeoutSeconds,

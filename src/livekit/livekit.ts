@@ -5,11 +5,13 @@
 import { AgentDispatchClient, RoomServiceClient, SipClient, WebhookReceiver } from 'livekit-server-sdk';
 import type { Clock } from '../clock.ts';
 import type { LiveKitSettings } from '../config.ts';
+import type { CallTransferer } from '../domain/call-transfers.ts';
 import type { TrunkDirectory } from '../domain/telephony.ts';
 import type { Dialer } from '../engine/dialer.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import { LiveKitCalls } from './calls.ts';
 import { liveKitDialer } from './livekit-dialer.ts';
+import { liveKitTransferer } from './transfers.ts';
 import { liveKitTrunks } from './trunks.ts';
 
 export class LiveKit {
@@ -20,6 +22,8 @@ export class LiveKit {
   readonly webhooks: WebhookReceiver;
   readonly trunks: TrunkDirectory;
   readonly calls: LiveKitCalls;
+  /** Hands calls in flight to a person (POST …/transfer). */
+  readonly transfers: CallTransferer;
 
   constructor(
     readonly settings: LiveKitSettings,
@@ -33,6 +37,7 @@ export class LiveKit {
     this.webhooks = new WebhookReceiver(settings.apiKey, settings.apiSecret);
     this.trunks = liveKitTrunks(this.sip);
     this.calls = new LiveKitCalls(prisma);
+    this.transfers = liveKitTransferer(this.sip);
   }
 
   /** The dialer of a run engine that reads `clock`. */

@@ -69,6 +69,10 @@ export const retryPolicy = z
     delay_seconds: int(0, 30 * 86_400)
       .default(600)
       .meta({ description: 'Seconds between an attempt and the next one; default 600.' }),
+    count_callbacks: z.boolean().optional().meta({
+      description:
+        "Whether an attempt a callee asked for (a call record's `callback_at`) counts against `max_attempts`; default false.",
+    }),
     delays: z
       .partialRecord(z.enum(callOutcomes), int(0, 30 * 86_400))
       .optional()

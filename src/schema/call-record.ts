@@ -1,6 +1,7 @@
 // Call records (src/domain/call-records.ts): what was said and decided on a
 // call, reported by its agent worker, read on its attempt and its run.
 import { callRecordReport, reportCallRecord } from '../domain/call-records.ts';
+import { callTransferRequest, transferCall } from '../domain/call-transfers.ts';
 import {
   agentLatency,
   callDetection,
@@ -21,6 +22,7 @@ const Latency = typesFromSchema(agentLatency);
 const Evaluated = typesFromSchema(evaluationResult);
 const Transfer = typesFromSchema(callTransfer);
 const Report = typesFromSchema(callRecordReport);
+const TransferRequest = typesFromSchema(callTransferRequest);
 
 // JSON columns read as the typed objects they hold (wire names: the generated types' fields map them).
 const object = (value: unknown) => value as Record<string, unknown> | null;
@@ -117,5 +119,25 @@ builder.mutationFields((t) => ({
     },
     resolve: (_root, args, context) =>
       reportCallRecord(scopeOf(context), String(args.runId), args.attempt, Report.parse(context, args.input)),
+  }),
+  transferCall: t.field({
+    type: CallRecord,
+    description:
+      "Hands the attempt's call to a person while it is in flight (a cold transfer: the agent leaves), through LiveKit's SIP " +
+      'transfer (simulated without LiveKit); answers the record with the transfer. CONFLICT when the attempt is not in a ' +
+      'call; BAD_GATEWAY when LiveKit refused (the failed transfer is recorded). REST: `POST /runs/{run_id}/attempts/{attempt}/transfer`.',
+    args: {
+      runId: t.arg.id({ required: true, description: 'The run (`run_…`).' }),
+      attempt: t.arg.int({ required: true, description: 'The attempt number.' }),
+      input: t.arg({ type: TransferRequest.input(), required: true, description: 'Where to hand the call.' }),
+    },
+    resolve: (_root, args, context) =>
+      transferCall(
+        scopeOf(context),
+        context.transfers,
+        String(args.runId),
+        args.attempt,
+        TransferRequest.parse(context, args.input),
+      ),
   }),
 }));

@@ -1,5 +1,6 @@
 import type { Viewer } from '../auth/authenticate.ts';
 import { type TenantClient, tenantClient } from '../db/tenant.ts';
+import type { CallTransferer } from '../domain/call-transfers.ts';
 import type { Scope } from '../domain/scope.ts';
 import type { SecretBox } from '../domain/secrets.ts';
 import type { TrunkDirectory } from '../domain/telephony.ts';
@@ -31,6 +32,8 @@ export interface GraphQLContext {
   outbound: OutboundPolicy;
   /** Where trunks are created too (DIALER=livekit); null with the simulated dialer. */
   trunks: TrunkDirectory | null;
+  /** What hands calls in flight to a person (DIALER=livekit); null: transfers are simulated. */
+  transfers: CallTransferer | null;
   /** Unrevoked API keys the caller's organization may hold (`createApiKey`). */
   apiKeysPerOrganization: number;
   /** A REST request's body, parsed by the router: the mutation's input (src/schema/parsed-input.ts). */
@@ -48,6 +51,7 @@ export function createContext(services: Services, viewer: Viewer, parsedBody?: P
     secrets: services.secrets,
     outbound: services.webhooks,
     trunks: services.livekit?.trunks ?? null,
+    transfers: services.livekit?.transfers ?? null,
     apiKeysPerOrganization: services.apiKeysPerOrganization,
     parsedBody,
     [unscoped]: services.db.prisma,

@@ -30,6 +30,7 @@ import {
   type SIPOutboundTrunkInfo,
   SIPParticipantInfo,
   SIPTrunkInfo,
+  TransferSIPParticipantRequest,
   UpdateSIPInboundTrunkRequest,
   UpdateSIPOutboundTrunkRequest,
   WebhookEvent,
@@ -80,6 +81,10 @@ const ROUTES: Record<string, (grants: Grants, body: any) => string | null> = {
   'livekit.AgentDispatchService/CreateDispatch': (grants, body) =>
     grants.video?.roomAdmin && grants.video.room === body.room ? null : `roomAdmin on room ${body.room}`,
   'livekit.SIP/CreateSIPParticipant': (grants) => (grants.sip?.call ? null : 'sip.call'),
+  'livekit.SIP/TransferSIPParticipant': (grants, body) =>
+    grants.sip?.call && grants.video?.roomAdmin && grants.video.room === body.roomName
+      ? null
+      : `sip.call and roomAdmin on room ${body.roomName}`,
   'livekit.SIP/CreateSIPOutboundTrunk': (grants) => (grants.sip?.admin ? null : 'sip.admin'),
   'livekit.SIP/CreateSIPInboundTrunk': (grants) => (grants.sip?.admin ? null : 'sip.admin'),
   'livekit.SIP/UpdateSIPOutboundTrunk': (grants) => (grants.sip?.admin ? null : 'sip.admin'),
@@ -132,6 +137,8 @@ export class LiveKitDouble {
   private readonly dialsPerNumber = new Map<string, number>();
   private readonly pending = new Set<Promise<unknown>>();
   private readonly callsInFlight = new Set<string>();
+  /** The SIP transfers asked for (TransferSIPParticipant), in order. */
+  readonly transfers: TransferSIPParticipantRequest[] = [];
   private sequence = 0;
 
   async start() {
@@ -352,6 +359,14 @@ export class LiveKitDouble {
           return { failure: { status: 404, code: 'not_found', msg: 'no such trunk' } };
         trunk.numbers = applyList(trunk.numbers, update.action.value.numbers);
         return { json: trunk.toJson() };
+      }
+      case 'livekit.SIP/TransferSIPParticipant': {
+        const transfer = TransferSIPParticipantRequest.fromJson(body as never);
+        // LiveKit refers the call only while its participant is in the room.
+        if (!this.callsInFlight.has(transfer.roomName))
+          return { failure: { status: 412, code: 'failed_precondition', msg: 'participant not in room' } };
+        this.transfers.push(transfer);
+        return { json: {} };
       }
       case 'livekit.SIP/DeleteSIPTrunk': {
         const { sipTrunkId } = DeleteSIPTrunkRequest.fromJson(body as never);

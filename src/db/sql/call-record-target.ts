@@ -8,7 +8,11 @@ export interface CallRecordTarget {
   endedAt: Date | null;
   outcome: string | null;
   stepId: string;
-  definition: unknown;
+  /** The call step's agent in the run's workflow version (empty when the step names none). */
+  agentId: string;
+  /** The prospect called: its participant's identity in the call's room. */
+  prospectId: string;
+  roomName: string | null;
   redactPii: boolean;
   transcriptLanguage: string;
 }
@@ -16,7 +20,7 @@ export interface CallRecordTarget {
 /**
  * Locks attempt `number` of the organization's run `runId` (reports of one
  * attempt are merged one after the other) and reads what the report needs:
- * the step's definition (its agent), the organization's settings. None: not
+ * the step's agent, the call's room and prospect, the organization's settings. None: not
  * the organization's.
  * Index: "RunAttempt_runId_number_key", one probe; the run, version and
  * organization by primary key.
@@ -29,7 +33,9 @@ export async function callRecordTarget(
 ): Promise<CallRecordTarget | undefined> {
   const [target] = await tx.$queryRaw<CallRecordTarget[]>`
     SELECT a.id AS "attemptId", a."runId", a."batchId", a."endedAt", a.outcome::text AS outcome, a."stepId",
-      v.definition, o."redactPii", o."transcriptLanguage"
+      coalesce((SELECT step->>'agent_id' FROM jsonb_array_elements(v.definition->'steps') AS step
+        WHERE step->>'id' = a."stepId" LIMIT 1), '') AS "agentId",
+      r."prospectId", a."roomName", o."redactPii", o."transcriptLanguage"
     FROM "RunAttempt" AS a
     JOIN "Run" AS r ON r.id = a."runId"
     JOIN "WorkflowVersion" AS v ON v.id = r."workflowVersionId"

@@ -10,11 +10,12 @@ export interface AttemptEnd {
   durationSeconds: number | null;
 }
 
-/** An attempt closed: the outcome it ended with, and whether its agent worker reported a record of it. */
+/** An attempt closed: the outcome it ended with, whether its agent worker reported a record of it, and the call-back it asked for. */
 export interface ClosedAttempt {
   runId: string;
   outcome: CallOutcomeName;
   hasRecord: boolean;
+  callbackAt: Date | null;
 }
 
 /**
@@ -24,7 +25,7 @@ export interface ClosedAttempt {
  * detection reported answering, when that was a machine (voicemail, ivr,
  * call_screening: `reportedOutcome`), whatever the dialer.
  * Index: "RunAttempt_runId_number_key", one probe per attempt; its record by
- * "CallRecord_attemptId_key".
+ * "CallRecord_runId_idx".
  */
 export function closeAttempts(tx: SqlClient, ends: AttemptEnd[], now: Date) {
   return tx.$queryRaw<ClosedAttempt[]>`
@@ -36,7 +37,7 @@ export function closeAttempts(tx: SqlClient, ends: AttemptEnd[], now: Date) {
     FROM unnest(${ends.map((end) => end.runId)}::text[], ${ends.map((end) => end.number)}::int[],
       ${ends.map((end) => end.outcome)}::text[], ${ends.map((end) => end.reason)}::text[],
       ${ends.map((end) => end.durationSeconds)}::float8[]) AS ended("runId", number, outcome, reason, duration)
+    LEFT JOIN "CallRecord" AS c ON c."runId" = ended."runId" AND c."attemptNumber" = ended.number
     WHERE a."runId" = ended."runId" AND a.number = ended.number AND a."endedAt" IS NULL
-    RETURNING a."runId", a.outcome::text AS outcome,
-      EXISTS (SELECT FROM "CallRecord" AS c WHERE c."attemptId" = a.id) AS "hasRecord"`;
+    RETURNING a."runId", a.outcome::text AS outcome, c."attemptId" IS NOT NULL AS "hasRecord", c."callbackAt"`;
 }

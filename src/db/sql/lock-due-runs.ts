@@ -9,6 +9,8 @@ export interface DueRun {
   prospectId: string;
   /** Call attempts made so far. */
   attempts: number;
+  /** Call-backs granted so far. */
+  callbacks: number;
   /** The step to resume at (a retried call), or null to start at the first. */
   currentStepId: string | null;
 }
@@ -32,7 +34,7 @@ export interface DueRunRow extends DueRun {
  */
 export function lockDueRuns(tx: SqlClient, batchId: string, now: Date, limit: number) {
   return tx.$queryRaw<DueRunRow[]>`
-    SELECT r.id, r."organizationId", r."batchId", r."workflowVersionId", r."prospectId", r.attempts, r."currentStepId",
+    SELECT r.id, r."organizationId", r."batchId", r."workflowVersionId", r."prospectId", r.attempts, r.callbacks, r."currentStepId",
       p."firstName", p."lastName", p.email, p.phone, p.timezone, p.attributes
     FROM "Run" r JOIN "Prospect" p ON p.id = r."prospectId"
     WHERE r."batchId" = ${batchId} AND r.status = 'PENDING' AND r."nextAttemptAt" <= ${now}

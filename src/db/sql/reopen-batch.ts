@@ -5,14 +5,16 @@ import type { SqlClient } from '../tx.ts';
 const ENDED = enumValues(BatchStatus.FINISHED, BatchStatus.FAILED);
 
 /**
- * Counts `count` FAILED runs of a batch retried (moved to the counter column
+ * Counts `count` ended runs of a batch that wait again (retried FAILED runs, a
+ * FINISHED run's call-back: moved from the counter column `fromColumn` to
  * `toColumn`); an ended batch with any is PENDING again.
  * Index: "Batch_pkey" (the caller holds the row).
  */
-export function reopenBatch(tx: SqlClient, batchId: string, toColumn: string, count: number) {
+export function reopenBatch(tx: SqlClient, batchId: string, fromColumn: string, toColumn: string, count: number) {
+  const from = identifier(fromColumn);
   const to = identifier(toColumn);
   return tx.$executeRaw`
-    UPDATE "Batch" SET "failedCount" = "failedCount" - ${count}, ${to} = ${to} + ${count}, "updatedAt" = now(),
+    UPDATE "Batch" SET ${from} = ${from} - ${count}, ${to} = ${to} + ${count}, "updatedAt" = now(),
       status = (CASE WHEN status IN (${ENDED}) AND ${count} > 0 THEN 'PENDING' ELSE status::text END)::"BatchStatus"
     WHERE id = ${batchId}`;
 }

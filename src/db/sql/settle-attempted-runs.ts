@@ -5,6 +5,8 @@ export interface AttemptedRun {
   runId: string;
   outcome: string;
   retryAt: Date;
+  /** It waits for a call-back the callee asked for (counted on the run). */
+  callback: boolean;
   error: string;
 }
 
@@ -19,10 +21,11 @@ export function settleAttemptedRuns(tx: SqlClient, runs: AttemptedRun[], to: str
   return tx.$executeRaw`
     UPDATE "Run" AS r SET status = ${to}::"RunStatus", "updatedAt" = ${now}, "leaseOwner" = NULL, "leaseExpiresAt" = NULL,
       "trunkId" = NULL, "nextAttemptAt" = moved.retry_at, "lastOutcome" = moved.outcome::"CallOutcome",
+      callbacks = r.callbacks + moved.callback::int,
       "endedAt" = CASE WHEN ${final} THEN ${now}::timestamptz ELSE NULL END,
       error = CASE WHEN ${to === 'FAILED'} THEN moved.error ELSE r.error END
     FROM unnest(${runs.map((run) => run.runId)}::text[], ${runs.map((run) => run.outcome)}::text[],
-      ${runs.map((run) => run.retryAt)}::timestamptz[], ${runs.map((run) => run.error)}::text[])
-      AS moved(id, outcome, retry_at, error)
+      ${runs.map((run) => run.retryAt)}::timestamptz[], ${runs.map((run) => run.callback)}::boolean[],
+      ${runs.map((run) => run.error)}::text[]) AS moved(id, outcome, retry_at, callback, error)
     WHERE r.id = moved.id`;
 }

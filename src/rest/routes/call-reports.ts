@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { callRecordReport } from '../../domain/call-records.ts';
 import { attemptNumber, attemptNumberOf, callOutcomeReport } from '../../domain/call-reports.ts';
+import { callTransferRequest } from '../../domain/call-transfers.ts';
 import { callRecord } from '../../records/call-records.ts';
 import { callOutcomes } from '../../records/campaign-settings.ts';
 import { integer } from '../../records/values.ts';
@@ -9,6 +10,7 @@ import { wireNames } from '../../schema/json-schema-names.ts';
 import { operationRoute } from '../route.ts';
 
 const Report = wireNames(callRecordReport);
+const Transfer = wireNames(callTransferRequest);
 
 export const callReportRoutes = [
   operationRoute({
@@ -53,6 +55,29 @@ export const callReportRoutes = [
       input: Report.toInput(body),
     }),
     respond: (data) => callRecord.present(data.reportCallRecord),
+    response: callRecord.schema,
+  }),
+  operationRoute({
+    method: 'POST',
+    path: '/runs/:run_id/attempts/:attempt/transfer',
+    endpoint: null,
+    summary:
+      "Hand the attempt's call to a person while it is in flight (cold: the agent leaves), through LiveKit's SIP transfer; " +
+      'answers the record with the transfer',
+    operation: `mutation($runId: ID!, $attempt: Int!, $input: CallTransferRequestInput!) {
+    transferCall(runId: $runId, attempt: $attempt, input: $input) { ${callRecord.selection} } }`,
+    body: callTransferRequest,
+    params: { attempt: attemptNumber },
+    answers: {
+      409: 'the attempt is not in a call: only a call in flight is transferred',
+      502: 'LiveKit did not transfer the call (the failed transfer is recorded)',
+    },
+    variables: ({ params, body }) => ({
+      runId: params.run_id,
+      attempt: attemptNumberOf(params.attempt!),
+      input: Transfer.toInput(body),
+    }),
+    respond: (data) => callRecord.present(data.transferCall),
     response: callRecord.schema,
   }),
 ];

@@ -76,7 +76,10 @@ async function importFile(db: Database, values: Record<string, string>, file: st
   const organizationId = values.org!;
   if (!(await db.prisma.organization.findUnique({ where: { id: organizationId } })))
     throw new Error('organization not found');
-  const scope: Scope = { prisma: tenantClient(db.prisma, organizationId), viewer: { organizationId, apiKeyId: 'cli' } };
+  const scope: Scope = {
+    prisma: tenantClient(db.prisma, organizationId),
+    viewer: { organizationId, apiKeyId: 'cli', scopes: ['*'] },
+  };
   const progress = await progressBar();
   progress.start((await stat(file)).size, 'reading');
   let written = 0;

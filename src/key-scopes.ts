@@ -19,7 +19,7 @@ export const KEY_SCOPES = [
   'keys:admin',
 ] as const;
 
-export type KeyScope = (typeof KEY_SCOPES)[number];
+type KeyScope = (typeof KEY_SCOPES)[number];
 
 /** The scope that holds every other. */
 export const ALL_SCOPES = '*';

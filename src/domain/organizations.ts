@@ -13,6 +13,7 @@ import { ALL_SCOPES, holdsAll } from '../key-scopes.ts';
 import { keyScopes } from '../records/api-keys.ts';
 import { int } from '../records/values.ts';
 import { badInput, conflict, forbidden, notFound } from './errors.ts';
+import { parseOrThrow } from './validation.ts';
 
 /** A key's longest grace after its rotation: a day. */
 export const MAX_ROTATION_GRACE_SECONDS = 86_400;
@@ -30,7 +31,9 @@ export const apiKeyCreate = z
       .meta({ description: 'When it stops working on its own (RFC 3339, in the future); absent: never' }),
   })
   .meta({ id: 'ApiKeyCreate', description: 'A key to issue.' });
-export type ApiKeyCreate = z.output<typeof apiKeyCreate>;
+
+/** `apiKeyCreate` for the CLI's options: a BAD_INPUT naming each offending member. */
+export const parseKeyCreate = (given: unknown) => parseOrThrow(apiKeyCreate, given);
 
 /** REST `POST /api-keys/{id}/rotate`'s body, GraphQL `rotateApiKey`'s `graceSeconds`. */
 export const apiKeyRotate = z
@@ -40,7 +43,9 @@ export const apiKeyRotate = z
       .meta({ description: `How long the old key keeps working (0, the default, to ${MAX_ROTATION_GRACE_SECONDS})` }),
   })
   .meta({ id: 'ApiKeyRotate', description: 'How to rotate a key.' });
-export type ApiKeyRotate = z.output<typeof apiKeyRotate>;
+
+/** `apiKeyRotate` for the CLI's options. */
+export const parseKeyRotate = (given: unknown) => parseOrThrow(apiKeyRotate, given);
 
 export interface IssuedKey {
   apiKeyId: string;

@@ -7,7 +7,7 @@ import { HELD_SCOPES, SCOPE_DESCRIPTIONS } from '../key-scopes.ts';
 import { record, timestamp, value } from './record.ts';
 
 /** A scope a key may be given. */
-export const keyScope = z.enum(HELD_SCOPES).meta({
+const keyScope = z.enum(HELD_SCOPES).meta({
   id: 'KeyScope',
   description: `What a key may do: ${Object.entries(SCOPE_DESCRIPTIONS)
     .map(([scope, what]) => `\`${scope}\` ${what}`)

@@ -11,7 +11,7 @@ import { allows, FIELD_SCOPES } from '../key-scopes.ts';
 import type { GraphQLContext } from './context.ts';
 
 /** Refuses a key that holds none of `needs` (FORBIDDEN naming the scope). */
-export function requireScope(context: GraphQLContext, needs: readonly string[]): void {
+function requireScope(context: GraphQLContext, needs: readonly string[]): void {
   if (!allows(context.apiKey.scopes, needs)) throw forbidden(needs);
 }
 

@@ -9,6 +9,9 @@ import { builder } from './builder.ts';
 import { unscopedClient } from './context.ts';
 import { parseOnce } from './parsed-input.ts';
 
+/** The keys `apiKeys` lists at most. */
+const API_KEYS_LISTED = 1000;
+
 builder.prismaNode('ApiKey', {
   id: { field: 'id' },
   nullable: true,
@@ -60,12 +63,14 @@ builder.queryFields((t) => ({
   apiKeys: t.prismaField({
     type: ['ApiKey'],
     description:
-      "The organization's keys, newest first, revoked ones too (at most `API_KEYS_PER_ORGANIZATION` work at once); needs `keys:admin`.",
+      "The organization's keys, newest first, revoked and expired ones too, the newest 1,000 (at most `API_KEYS_PER_ORGANIZATION` work at once); needs `keys:admin`.",
     resolve: (query, _root, _args, context) =>
       unscopedClient(context).apiKey.findMany({
         ...query,
         where: { organizationId: context.viewer.organizationId },
         orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        // Revoked and expired keys stay listed: the newest are the ones that matter.
+        take: API_KEYS_LISTED,
       }),
   }),
   currentApiKey: t.prismaField({

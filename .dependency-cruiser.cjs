@@ -6,7 +6,7 @@ const layers = [
   // and what anything may use (time, deadlines, bounded caches, claim loops, traces, the console's GraphQL documents).
   [
     'base',
-    '^src/(config[.]ts|config/|clock[.]ts|deadline[.]ts|bounded-map[.]ts|claim-loop[.]ts|observability/(tracing|operation-label)|console-operations/)',
+    '^src/(config[.]ts|config/|key-scopes[.]ts|clock[.]ts|deadline[.]ts|bounded-map[.]ts|claim-loop[.]ts|observability/(tracing|operation-label)|console-operations/)',
   ],
   // The records the API answers with, one declaration each (src/records/record.ts), and the zod
   // schemas of the values they hold: below the database, whose SQL writes them as JSON.
@@ -57,10 +57,10 @@ module.exports = {
     {
       name: 'console-is-the-browser',
       comment:
-        'src/console/ is bundled for the browser: it shares only the GraphQL documents (src/console-operations/) and the name conversion',
+        'src/console/ is bundled for the browser: it shares only the GraphQL documents (src/console-operations/), the name conversion and the table of key scopes',
       severity: 'error',
       from: { path: '^src/console/' },
-      to: { path: '^src/', pathNot: '^src/((console|console-operations)/|records/names[.]ts$)' },
+      to: { path: '^src/', pathNot: '^src/((console|console-operations)/|records/names[.]ts$|key-scopes[.]ts$)' },
     },
     {
       name: 'server-does-not-import-the-console',

@@ -10,6 +10,7 @@ import type { Database } from './db/database.ts';
 import type { Progress } from './demo/seed-demo.ts';
 import { DomainError } from './domain/errors.ts';
 import type { Scope } from './domain/scope.ts';
+import { ALL_SCOPES, HELD_SCOPES } from './key-scopes.ts';
 
 const organizations = () => import('./domain/organizations.ts');
 
@@ -76,7 +77,10 @@ async function importFile(db: Database, values: Record<string, string>, file: st
   const organizationId = values.org!;
   if (!(await db.prisma.organization.findUnique({ where: { id: organizationId } })))
     throw new Error('organization not found');
-  const scope: Scope = { prisma: tenantClient(db.prisma, organizationId), viewer: { organizationId, apiKeyId: 'cli' } };
+  const scope: Scope = {
+    prisma: tenantClient(db.prisma, organizationId),
+    viewer: { organizationId, apiKeyId: 'cli', scopes: ['*'] },
+  };
   const progress = await progressBar();
   progress.start((await stat(file)).size, 'reading');
   let written = 0;
@@ -126,17 +130,34 @@ const commands: Record<string, Command> = {
       }),
   },
   'keys create': {
-    usage: 'gateway keys create --org ORG_ID [--name NAME]',
-    summary: 'Issue another API key for an organization (shown once; at most API_KEYS_PER_ORGANIZATION unrevoked).',
+    usage: 'gateway keys create --org ORG_ID [--name NAME] [--scopes SCOPES] [--expires-at TIME]',
+    summary: 'Issue another API key for an organization (shown once; at most API_KEYS_PER_ORGANIZATION working).',
     options: {
       org: { type: 'string', description: 'the organization id', required: true },
       name: { type: 'string', description: 'a label for the key', required: false },
+      scopes: {
+        type: 'string',
+        description: `what it may do, comma-separated: ${HELD_SCOPES.join(', ')} (default *, everything)`,
+        required: false,
+      },
+      'expires-at': { type: 'string', description: 'when it stops working (RFC 3339)', required: false },
     },
-    run: ({ org, name }) =>
+    run: (values) =>
       withDatabase(async (db) => {
-        const maxActiveKeys = loadConfig().apiKeysPerOrganization;
-        const issued = await (await organizations()).issueApiKey(db.prisma, org!, { name, maxActiveKeys });
-        return { api_key: issued.apiKey };
+        const domain = await organizations();
+        // The REST body's schema: the same rules, the same messages.
+        const data = domain.parseKeyCreate({
+          name: values.name,
+          scopes: values.scopes?.split(',').map((scope) => scope.trim()) ?? [ALL_SCOPES],
+          expires_at: values['expires-at'],
+        });
+        const issued = await domain.issueApiKey(db.prisma, values.org!, {
+          name: data.name,
+          scopes: data.scopes,
+          expiresAt: data.expires_at ? new Date(data.expires_at) : null,
+          maxActiveKeys: loadConfig().apiKeysPerOrganization,
+        });
+        return { id: issued.apiKeyId, api_key: issued.apiKey, scopes: issued.scopes, expires_at: issued.expiresAt };
       }),
   },
   'seed-demo': {
@@ -166,14 +187,25 @@ const commands: Record<string, Command> = {
     },
   },
   'keys rotate': {
-    usage: 'gateway keys rotate --key KEY',
-    summary: 'Revoke a key and issue its replacement (shown once).',
-    options: { key: { type: 'string', description: 'the API key to replace', required: true } },
-    run: ({ key }) =>
+    usage: 'gateway keys rotate --key KEY [--grace-seconds N]',
+    summary:
+      'Issue a successor to a key, with its scopes and expiry (shown once); the old key is revoked, or works N seconds more.',
+    options: {
+      key: { type: 'string', description: 'the API key to replace', required: true },
+      'grace-seconds': {
+        type: 'string',
+        description: 'how long the old key keeps working (0, the default, to 86400)',
+        required: false,
+      },
+    },
+    run: (values) =>
       withDatabase(async (db) => {
-        const issued = await (await organizations()).rotateApiKey(db.prisma, { key: key! });
-        if (!issued) throw new Error('no such key, or it was revoked already');
-        return { api_key: issued.apiKey };
+        const domain = await organizations();
+        const grace = values['grace-seconds'];
+        const data = domain.parseKeyRotate({ grace_seconds: grace === undefined ? undefined : Number(grace) });
+        const issued = await domain.rotateApiKey(db.prisma, { key: values.key! }, { graceSeconds: data.grace_seconds });
+        if (!issued) throw new Error('no such key, or it was revoked or has expired already');
+        return { api_key: issued.apiKey, scopes: issued.scopes };
       }),
   },
   'persisted-operations import': {

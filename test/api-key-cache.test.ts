@@ -65,7 +65,7 @@ describe('verified API keys, remembered', () => {
     // The key's read, and its first use recorded.
     expect(keyStatements(first.statements)).toMatchInlineSnapshot(`
       [
-        "SELECT id, "organizationId", "revokedAt", "lastUsedAt" FROM "ApiKey" WHERE hash = $n",
+        "SELECT id, "organizationId", "revokedAt", "lastUsedAt", name, scopes, "expiresAt" FROM "ApiKey" WHERE hash = $n",
         "UPDATE "public"."ApiKey" SET "lastUsedAt" = $n WHERE ("public"."ApiKey"."id" = $n AND ("public"."ApiKey"."lastUsedAt" IS NULL OR "public"."ApiKey"."lastUsedAt" < $n))",
       ]
     `);

@@ -63,6 +63,29 @@ describe('the operator CLI', () => {
     } finally {
       await db.close();
     }
+
+    // Scopes at creation; rotation keeps them, and a grace period keeps the old key working meanwhile.
+    const scoped = await cli('keys', 'create', '--org', org.organization_id, '--scopes', 'read,calls:report');
+    expect(scoped.code).toBe(0);
+    const worker = JSON.parse(scoped.stdout);
+    expect(worker).toMatchObject({ scopes: ['read', 'calls:report'], expires_at: null });
+    const graced = await cli('keys', 'rotate', '--key', worker.api_key, '--grace-seconds', '600');
+    expect(graced.code).toBe(0);
+    expect(JSON.parse(graced.stdout).scopes).toEqual(['read', 'calls:report']);
+    const refused = await cli('keys', 'create', '--org', org.organization_id, '--scopes', 'read,agents:delete');
+    expect(refused).toMatchObject({ code: 1, stdout: '' });
+    expect(refused.stderr).toContain('scopes.1');
+    const tooLong = await cli('keys', 'rotate', '--key', worker.api_key, '--grace-seconds', '999999');
+    expect(tooLong).toMatchObject({ code: 1, stdout: '' });
+    const after = await openDatabase(storage.storage);
+    try {
+      expect(await authenticate(after, worker.api_key)).toMatchObject({ scopes: ['read', 'calls:report'] });
+      expect(await authenticate(after, JSON.parse(graced.stdout).api_key)).toMatchObject({
+        scopes: ['read', 'calls:report'],
+      });
+    } finally {
+      await after.close();
+    }
   });
 
   it('reports failures on stderr with a non-zero exit and nothing on stdout', async () => {

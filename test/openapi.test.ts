@@ -47,6 +47,7 @@ const ACTIONS = new Set([
   '/runs/:run_id/attempts/:attempt/transfer',
   '/webhook-endpoints/:id/rotate-secret',
   '/webhook-deliveries/:id/replay',
+  '/api-keys/:id/rotate',
 ]);
 const expectedSuccess = (endpoint: string | null, method: string, path: string) =>
   endpoint ? (CREATES.has(endpoint) ? '201' : '200') : method === 'POST' && !ACTIONS.has(path) ? '201' : '200';
@@ -74,7 +75,7 @@ const LIVEKIT = new Set([
 
 /**
  * The error statuses a route can answer, in order: every route 400 (a path
- * parameter, the query or the body), 401, 404 (its organization, its objects),
+ * parameter, the query or the body), 401, 403 (a key without its scope), 404 (its organization, its objects),
  * 429 and 503; a method that takes a body 413 and 415; 409 on a create (its
  * Idempotency-Key) and where its state conflicts; 502 where LiveKit is called.
  */
@@ -83,6 +84,7 @@ const expectedErrors = (method: string, path: string, success: string) => {
   return [
     '400',
     '401',
+    '403',
     '404',
     ...(success === '201' || CONFLICTS.has(key) ? ['409'] : []),
     ...(method === 'GET' ? [] : ['413', '415']),
@@ -103,6 +105,7 @@ const ID_PREFIXES: Record<string, string> = {
   '/integrations/:id': 'oint',
   '/webhook-endpoints/:id': 'whe',
   '/webhook-deliveries/:id': 'dlv',
+  '/api-keys/:id': 'key',
 };
 const hex = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
 

@@ -404,6 +404,35 @@ describe.skipIf(!hasChromium)('the console at /dashboard in Chromium', () => {
     await detail.close();
   });
 
+  it("disables what the key's scopes do not allow, naming the scope: a read-only key sees batches and agents, and can change neither", {
+    timeout: 120_000,
+  }, async () => {
+    const issued = await fetch(`${server.url}/org/${organizationId}/api-keys`, {
+      method: 'POST',
+      headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'dashboard', scopes: ['read'] }),
+    });
+    const readOnly = ((await issued.json()) as { api_key: string }).api_key;
+    const list = await openConsole(browser, server, readOnly, 'Acme Outbound');
+    const cancel = list.locator(`article[data-batch-id="${ids.waiting}"] button.cancel`);
+    await cancel.waitFor();
+    expect(await cancel.isDisabled()).toBe(true);
+    expect(await cancel.getAttribute('title')).toContain('batches:write');
+    expect(await list.locator(`article[data-batch-id="${ids.waiting}"] button.retry`).getAttribute('title')).toContain(
+      'batches:write',
+    );
+    const agent = await openConsole(browser, server, readOnly, 'Acme Outbound', 'desktop', `#/agents/${ids.agent}`);
+    await agent.locator('.save-bar').waitFor();
+    expect(await agent.locator('.save-bar button[type=submit]').isDisabled()).toBe(true);
+    expect(await agent.locator('.save-state').textContent()).toContain('agents:write');
+    // The full key's controls stay enabled.
+    const full = await openConsole(browser, server, apiKey, 'Acme Outbound');
+    const fullCancel = full.locator(`article[data-batch-id="${ids.waiting}"] button.cancel`);
+    await fullCancel.waitFor();
+    expect(await fullCancel.isDisabled()).toBe(false);
+    for (const page of [list, agent, full]) await page.close();
+  });
+
   it("shows a batch's runs with E6's filters, sort and paging, each run's attempts, and its outcomes over time", {
     timeout: 120_000,
   }, async () => {

@@ -26,10 +26,12 @@ import {
   isNonNullType,
 } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KEY_SCOPES } from '../src/key-scopes.ts';
 import { REST_PREFIXES, type Route } from '../src/rest/route.ts';
 import { routes } from '../src/rest/routes/index.ts';
 import { schema } from '../src/schema/index.ts';
 import { restClient } from './support/rest.ts';
+import { allowedWith, routeNeeds } from './support/scopes.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { memberNames } from './support/zod-members.ts';
 
@@ -347,6 +349,9 @@ const REST_BODIES: Record<string, Template> = {
     transcript: [{ role: 'callee', text: 'hello', started_ms: 0, ended_ms: 900 }],
     summary: 'Reported',
   }),
+  // keys:admin only: whichever key may issue keys holds it (none grants what it lacks).
+  'POST /api-keys': () => ({ name: 'k', scopes: ['keys:admin'] }),
+  'POST /api-keys/:id/rotate': () => ({ grace_seconds: 60 }),
 };
 
 /** Valid variables for the mutations (GraphQL names); others get generated ones only. */
@@ -359,7 +364,7 @@ const MUTATION_VARIABLES: Record<string, Template> = {
   createAgent: () => ({
     input: { name: 'Agent', llmConfig: { provider: 'openai', model: 'gpt-4o', temperature: 0.5 } },
   }),
-  createApiKey: () => ({ name: 'k' }),
+  createApiKey: () => ({ name: 'k', scopes: ['read'] }),
   createBatch: (own) => ({
     workflowId: own.workflow,
     input: { prospectIds: own.prospects, scheduledAt: '2099-01-01T00:00:00Z' },
@@ -650,6 +655,8 @@ describe('hostile input, generated: never a 5xx, always the error body, nothing 
   let apiKey: string;
   let organizationId: string;
   let own: Own;
+  /** Keys of each scope alone, and of some sets of them (seeded), issued before any hostile create fills the cap. */
+  const pool: { scopes: string[]; key: string }[] = [];
   let stateSql = '';
   let requests = 0;
   /** Answers by status class, to show the generators reach both acceptance and refusal. */
@@ -723,6 +730,14 @@ describe('hostile input, generated: never a 5xx, always the error body, nothing 
       version: versions.data[0].id,
       webhookEndpoint: webhookEndpoint.id,
     };
+    const sets = [
+      ...KEY_SCOPES.map((scope) => [scope]),
+      ...fc.sample(fc.subarray([...KEY_SCOPES], { minLength: 2 }), { numRuns: 10, seed: SEED }),
+    ];
+    for (const scopes of sets) {
+      const issued = await ok('POST', '/api-keys', { name: scopes.join(' '), scopes });
+      pool.push({ scopes, key: issued.api_key });
+    }
 
     const tables = await server.db.prisma.$queryRawUnsafe<{ table_name: string }[]>(
       `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name`,
@@ -1098,6 +1113,57 @@ describe('hostile input, generated: never a 5xx, always the error body, nothing 
 
   it('every GraphQL error has an extensions.code', () => {
     expect(Object.fromEntries(codeless)).toEqual({});
+  });
+
+  // -- scopes ---------------------------------------------------------------------------------
+
+  it('a key with any set of scopes: a valid request is a 403 naming a missing scope exactly when the table says, and writes nothing then', {
+    timeout: 300_000,
+  }, async () => {
+    let refused = 0;
+    for (const route of routes) {
+      const key = `${route.method} ${route.path}`;
+      const needs = routeNeeds(schema, route);
+      await fc.assert(
+        fc.asyncProperty(fc.constantFrom(...pool), fc.constantFrom(...REST_PREFIXES), async (holder, prefix) => {
+          const path = route.path.replace(
+            /:(\w+)/g,
+            (_, param: string) => paramValue(route, param) ?? `${param.replace(/_id$/, '')}_${'0'.repeat(32)}`,
+          );
+          const query = key === 'GET /agents/evals' ? `?agent_id=${own.agent}` : '';
+          const url = `${prefix.replace(':org_id', organizationId)}${path}${query}`;
+          const body = route.upload
+            ? 'First Name\nA\n'
+            : route.body
+              ? JSON.stringify(REST_BODIES[key]!(own))
+              : undefined;
+          const contentType = route.upload ? route.upload.contentType : 'application/json';
+          const before = await stateBefore();
+          const headers: Record<string, string> = { 'x-api-key': holder.key };
+          if (body !== undefined) headers['content-type'] = contentType;
+          const response = await fetch(`${server.url}${url}`, { method: route.method, headers, body });
+          const text = await response.text();
+          requests++;
+          const where = `${key} with ${holder.scopes.join(', ')}: ${response.status} ${text.slice(0, 300)}`;
+          if (allowedWith(holder.scopes, needs)) {
+            expect(response.status, where).not.toBe(403);
+            settled = undefined;
+            return;
+          }
+          refused++;
+          expect(response.status, where).toBe(403);
+          const answer = JSON.parse(text);
+          expect(isErrorBody(answer), where).toBe(true);
+          expect(
+            needs.some((set) => set.includes(answer.error.scope) && !allowedWith(holder.scopes, [set])),
+            where,
+          ).toBe(true);
+          await expectUnchanged(before, `a request refused for its scope wrote something: ${where}`);
+        }),
+        { numRuns: 12, seed: seedOf(`scopes ${key}`), endOnFailure: true },
+      );
+    }
+    expect(refused).toBeGreaterThan(routes.length * 4);
   });
 
   it('sent thousands of hostile requests, some accepted, most refused', () => {

@@ -20,6 +20,7 @@ import {
   type GraphQLObjectType,
   type GraphQLOutputType,
   getNamedType,
+  isEnumType,
   isInputObjectType,
   isInterfaceType,
   isLeafType,
@@ -30,10 +31,12 @@ import {
 import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { KEY_SCOPES } from '../src/key-scopes.ts';
 import { REST_PREFIXES, type Route } from '../src/rest/route.ts';
 import { routes } from '../src/rest/routes/index.ts';
 import { schema } from '../src/schema/index.ts';
 import { type RestResponse, restClient } from './support/rest.ts';
+import { allowedWith, operationNeeds, routeNeeds } from './support/scopes.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { memberNames } from './support/zod-members.ts';
 
@@ -119,6 +122,7 @@ const SEGMENT_KINDS: Record<string, Kind> = {
   evals: 'evaluation',
   'webhook-endpoints': 'webhookEndpoint',
   'webhook-deliveries': 'webhookDelivery',
+  'api-keys': 'apiKey',
 };
 
 /** Path parameters that name no object by id: a connected integration's slug, a number on the do-not-call list, a run's attempt number. */
@@ -286,6 +290,9 @@ const REST_BODIES: Record<string, Template> = {
     summary: 'Reported',
     evaluations: [{ evaluation_id: Number(refs.evaluation.slice('evl_'.length)), score: 10, passed: false }],
   }),
+  // keys:admin only: a key holding just keys:admin may issue it (none grants what it lacks).
+  'POST /api-keys': () => ({ name: 'Attacker key', scopes: ['keys:admin'] }),
+  'POST /api-keys/:id/rotate': () => ({ grace_seconds: 0 }),
 };
 
 /** A valid file for every upload route (its body, of the route's media type). */
@@ -310,7 +317,7 @@ const MUTATION_VARIABLES: Record<string, Template> = {
   addTagsToProspect: (refs) => ({ prospectId: refs.prospect, input: { tagIds: [refs.tag] } }),
   connectIntegration: () => ({ input: { slug: 'hubspot', credentials: { private_app_token: 'attacker-token-2' } } }),
   createAgent: () => ({ input: { name: 'Attacker agent' } }),
-  createApiKey: () => ({ name: 'attacker key' }),
+  createApiKey: () => ({ name: 'attacker key', scopes: ['keys:admin'] }),
   createBatch: (refs) => ({
     workflowId: refs.workflow,
     input: { prospectIds: refs.prospects, prospectListId: refs.prospectList },
@@ -351,7 +358,7 @@ const MUTATION_VARIABLES: Record<string, Template> = {
   }),
   removeDoNotCallNumber: (refs) => ({ number: refs.listedNumber }),
   revokeApiKey: (refs) => ({ id: refs.apiKey }),
-  rotateApiKey: (refs) => ({ id: refs.apiKey }),
+  rotateApiKey: (refs) => ({ id: refs.apiKey, graceSeconds: 0 }),
   setAgentTools: (refs) => ({ agentId: refs.agent, tools: [{ name: 'hijack', url: 'https://attacker.example' }] }),
   updateAgent: (refs) => ({ id: refs.agent, input: { name: 'Hijacked' } }),
   updateBatchStatus: (refs) => ({ id: refs.batch, status: 'CANCELLED' }),
@@ -628,7 +635,9 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
    * organizationId, rows of tables without one that reference one of its rows (list
    * members, prospect tags), and whole tables that belong to no organization (the catalog).
    */
-  async function victimRows(): Promise<Record<string, string[]>> {
+  const victimRows = () => rowsOf(victim.organizationId);
+
+  async function rowsOf(organizationId: string): Promise<Record<string, string[]>> {
     const prisma = server.db.prisma;
     const tables = await prisma.$queryRawUnsafe<{ table_name: string }[]>(
       `SELECT table_name FROM information_schema.tables
@@ -668,7 +677,7 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
       }
       const rows = await prisma.$queryRawUnsafe<{ row: string }[]>(
         `SELECT row_to_json(t)::text AS row FROM "${table}" t WHERE ${where}`,
-        victim.organizationId,
+        organizationId,
       );
       snapshot[table] = rows.map((row) => row.row).sort();
     }
@@ -809,10 +818,8 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
     );
     const listedNumber = freshNumber(options.area);
     await ok('POST', '/do-not-call', { numbers: [listedNumber], reason: `${mark} opted out` });
-    const secondKey = await gql(`mutation($n: String) { createApiKey(name: $n) { apiKeyId apiKey } }`, {
-      n: `${mark} key`,
-    });
-    ownSecrets.push(secondKey.createApiKey.apiKey);
+    const secondKey = await ok('POST', '/api-keys', { name: `${mark} key`, scopes: ['keys:admin'] });
+    ownSecrets.push(secondKey.api_key);
     const keys = await server.db.prisma.apiKey.findMany({ where: { organizationId }, orderBy: { createdAt: 'asc' } });
     const numbers = [...trunks.phone_numbers, single, ...bulk.created] as { id: string; number: string }[];
     const tenant: Tenant = {
@@ -1424,5 +1431,113 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
       evaluations: { totalCount: 1 },
       tools: [{ id: V.tool }],
     });
+  });
+
+  // -- scopes: every operation x every scope ------------------------------------------------
+
+  /** Values for a field's required arguments that GraphQL accepts (ids that need not exist). */
+  function requiredVariables(field: GraphQLField<unknown, unknown>, refs: Refs): Record<string, unknown> {
+    const argumentValue = (name: string, type: GraphQLInputType): unknown => {
+      const inner = isNonNullType(type) ? type.ofType : type;
+      if (isListType(inner)) return [argumentValue(name, inner.ofType)];
+      const named = getNamedType(inner);
+      if (isInputObjectType(named))
+        return Object.fromEntries(
+          Object.values(named.getFields())
+            .filter((member) => isNonNullType(member.type) && member.defaultValue === undefined)
+            .map((member) => [member.name, argumentValue(member.name, member.type)]),
+        );
+      if (isEnumType(named)) return named.getValues()[0]!.name;
+      if (named.name === 'Int' || named.name === 'Float') return 1;
+      if (named.name === 'Boolean') return true;
+      if (named.name === 'Date') return '2026-01-01';
+      if (named.name === 'DateTime') return '2026-01-01T00:00:00.000Z';
+      const kind = name === 'slug' ? 'slug' : name === 'number' ? 'listedNumber' : referenceKind(name);
+      return kind ? refs[kind as keyof Refs] : 'agt_00000000000000000000000000000000';
+    };
+    return Object.fromEntries(
+      field.args
+        .filter((arg) => isNonNullType(arg.type) && arg.defaultValue === undefined)
+        .map((arg) => [arg.name, argumentValue(arg.name, arg.type)]),
+    );
+  }
+
+  it('every REST route and every query and mutation, with a key of each scope: refused with a 403 / FORBIDDEN naming the scope exactly when the table says, and nothing written when refused', async () => {
+    // One organization's own keys and objects: nothing here is the victim's (the attacker took some of its
+    // numbers above, legitimately), so answers are not searched for its data.
+    leakTokens = [];
+    const rest = restClient(server, attacker.organizationId, attacker.apiKey);
+    const keys = new Map<string, string>();
+    for (const scope of KEY_SCOPES) {
+      const issued = await rest('POST', '/org/{org}/api-keys', { body: { name: `only ${scope}`, scopes: [scope] } });
+      expect(issued.status, JSON.stringify(issued.body)).toBe(201);
+      expect(issued.body.scopes).toEqual([scope]);
+      keys.set(scope, issued.body.api_key);
+    }
+    // Rotating and revoking name the attacker's keys:admin key: a keys:admin key holds all it has.
+    const refs: Refs = { ...A, apiKey: attacker.ids.apiKey[1]! };
+    const graphqlFields = [
+      ...Object.values(schema.getQueryType()!.getFields()).map((field) => ({ keyword: 'query' as const, field })),
+      ...Object.values(schema.getMutationType()!.getFields()).map((field) => ({ keyword: 'mutation' as const, field })),
+    ];
+    const withoutLastUse = (rows: Record<string, string[]>) =>
+      JSON.stringify(rows).replace(/\\"lastUsedAt\\":(null|\\"[^\\"]*\\")/g, '');
+    const refusals = { rest: 0, graphql: 0 };
+    const allowed: (() => Promise<void>)[] = [];
+    const before = withoutLastUse(await rowsOf(attacker.organizationId));
+    for (const scope of KEY_SCOPES) {
+      const key = keys.get(scope)!;
+      for (const route of routes) {
+        const needs = routeNeeds(schema, route);
+        expect(needs.length, `${route.method} ${route.path} needs no scope`).toBeGreaterThan(0);
+        const label = `${route.method} ${route.path} with ${scope}`;
+        const request = () =>
+          send(key, restRequest(route, REST_PREFIXES[0]!, attacker.organizationId, refs, refs), label);
+        if (allowedWith([scope], needs)) {
+          allowed.push(async () => {
+            const response = await request();
+            if (response.status === 403) fail(`${label}: refused ${JSON.stringify(response.body)}`);
+          });
+          continue;
+        }
+        const response = await request();
+        refusals.rest++;
+        const missing = needs.find((set) => !allowedWith([scope], [set]))!;
+        if (response.status !== 403 || !isErrorBody(response) || !missing.includes(response.body.error?.scope))
+          fail(
+            `${label}: expected a 403 naming ${missing.join(' or ')}, got ${response.status} ${JSON.stringify(response.body)}`,
+          );
+      }
+      for (const { keyword, field } of graphqlFields) {
+        const variables =
+          keyword === 'mutation' ? MUTATION_VARIABLES[field.name]!(refs) : requiredVariables(field, refs);
+        const text = operation(keyword, field, variables);
+        const needs = operationNeeds(schema, text);
+        const label = `${keyword === 'query' ? 'Query' : 'Mutation'}.${field.name} with ${scope}`;
+        const ask = () => graphql(key, text, variables, label);
+        const refusal = (body: { errors?: { extensions?: { code?: string; scope?: string } }[] }) =>
+          body.errors?.find((error) => error.extensions?.code === 'FORBIDDEN');
+        if (allowedWith([scope], needs)) {
+          allowed.push(async () => {
+            const { body } = await ask();
+            if (refusal(body)) fail(`${label}: refused ${JSON.stringify(body.errors)}`);
+          });
+          continue;
+        }
+        const { body } = await ask();
+        refusals.graphql++;
+        const missing = needs.find((set) => !allowedWith([scope], [set]))!;
+        const refused = refusal(body);
+        if (!refused || !missing.includes(refused.extensions?.scope ?? ''))
+          fail(`${label}: expected FORBIDDEN naming ${missing.join(' or ')}, got ${JSON.stringify(body)}`);
+        if (keyword === 'mutation' && body.data?.[field.name]) fail(`${label}: returned ${JSON.stringify(body.data)}`);
+      }
+    }
+    // Every refusal above wrote nothing (the keys' last use aside, which any request may refresh).
+    expect(withoutLastUse(await rowsOf(attacker.organizationId))).toBe(before);
+    for (const ask of allowed) await ask();
+    expect(refusals.rest).toBeGreaterThan(routes.length * (KEY_SCOPES.length - 3));
+    expect(refusals.graphql).toBeGreaterThan(graphqlFields.length * (KEY_SCOPES.length - 3));
+    expectClean();
   });
 });

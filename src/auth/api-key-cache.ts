@@ -5,8 +5,10 @@
 // A revoked key must be refused at once, on every instance, so a cache keeps
 // keys only while it hears of revocations:
 // - from the database: a trigger on "ApiKey" notifies the key's hash on the
-//   "api_key_revoked" channel when it is revoked, rotated or deleted, by any
-//   process (prisma/migrations/20261122201800_api_key_revoked_notify), and
+//   "api_key_revoked" channel when it is revoked, rotated or deleted, or its
+//   scopes or expiry change, by any process
+//   (prisma/migrations/20261122201800_api_key_revoked_notify, and
+//   20261125213000_api_key_scopes for scopes and expiry), and
 //   each cache LISTENs on its own connection (Database.listen). While that
 //   connection is lost the cache is empty and keeps nothing, and it is emptied
 //   again when the connection is back (what was said meanwhile is lost);
@@ -18,7 +20,8 @@
 // never kept, so keys made up by a client cost a read each and no memory; the
 // cache holds at most API_KEY_CACHE_MAX_ENTRIES keys, the least recently used
 // forgotten first. Whatever goes wrong with notifications, the TTL bounds how
-// long a revoked key can still be accepted.
+// long a revoked key can still be accepted. An expiring key is refused at its
+// expiry whether cached or not (the entry holds it).
 import { BoundedMap } from '../bounded-map.ts';
 import { type Clock, systemClock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
@@ -30,10 +33,15 @@ const REVOKED_KEYS_CHANNEL = 'api_key_revoked';
 /** Keys one cache holds at most (a few MiB): past it, the least recently used is forgotten. */
 const API_KEY_CACHE_MAX_ENTRIES = 10_000;
 
-/** A key found valid in the database, and when it was last used (ms; null: never), as read or last written. */
+/**
+ * A key found valid in the database (its viewer carries its scopes), when it
+ * was last used (ms; null: never), as read or last written, and when it
+ * expires (ms; null: never).
+ */
 export interface VerifiedKey {
   viewer: Viewer;
   lastUsedAt: number | null;
+  keyExpiresAt: number | null;
 }
 
 interface Entry extends VerifiedKey {
@@ -97,11 +105,11 @@ export class ApiKeyCache {
     return this.#clock.now().getTime();
   }
 
-  /** The key with this hash, if it was verified less than the TTL ago and not revoked since. */
+  /** The key with this hash, if it was verified less than the TTL ago, not revoked since, and not expired. */
   get(hash: string, now: number): VerifiedKey | undefined {
     const entry = this.#entries.get(hash);
     if (!entry) return undefined;
-    if (entry.expiresAt <= now) {
+    if (entry.expiresAt <= now || (entry.keyExpiresAt !== null && entry.keyExpiresAt <= now)) {
       this.#entries.delete(hash);
       return undefined;
     }

@@ -7,10 +7,16 @@ import { apiKeyByHash } from '../db/sql/api-key-by-hash.ts';
 import type { ApiKeyCache, VerifiedKey } from './api-key-cache.ts';
 import { hashApiKey, looksLikeApiKey } from './api-keys.ts';
 
-/** The caller: the organization everything it reads or writes is confined to, and the key it came with. */
+/**
+ * The caller: the organization everything it reads or writes is confined to,
+ * the key it came with (its name, for the audit trail) and what that key may
+ * do (src/key-scopes.ts).
+ */
 export interface Viewer {
   organizationId: string;
   apiKeyId: string;
+  apiKeyName?: string | null;
+  scopes: readonly string[];
 }
 
 // last_used_at is advisory: writing it on every request would turn each read
@@ -19,7 +25,7 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 
 /**
  * The viewer an API key authenticates, or null when the key is unknown or
- * revoked. Every request asks this: with a cache (the server's, src/services.ts)
+ * revoked or expired. Every request asks this: with a cache (the server's, src/services.ts)
  * a key verified in the last seconds costs no statement at all
  * (src/auth/api-key-cache.ts); otherwise the key is read with one plain
  * statement rather than through Prisma's query pipeline. The rare write (last
@@ -34,6 +40,7 @@ export async function authenticate(
   const hash = hashApiKey(key);
   const now = cache ? cache.now() : Date.now();
   const cached = cache?.get(hash, now);
+  // An expiring key is kept no longer than its expiry (the cache's get checks it), so it stops at its instant.
   if (cached) {
     await recordUse(db, cached, now);
     return cached.viewer;
@@ -42,9 +49,17 @@ export async function authenticate(
   const row = await apiKeyByHash(db.sql, hash);
   // Unknown and revoked keys are not remembered: made-up keys cost a read each, and no memory.
   if (!row || row.revokedAt) return null;
+  const expiresAt = row.expiresAt?.getTime() ?? null;
+  if (expiresAt !== null && expiresAt <= now) return null;
   const verified: VerifiedKey = {
-    viewer: Object.freeze({ organizationId: row.organizationId, apiKeyId: row.id }),
+    viewer: Object.freeze({
+      organizationId: row.organizationId,
+      apiKeyId: row.id,
+      apiKeyName: row.name,
+      scopes: Object.freeze([...row.scopes]),
+    }),
     lastUsedAt: row.lastUsedAt?.getTime() ?? null,
+    keyExpiresAt: expiresAt,
   };
   await recordUse(db, verified, now);
   cache?.keep(hash, verified, generation);

@@ -82,9 +82,10 @@ export interface BatchCard {
   lastHour: AttemptsInterval[];
 }
 
-export const ConsoleOrganization = operation<{ organization: { id: string; name: string } }>(
-  'query ConsoleOrganization { organization { id name } }',
-);
+export const ConsoleOrganization = operation<{
+  organization: { id: string; name: string };
+  currentApiKey: { scopes: string[] };
+}>('query ConsoleOrganization { organization { id name } currentApiKey { scopes } }');
 
 export const ConsoleWorkflows = operation<{ workflows: { nodes: { id: string; name: string }[] } }>(
   'query ConsoleWorkflows { workflows(first: 100) { nodes { id name } } }',

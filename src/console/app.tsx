@@ -12,6 +12,7 @@ import { BatchesPage } from './pages/batches.tsx';
 import { InsightsPage } from './pages/insights.tsx';
 import { WebhooksPage } from './pages/webhooks.tsx';
 import { hrefOf, type Route, useRoute } from './route.ts';
+import { KeyScopes } from './scopes.ts';
 import { ErrorNote, errorMessage, Loading } from './ui.tsx';
 
 const SECTIONS = [
@@ -138,7 +139,9 @@ function Console({ onForget }: { onForget: () => void }) {
         ) : !organization.data ? (
           <Loading what="the organization" />
         ) : (
-          <Page route={route} />
+          <KeyScopes.Provider value={organization.data.currentApiKey.scopes}>
+            <Page route={route} />
+          </KeyScopes.Provider>
         )}
       </main>
     </div>

@@ -16,6 +16,7 @@ import { BarChart, OUTCOME_COLORS } from './chart.tsx';
 import { documentOf } from './client.ts';
 import { clock, count, plural } from './format.ts';
 import { doneRuns, inFlight, isFinal, OUTCOME_FIELDS } from './pace.ts';
+import { useMissingScope } from './scopes.ts';
 
 export function Loading({ what }: { what: string }) {
   return (
@@ -188,6 +189,9 @@ export function BatchActions({
   const [setStatus, runSetStatus] = useMutation(documentOf(ConsoleSetBatchStatus));
   const [retry, runRetry] = useMutation(documentOf(ConsoleRetryFailedRuns));
   const [confirmingCancel, setConfirmingCancel] = useState(false);
+  // A key without the scope sees the controls disabled, the scope it lacks as their title.
+  const lacksStatus = useMissingScope('Mutation.updateBatchStatus');
+  const lacksRetry = useMissingScope('Mutation.retryFailedRuns');
   useEffect(() => {
     if (!confirmingCancel) return;
     const timer = setTimeout(() => setConfirmingCancel(false), 5000);
@@ -206,7 +210,8 @@ export function BatchActions({
           <button
             type="button"
             class="resume"
-            disabled={busy}
+            disabled={busy || lacksStatus !== null}
+            title={lacksStatus ?? undefined}
             aria-label={`Resume ${name}`}
             onClick={() => act(() => runSetStatus({ id, status: 'PENDING' }))}
           >
@@ -216,7 +221,8 @@ export function BatchActions({
           <button
             type="button"
             class="pause"
-            disabled={busy || !(status === 'PENDING' || status === 'IN_PROGRESS')}
+            disabled={busy || lacksStatus !== null || !(status === 'PENDING' || status === 'IN_PROGRESS')}
+            title={lacksStatus ?? undefined}
             aria-label={`Pause ${name}`}
             onClick={() => act(() => runSetStatus({ id, status: 'PAUSED' }))}
           >
@@ -226,7 +232,8 @@ export function BatchActions({
         <button
           type="button"
           class="retry"
-          disabled={busy || stats.failedCount === 0 || status === 'CANCELLED'}
+          disabled={busy || lacksRetry !== null || stats.failedCount === 0 || status === 'CANCELLED'}
+          title={lacksRetry ?? undefined}
           aria-label={`Retry the failed runs of ${name}`}
           onClick={() => act(() => runRetry({ id }))}
         >
@@ -235,7 +242,8 @@ export function BatchActions({
         <button
           type="button"
           class={`cancel danger${confirmingCancel ? ' confirming' : ''}`}
-          disabled={busy || isFinal(status)}
+          disabled={busy || lacksStatus !== null || isFinal(status)}
+          title={lacksStatus ?? undefined}
           aria-label={confirmingCancel ? `Confirm: cancel ${name} for good` : `Cancel ${name}`}
           onClick={() => {
             if (!confirmingCancel) return setConfirmingCancel(true);

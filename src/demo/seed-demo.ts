@@ -138,7 +138,7 @@ export async function seedDemo(
   const organizationId = options.organizationId ?? created!.organization.id;
   if (!(await db.prisma.organization.findUnique({ where: { id: organizationId } })))
     throw new Error('organization not found');
-  const viewer: Viewer = { organizationId, apiKeyId: 'seed-demo' };
+  const viewer: Viewer = { organizationId, apiKeyId: 'seed-demo', scopes: ['*'] };
   const scope: Scope = { prisma: tenantClient(db.prisma, organizationId), viewer };
 
   const voice = await createAgent(scope, parseOrThrow(agentCreate, voiceAgent), options.outbound);

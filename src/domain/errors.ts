@@ -3,6 +3,7 @@
 
 type ErrorKind =
   | 'BAD_INPUT'
+  | 'FORBIDDEN'
   | 'NOT_FOUND'
   | 'CONFLICT'
   | 'PAYLOAD_TOO_LARGE'
@@ -12,6 +13,7 @@ type ErrorKind =
 
 export const httpStatusOf: Record<ErrorKind, number> = {
   BAD_INPUT: 400,
+  FORBIDDEN: 403,
   NOT_FOUND: 404,
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
@@ -59,6 +61,17 @@ export const badInput = (problems: FieldProblem[]) =>
 /** The database failed transiently (src/db/transient.ts) on every try: the same request may succeed shortly. */
 export const unavailable = () =>
   new DomainError('SERVICE_UNAVAILABLE', 'the database is unavailable for a moment: retry the request shortly');
+
+/**
+ * The caller's API key lacks the scope an operation needs (src/key-scopes.ts):
+ * the detail names it (`scope`), and every scope that would do (`any_of`).
+ */
+export const forbidden = (needs: readonly string[]) =>
+  new DomainError(
+    'FORBIDDEN',
+    `this API key may not do this: it needs the scope ${needs.map((scope) => `"${scope}"`).join(' or ')}`,
+    { scope: needs[0], any_of: [...needs] },
+  );
 
 export const conflict = (message: string, detail: unknown = null) => new DomainError('CONFLICT', message, detail);
 

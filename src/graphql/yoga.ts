@@ -59,8 +59,10 @@ function toGraphQLError(error: DomainError): GraphQLError {
     error.kind === 'SERVICE_UNAVAILABLE'
       ? { http: { status: 503, headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } } }
       : {};
+  // A refusal for a missing scope names it in the extensions too, as REST's 403 body does in its detail.
+  const scope = error.kind === 'FORBIDDEN' ? { scope: (error.detail as { scope: string }).scope } : {};
   return new GraphQLError(error.message, {
-    extensions: { code: error.kind, status: httpStatusOf[error.kind], detail: error.detail, ...http },
+    extensions: { code: error.kind, status: httpStatusOf[error.kind], detail: error.detail, ...scope, ...http },
   });
 }
 

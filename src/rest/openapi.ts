@@ -9,7 +9,7 @@ type JsonSchema = Record<string, unknown> & { $defs?: Record<string, unknown> };
 const errorBodySchema = {
   type: 'object',
   description:
-    'Every failure: 400 bad input (error lists each field path and rule), 401, 404, 409, 413, 415, 429, 502, 503, 500. Each operation lists the ones it answers.',
+    'Every failure: 400 bad input (error lists each field path and rule), 401, 403 (error names the missing `scope`), 404, 409, 413, 415, 429, 502, 503, 500. Each operation lists the ones it answers.',
   properties: {
     status: { const: false },
     message: { type: 'string' },
@@ -22,7 +22,9 @@ const errorBodySchema = {
 /** What every route answers, besides its success. */
 const everyRoute: Record<string, string> = {
   '400': 'Bad input: malformed JSON, or a member, query or path parameter out of bounds (each named in `error`)',
-  '401': 'No or bad API key',
+  '401': 'No or bad API key, or one revoked or expired',
+  '403':
+    'The API key lacks the scope the route needs: `error.scope` names it, `error.any_of` every scope that would do',
   '404': "Not found, or not the caller organization's",
   '429': 'Rate limit exceeded; see Retry-After',
   '503': 'The database stayed unavailable through the retries; see Retry-After',

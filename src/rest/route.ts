@@ -76,6 +76,8 @@ export interface UploadRoute<Query = Record<string, never>, Accepted = undefined
     description: string;
     maxBytes: number;
   };
+  /** The GraphQL field it does the work of, whose scope it needs (src/key-scopes.ts): the router checks it first. */
+  field: string;
   /** Checks the query and reads the whole body, writing nothing. */
   read(scope: Scope, query: Query, body: AsyncIterable<Uint8Array>): Promise<Accepted>;
   /** Writes what `read` accepted; returns the response body. */
@@ -99,6 +101,8 @@ interface ReadScope {
 export interface TextRoute<Query = Record<string, never>> extends RouteBase<Query> {
   method: 'GET';
   status?: 200;
+  /** The GraphQL field it reads as, whose scope it needs (src/key-scopes.ts): the router checks it first. */
+  field: string;
   /** The response body as JSON text; throws the domain's errors (e.g. notFound). */
   answer(scope: ReadScope, input: RouteInput<Query>): Promise<string>;
   operation?: never;

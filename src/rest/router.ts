@@ -14,12 +14,13 @@ import { z } from 'zod';
 import type { Viewer } from '../auth/authenticate.ts';
 import type { Database } from '../db/database.ts';
 import { tenantClient } from '../db/tenant.ts';
-import { DomainError, httpStatusOf, notFound } from '../domain/errors.ts';
+import { DomainError, forbidden, httpStatusOf, notFound } from '../domain/errors.ts';
 import type { Scope } from '../domain/scope.ts';
 import type { SecretBox } from '../domain/secrets.ts';
 import { parseOrThrow, refuseUnstorable } from '../domain/validation.ts';
 import { type OperationRunner, operationRunner } from '../graphql/run-operation.ts';
 import type { GraphQLServer } from '../graphql/yoga.ts';
+import { allows, FIELD_SCOPES } from '../key-scopes.ts';
 import { sendError } from '../requests/error-body.ts';
 import { jsonTextDepth, MAX_JSON_DEPTH } from '../requests/json-depth.ts';
 import { type RateLimiter, unlimited } from '../requests/rate-limits.ts';
@@ -80,6 +81,13 @@ async function runOperation(
     );
   }
   return result.data;
+}
+
+/** Refuses a key without the scope `field` needs, before anything is read or written. */
+function refuseMissingScope(viewer: Viewer, field: string) {
+  const needs = FIELD_SCOPES[field];
+  if (!needs) throw new Error(`${field} is not in FIELD_SCOPES (src/key-scopes.ts)`);
+  if (!allows(viewer.scopes, needs)) throw forbidden(needs);
 }
 
 /** A checked request, ready to run: what an Idempotency-Key compares of it, and how it is answered. */
@@ -190,6 +198,9 @@ function handlerFor(route: Route, { db, viewers, secrets }: RestDependencies, ru
       refuseUnstorable(request.query);
       // Another organization's path reads as missing: nothing about other tenants leaks.
       if (params.org_id !== viewer.organizationId) throw notFound('organization');
+      // A route that runs no GraphQL operation checks the scope of the field it does the work of;
+      // the others are checked by their operation's fields (src/schema/key-scope-checks.ts).
+      if ('field' in route && route.field) refuseMissingScope(viewer, route.field);
       const query = route.query ? parseOrThrow(route.query, request.query) : {};
       const status = route.status ?? 200;
       const idempotencyKey = request.headers['idempotency-key'];

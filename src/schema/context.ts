@@ -24,6 +24,8 @@ const unscoped = Symbol('unscoped client');
  */
 export interface GraphQLContext {
   viewer: Viewer;
+  /** The caller's key: its id, name and scopes (what key-scope-checks.ts checks; caches may key on the scopes). */
+  apiKey: { id: string; name: string | null; scopes: readonly string[] };
   db: TenantClient;
   loaders: Loaders;
   events: BatchProgressHub;
@@ -45,6 +47,7 @@ export function createContext(services: Services, viewer: Viewer, parsedBody?: P
   const db = tenantClient(services.db.prisma, viewer.organizationId);
   return {
     viewer,
+    apiKey: { id: viewer.apiKeyId, name: viewer.apiKeyName ?? null, scopes: viewer.scopes },
     db,
     loaders: createLoaders(db, services.db.sql, viewer.organizationId),
     events: services.events,

@@ -1,6 +1,8 @@
 // Every domain type registers itself on the builder when its file is imported.
 import { builder } from './builder.ts';
+import { enforceKeyScopes } from './key-scope-checks.ts';
 import './organization.ts';
+import './api-key.ts';
 import './workflow.ts';
 import './batch.ts';
 import './run.ts';
@@ -17,4 +19,5 @@ import './integration.ts';
 import './signing-secret.ts';
 import './webhook.ts';
 
-export const schema = builder.toSchema({ sortSchema: true });
+// Every field's scope checked in one place (src/key-scopes.ts, key-scope-checks.ts).
+export const schema = enforceKeyScopes(builder.toSchema({ sortSchema: true }));

@@ -1,11 +1,9 @@
-import { notFound } from '../domain/errors.ts';
 import {
   organizationSettings,
   organizationSettingsUpdate,
   type OrganizationSettings as Settings,
   updateOrganizationSettings,
 } from '../domain/organization-settings.ts';
-import { issueApiKey, revokeApiKeyById, rotateApiKey } from '../domain/organizations.ts';
 import { builder } from './builder.ts';
 import { scopeOf, unscopedClient } from './context.ts';
 import { typesFromSchema } from './json-schema-types.ts';
@@ -44,7 +42,8 @@ builder.prismaNode('Organization', {
       resolve: (_organization, _args, context) => organizationSettings(scopeOf(context)),
     }),
     apiKeys: t.relation('apiKeys', {
-      description: "The organization's keys, newest first (their hashes and the keys themselves are never readable).",
+      description:
+        "The organization's keys, newest first (their hashes and the keys themselves are never readable); needs the `keys:admin` scope.",
       query: { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] },
     }),
   }),
@@ -62,35 +61,6 @@ builder.queryField('organization', (t) =>
   }),
 );
 
-builder.prismaNode('ApiKey', {
-  id: { field: 'id' },
-  nullable: true,
-  description: 'An API key of the organization. The key itself is shown only once, when it is issued.',
-  fields: (t) => ({
-    name: t.exposeString('name', { nullable: true, description: 'The label given when it was issued, if any.' }),
-    displayPrefix: t.exposeString('displayPrefix', { description: 'The first characters of the key.' }),
-    createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was issued.' }),
-    lastUsedAt: t.expose('lastUsedAt', {
-      type: 'DateTime',
-      nullable: true,
-      description: 'When a request last used it; null if never.',
-    }),
-    revokedAt: t.expose('revokedAt', {
-      type: 'DateTime',
-      nullable: true,
-      description: 'When it was revoked (it is refused from then on); null while it is valid.',
-    }),
-  }),
-});
-
-const IssuedApiKey = builder.objectRef<{ apiKeyId: string; apiKey: string }>('IssuedApiKey').implement({
-  description: 'A key just issued, the only time the key itself is shown.',
-  fields: (t) => ({
-    apiKeyId: t.exposeID('apiKeyId', { description: 'The id of its `ApiKey` (`key_…`), to rotate or revoke it by.' }),
-    apiKey: t.exposeString('apiKey', { description: 'The key itself; it cannot be read again.' }),
-  }),
-});
-
 builder.mutationFields((t) => ({
   updateOrganizationSettings: t.field({
     type: OrganizationSettings,
@@ -104,37 +74,5 @@ builder.mutationFields((t) => ({
     },
     resolve: (_root, args, context) =>
       updateOrganizationSettings(scopeOf(context), OrganizationSettingsUpdate.parse(context, args.input)),
-  }),
-  createApiKey: t.field({
-    type: IssuedApiKey,
-    description:
-      'Issues another API key for the organization (shown once; `gateway keys create` on the command line). CONFLICT once the organization has `API_KEYS_PER_ORGANIZATION` unrevoked keys (100 by default). Its keys share one rate limit.',
-    args: { name: t.arg.string({ required: false, description: 'A label to tell the key by.' }) },
-    resolve: (_root, args, context) =>
-      issueApiKey(unscopedClient(context), context.viewer.organizationId, {
-        name: args.name ?? undefined,
-        maxActiveKeys: context.apiKeysPerOrganization,
-      }),
-  }),
-  rotateApiKey: t.field({
-    type: IssuedApiKey,
-    description: "Revokes one of the organization's keys and issues its replacement (shown once).",
-    args: { id: t.arg.id({ required: true, description: 'The id of the key to replace (`key_…`).' }) },
-    resolve: async (_root, args, context) => {
-      const issued = await rotateApiKey(unscopedClient(context), {
-        organizationId: context.viewer.organizationId,
-        apiKeyId: String(args.id),
-      });
-      if (!issued) throw notFound('API key');
-      return issued;
-    },
-  }),
-  revokeApiKey: t.prismaField({
-    type: 'ApiKey',
-    description:
-      "Revokes one of the organization's keys: it is refused from then on. NOT_FOUND for a key already revoked or not the organization's.",
-    args: { id: t.arg.id({ required: true, description: 'The id of the key to revoke (`key_…`).' }) },
-    resolve: (_query, _root, args, context) =>
-      revokeApiKeyById(unscopedClient(context), context.viewer.organizationId, String(args.id)),
   }),
 }));

@@ -31,6 +31,7 @@ import {
 import { documentOf } from '../client.ts';
 import { dateTime, words } from '../format.ts';
 import { hrefOf } from '../route.ts';
+import { useMissingScope } from '../scopes.ts';
 import { Empty, ErrorNote, errorMessage, Loading } from '../ui.tsx';
 
 export function AgentPage({ id }: { id: string }) {
@@ -84,6 +85,8 @@ function AgentEditor({ agent: loaded }: { agent: AgentDetail }) {
   const [problems, setProblems] = useState<Problem[]>([]);
   const [saved, setSaved] = useState(false);
   const [update, runUpdate] = useMutation(documentOf(ConsoleUpdateAgent));
+  // A key that may not update agents reads the form, and cannot save it.
+  const lacksUpdate = useMissingScope('Mutation.updateAgent');
   useEffect(() => {
     if (!saved) return;
     const timer = setTimeout(() => setSaved(false), 4000);
@@ -177,18 +180,25 @@ function AgentEditor({ agent: loaded }: { agent: AgentDetail }) {
         </div>
         <section class="save-bar" aria-label="Save changes">
           <p class="save-state" role="status">
-            {update.fetching
-              ? 'Saving…'
-              : saved
-                ? 'Saved.'
-                : dirty.size > 0
-                  ? `Unsaved changes in ${[...dirty].map((key) => sections.find((s) => sectionKey(s) === key)!.title).join(', ')}`
-                  : 'No changes.'}
+            {lacksUpdate
+              ? `${lacksUpdate}: changes cannot be saved.`
+              : update.fetching
+                ? 'Saving…'
+                : saved
+                  ? 'Saved.'
+                  : dirty.size > 0
+                    ? `Unsaved changes in ${[...dirty].map((key) => sections.find((s) => sectionKey(s) === key)!.title).join(', ')}`
+                    : 'No changes.'}
           </p>
           <button type="button" disabled={dirty.size === 0 || update.fetching} onClick={discard}>
             Discard
           </button>
-          <button type="submit" class="primary" disabled={dirty.size === 0 || update.fetching}>
+          <button
+            type="submit"
+            class="primary"
+            disabled={dirty.size === 0 || update.fetching || lacksUpdate !== null}
+            title={lacksUpdate ?? undefined}
+          >
             Save changes
           </button>
         </section>

@@ -11,6 +11,7 @@ import {
 import { documentOf } from '../client.ts';
 import { count, dateTime } from '../format.ts';
 import { useInterval } from '../live.ts';
+import { useMissingScope } from '../scopes.ts';
 import { Empty, ErrorNote, errorMessage, Loading } from '../ui.tsx';
 
 /** Deliveries move on their own (retries, the worker): the page reads them again this often. */
@@ -108,6 +109,7 @@ const DELIVERY_TONES = { delivered: 'finished', pending: 'in_progress', failed: 
 
 function DeliveryRow({ delivery, onReplayed }: { delivery: WebhookDeliveryRow; onReplayed: () => void }) {
   const [replay, runReplay] = useMutation(documentOf(ConsoleReplayWebhookDelivery));
+  const lacksReplay = useMissingScope('Mutation.replayWebhookDelivery');
   const answer = [
     delivery.lastResponseCode !== null ? `HTTP ${delivery.lastResponseCode}` : null,
     delivery.latencyMs !== null ? `${delivery.latencyMs} ms` : null,
@@ -135,7 +137,8 @@ function DeliveryRow({ delivery, onReplayed }: { delivery: WebhookDeliveryRow; o
         <button
           type="button"
           class="replay"
-          disabled={delivery.status === 'pending' || replay.fetching}
+          disabled={delivery.status === 'pending' || replay.fetching || lacksReplay !== null}
+          title={lacksReplay ?? undefined}
           aria-label={`Replay ${delivery.eventType} ${delivery.eventId}`}
           onClick={async () => {
             const result = await runReplay({ id: delivery.id });

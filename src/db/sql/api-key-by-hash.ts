@@ -1,7 +1,7 @@
 import type { SqlQueryable } from '../database.ts';
 
 /**
- * The API key with this hash, revoked or not (no row: none).
+ * The API key with this hash, revoked or expired or not (no row: none), with its scopes.
  * Index: "ApiKey_hash_key".
  */
 export async function apiKeyByHash(sql: SqlQueryable, hash: string) {
@@ -10,6 +10,12 @@ export async function apiKeyByHash(sql: SqlQueryable, hash: string) {
     organizationId: string;
     revokedAt: Date | null;
     lastUsedAt: Date | null;
-  }>('SELECT id, "organizationId", "revokedAt", "lastUsedAt" FROM "ApiKey" WHERE hash = $1', [hash]);
+    name: string | null;
+    scopes: string[];
+    expiresAt: Date | null;
+  }>(
+    'SELECT id, "organizationId", "revokedAt", "lastUsedAt", name, scopes, "expiresAt" FROM "ApiKey" WHERE hash = $1',
+    [hash],
+  );
   return rows[0];
 }

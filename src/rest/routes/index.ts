@@ -1,6 +1,7 @@
 // The REST route table: every SPEC.md endpoint and DECISIONS.md extension.
 import type { Route } from '../route.ts';
 import { agentRoutes } from './agents.ts';
+import { apiKeyRoutes } from './api-keys.ts';
 import { callReportRoutes } from './call-reports.ts';
 import { doNotCallRoutes } from './do-not-call.ts';
 import { integrationRoutes } from './integrations.ts';
@@ -24,4 +25,5 @@ export const routes: Route[] = [
   ...callReportRoutes,
   ...webhookRoutes,
   ...organizationSettingsRoutes,
+  ...apiKeyRoutes,
 ];

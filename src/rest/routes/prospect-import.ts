@@ -59,6 +59,7 @@ export const prospectImportRoutes = [
     query: importQuery,
     status: 201,
     upload: { contentType: 'text/csv', description: CSV_DESCRIPTION, maxBytes: limits.importBytes },
+    field: 'Mutation.importProspects',
     read: async (scope, query, body) => {
       const options = await importOptionsOf(scope, query);
       return { options, parsed: await readProspectCsv(body, options) };

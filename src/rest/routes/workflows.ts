@@ -134,6 +134,7 @@ export const workflowRoutes = [
     endpoint: 'E6',
     summary: 'List workflow runs, filtered, sorted and paged',
     query: runsQuery,
+    field: 'Query.runs',
     // What GraphQL's `runs` lists (run-listing.ts), its page written by PostgreSQL in the answer's shape.
     answer: async ({ organizationId, sql, loaders }, { params, query }) => {
       // The query's filter members are runFilter's, parsed with it.

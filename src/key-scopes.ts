@@ -1,7 +1,7 @@
 // What an API key may do: its scopes, and the one table of what each GraphQL
 // field needs. The schema checks it on every field named here
 // (src/schema/key-scope-checks.ts); the REST routes run those fields, so they
-// inherit the check, and the two routes that run no GraphQL operation (E6's
+// inherit the check, and the two routes that run no GraphQL operation (the runs listing's
 // runs, the CSV import) name the field they stand for. The console reads the
 // same table to disable what its key may not do. A root field missing from the
 // table stops the schema from being built: nothing is reachable unchecked.

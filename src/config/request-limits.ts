@@ -24,7 +24,7 @@ export const defaultGraphQLLimits: GraphQLLimits = {
   maxTokens: 2000,
   maxDirectives: 20,
   maxCost: 50_000,
-  // The largest body REST takes (E4's, a batch of 100,000 prospect ids), so the
+  // The largest body REST takes (the batch create's, a batch of 100,000 prospect ids), so the
   // same input is accepted over GraphQL.
   maxVariablesBytes: 8 * 1024 * 1024,
   introspection: true,
@@ -34,7 +34,7 @@ export const defaultGraphQLLimits: GraphQLLimits = {
 export interface RateLimits {
   /** Requests per organization per window, whichever of its keys they carry: every route, and graphql-ws operations. */
   perOrganization: number;
-  /** Requests per organization per window on E1, counted separately. */
+  /** Requests per organization per window on PATCH /agents/{agent_id}, counted separately. */
   agentUpdate: number;
   windowMs: number;
 }

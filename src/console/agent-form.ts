@@ -1,7 +1,7 @@
 // The agent page's form: which members of each configuration object it
 // edits, and how a configuration object goes from what the API shows (its
-// `json`, REST's snake_case names) to what E1's mutation takes (GraphQL's
-// camelCase input) and back. E1 replaces a configuration object whole, so a
+// `json`, REST's snake_case names) to what the agent update's mutation takes (GraphQL's
+// camelCase input) and back. The agent update replaces a configuration object whole, so a
 // section changed is sent whole, the members the form does not show included.
 import type { ConfigMember, WireConfig } from '../console-operations/console-operations.ts';
 import { camelCase, snakeCase } from '../records/names.ts';
@@ -133,7 +133,7 @@ export function inputOf(wire: unknown): unknown {
   );
 }
 
-/** A problem E1 reported, from `extensions.detail`. */
+/** A problem the agent update reported, from `extensions.detail`. */
 export interface Problem {
   path: string;
   rule?: string;

@@ -1,4 +1,4 @@
-// Agents: create, partial update (E1), delete (E3) and their tools. The
+// Agents: create, partial update (PATCH /agents/{agent_id}), delete (DELETE /agents/{agent_id}) and their tools. The
 // configuration objects are validated by the schemas of src/records/agent-config.ts and
 // stored as their JSON value, under the wire (snake_case) names.
 import { z } from 'zod';
@@ -48,7 +48,7 @@ export const agentToolsSet = z.strictObject({ tools: z.array(agentTool).max(MAX_
 type AgentToolsSet = z.output<typeof agentToolsSet>;
 
 /**
- * SPEC.md's agent update request. Every member is optional (E1 is a partial
+ * SPEC.md's agent update request. Every member is optional (PATCH /agents/{agent_id} is a partial
  * update); a config member given replaces that config object whole, and null
  * clears it. Agent creation uses the same shape with `name` required.
  */
@@ -137,7 +137,7 @@ const agentUpdated = (scope: Scope, agentId: string) =>
   new Outbox().add('agent.updated', scope.viewer.organizationId, { kind: 'agent', id: agentId });
 
 /**
- * E1: a partial update, in one statement (a concurrent update of other
+ * PATCH /agents/{agent_id}: a partial update, in one statement (a concurrent update of other
  * members is not lost), with its `agent.updated` event.
  */
 export async function updateAgent(scope: Scope, agentId: string, data: AgentUpdate, policy: OutboundPolicy) {
@@ -150,7 +150,7 @@ export async function updateAgent(scope: Scope, agentId: string, data: AgentUpda
   });
 }
 
-/** E3: the agent, its tools and its evaluations go (the foreign keys cascade). */
+/** DELETE /agents/{agent_id}: the agent, its tools and its evaluations go (the foreign keys cascade). */
 export async function deleteAgent(scope: Scope, agentId: string) {
   const { count } = await scope.prisma.agent.deleteMany({ where: { id: agentId } });
   if (count === 0) throw notFound('agent');

@@ -2,14 +2,14 @@
 // (calling_window), how fast (max_concurrency, calls_per_second), what it does
 // after a call that did not reach anyone (retry), and when it stops itself
 // (auto_pause); each object's schema is src/records/campaign-settings.ts. Used
-// by E4's body, the settings PATCH and GraphQL's input types; the run engine
+// by the batch create's body, the settings PATCH and GraphQL's input types; the run engine
 // reads them from the batch row.
 import { z } from 'zod';
 import { Prisma } from '../generated/prisma/client.ts';
 import { autoPause, callingWindow, retryPolicy } from '../records/campaign-settings.ts';
 import { int } from '../records/values.ts';
 
-/** The members E4 accepts besides the prospects, and the settings PATCH changes. */
+/** The members the batch create (POST /workflows/{workflow_id}/batches) accepts besides the prospects, and the settings PATCH changes. */
 export const batchSettingsShape = {
   calling_window: callingWindow.nullable().optional(),
   max_concurrency: int(1, 10_000)

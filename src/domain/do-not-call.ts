@@ -1,4 +1,4 @@
-// An organization's do-not-call list (issue 12): numbers no run may dial.
+// An organization's do-not-call list: numbers no run may dial.
 import { z } from 'zod';
 import { notFound } from './errors.ts';
 import { limits } from './limits.ts';

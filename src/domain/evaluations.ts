@@ -1,4 +1,4 @@
-// Evaluations of an agent (E18, E19): they belong to an agent of the caller's
+// Evaluations of an agent (POST and GET /agents/evals): they belong to an agent of the caller's
 // organization and go when it is deleted.
 import { z } from 'zod';
 import { isForeignKeyViolation } from '../db/prisma-errors.ts';

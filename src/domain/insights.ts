@@ -1,4 +1,4 @@
-// Insights (E20): figures about a period computed from run outcomes.
+// Insights: figures about a period computed from run outcomes.
 // A period is a pair of calendar dates (UTC), both days included.
 import { z } from 'zod';
 import { retryOnUniqueViolation } from '../db/prisma-errors.ts';
@@ -17,7 +17,7 @@ export const insightPeriod = z
   .meta({ id: 'InsightPeriod' });
 type InsightPeriod = z.output<typeof insightPeriod>;
 
-/** E20's filter: insights whose whole period lies between the dates given (either optional). */
+/** The insights listing's filter: insights whose whole period lies between the dates given (either optional). */
 export const insightFilter = z
   .strictObject({ period_start: isoDate().optional(), period_end: isoDate().optional() })
   .refine(endNotBeforeStart, endOrder)

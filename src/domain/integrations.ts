@@ -57,7 +57,7 @@ function credentialsSchema(schemaConfig: unknown) {
 }
 
 /**
- * Connects the organization to the integration with `slug` (E10), with its
+ * Connects the organization to the integration with `slug` (POST /integrations), with its
  * `integration.connected` event. Connecting an already connected slug
  * replaces its credentials and settings and keeps the connection's id.
  */

@@ -1,4 +1,4 @@
-// Prospects from a CSV file (issue 13): a header row naming the columns, then
+// Prospects from a CSV file: a header row naming the columns, then
 // one prospect per row. The file is read as it arrives, never held whole, and
 // checked to its end before anything is written: one bad row refuses the
 // whole file, and the refusal names each offending line and column (up to

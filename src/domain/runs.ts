@@ -1,4 +1,4 @@
-// Listing runs: E6's filters and sort orders, as one definition used by the
+// Listing runs: the runs listing's filters and sort orders, as one definition used by the
 // GraphQL arguments, the REST query parameters and the SQL that serves them.
 import { z } from 'zod';
 import { runConditions } from '../db/parts/run-conditions.ts';

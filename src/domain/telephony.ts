@@ -1,18 +1,18 @@
-// SIP trunks and phone numbers (E15-E17).
+// SIP trunks and phone numbers.
 //
-// E15 creates an inbound and an outbound trunk sharing one `pairId`, the
+// POST /sip-trunks creates an inbound and an outbound trunk sharing one `pairId`, the
 // address and the credentials. A number row has a single `sipTrunkId`, so the
-// numbers E15 creates are stored on the outbound trunk: the product's calls are
+// numbers POST /sip-trunks creates are stored on the outbound trunk: the product's calls are
 // outbound (runs call prospects) and the numbers are their caller ids. Inbound
 // calls to those numbers arrive on the inbound trunk of the same pair, so for
 // reading, a number belongs to the whole pair: both trunks list the pair's
 // numbers and report the same `phoneCount`, whichever trunk of the pair a
-// number was stored on (E16/E17 store it on the trunk the client named). A
+// number was stored on (POST /phone-numbers and /phone-numbers/bulk store it on the trunk the client named). A
 // dashboard showing the pair therefore never shows "0 numbers" on one half.
 //
 // When calls go through LiveKit (DIALER=livekit), the trunks live there too
-// (a `TrunkDirectory`): E15 creates the pair there first and stores its ids
-// here, E16/E17 add the numbers there first. A LiveKit failure is a
+// (a `TrunkDirectory`): POST /sip-trunks creates the pair there first and stores its ids
+// here, POST /phone-numbers and /phone-numbers/bulk add the numbers there first. A LiveKit failure is a
 // BAD_GATEWAY (502) with nothing written here; a local write that fails after
 // LiveKit accepted is compensated (the pair deleted, the numbers removed there).
 import { randomUUID } from 'node:crypto';
@@ -40,7 +40,7 @@ export const e164 = z
 
 const label = z.string().max(200).meta({ description: 'a free label, default empty;' });
 
-/** The trunk a number is added to (E16, E17). */
+/** The trunk a number is added to (POST /phone-numbers, /phone-numbers/bulk). */
 const numberTrunkId = z.string().min(1).meta({
   description:
     'the trunk the numbers are stored on (`trk_…`); an unknown one, or another organization’s, is NOT_FOUND (404);',
@@ -218,7 +218,7 @@ async function insertNumbers(tx: NumberClient, trunk: SipTrunk, entries: NumberE
   return created;
 }
 
-/** E15: an inbound and an outbound trunk, and the numbers on the outbound one, all or nothing (in LiveKit too, with `directory`). */
+/** POST /sip-trunks: an inbound and an outbound trunk, and the numbers on the outbound one, all or nothing (in LiveKit too, with `directory`). */
 export async function createSipTrunk(
   scope: Scope,
   secrets: SecretBox,
@@ -293,7 +293,7 @@ async function numbersOnTrunk(scope: Scope, trunkId: string, entries: NumberEntr
   );
 }
 
-/** E16: one number on a trunk of the caller's organization. */
+/** POST /phone-numbers: one number on a trunk of the caller's organization. */
 export async function createPhoneNumber(
   scope: Scope,
   data: PhoneNumberCreate,
@@ -303,7 +303,7 @@ export async function createPhoneNumber(
   return created!;
 }
 
-/** E17: many numbers on one trunk, all or nothing. */
+/** POST /phone-numbers/bulk: many numbers on one trunk, all or nothing. */
 export async function createPhoneNumbers(
   scope: Scope,
   data: PhoneNumbersCreate,

@@ -1,6 +1,6 @@
 // LiveKit, as DIALER=livekit uses it: the SDK's clients for the project in
 // LIVEKIT_URL (each request signed with LIVEKIT_API_KEY/SECRET), the trunks
-// kept there (E15-E17), the calls' records, the dialer, and the receiver
+// kept there, the calls' records, the dialer, and the receiver
 // that checks LiveKit's webhooks.
 import { AgentDispatchClient, RoomServiceClient, SipClient, WebhookReceiver } from 'livekit-server-sdk';
 import type { Clock } from '../clock.ts';

@@ -1,7 +1,7 @@
-// SIP trunks in LiveKit (src/domain/telephony.ts's TrunkDirectory): E15's
+// SIP trunks in LiveKit (src/domain/telephony.ts's TrunkDirectory): POST /sip-trunks'
 // pair is created there as an outbound trunk (the address LiveKit dials
 // through, the numbers it may call from, the credentials) and an inbound
-// trunk (the numbers it answers, the credentials callers present); E16/E17
+// trunk (the numbers it answers, the credentials callers present); POST /phone-numbers and /phone-numbers/bulk
 // add numbers to both. Any failure of LiveKit is a BAD_GATEWAY (502).
 import { ListUpdate, SIPTransport } from '@livekit/protocol';
 import type { SipClient } from 'livekit-server-sdk';

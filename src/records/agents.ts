@@ -62,7 +62,7 @@ export const agent = record(
   },
 );
 
-/** E18, E19: its integer id is GraphQL's `databaseId`. */
+/** POST and GET /agents/evals: its integer id is GraphQL's `databaseId`. */
 export const evaluation = record(
   { id: 'Evaluation' },
   {

@@ -1,7 +1,7 @@
 // A batch's campaign settings as they are stored and shown: when it may call
 // (calling_window), what it does after a call that reached nobody (retry),
 // and when it stops itself (auto_pause); and how a call attempt ends. One
-// schema each, used by the batch record, E4's body, the settings PATCH,
+// schema each, used by the batch record, the batch create's body, the settings PATCH,
 // GraphQL's types and the OpenAPI document; the run engine reads them from
 // the batch row (src/domain/batch-settings.ts, src/domain/calling-window.ts).
 import { z } from 'zod';

@@ -1,4 +1,4 @@
-// SPEC.md's insight record (E20).
+// SPEC.md's insight record.
 import { z } from 'zod';
 import { record, timestamp } from './record.ts';
 import { integer } from './values.ts';

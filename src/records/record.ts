@@ -8,7 +8,7 @@
 //   with, and the result made into the wire's JSON (src/rest/routes/);
 // - `sqlRow`: the record as a row value PostgreSQL makes JSON of, with
 //   to_jsonb (webhook events, written in the change's statement:
-//   src/db/parts/event-payloads.ts) or as text with row_to_json (E6's pages:
+//   src/db/parts/event-payloads.ts) or as text with row_to_json (the runs listing's pages:
 //   src/db/sql/wire-runs-page.ts).
 // A member is a zod type: a value GraphQL and the row hold as the wire shows
 // it (strings, numbers, booleans, lists of them, free JSON), read from the

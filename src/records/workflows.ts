@@ -79,7 +79,7 @@ export const batch = record(
   },
 );
 
-/** E6's run: its row, and its workflow's and batch's names, and its prospect. */
+/** A run of the runs listing: its row, and its workflow's and batch's names, and its prospect. */
 export const workflowRun = record(
   { id: 'WorkflowRun' },
   {
@@ -137,7 +137,7 @@ export const callAttempt = record(
   },
 );
 
-/** GET /runs/{id}: E6's run and what its attempts tell; a `run.*` event's data. */
+/** GET /runs/{id}: a run of the runs listing and what its attempts tell; a `run.*` event's data. */
 export const run = workflowRun.extend(
   { id: 'Run' },
   {

@@ -3,7 +3,7 @@
 // operations sent over graphql-ws (src/graphql/websocket.ts), draw on one
 // quota, so more keys buy no more requests. Requests without a valid key are
 // counted per client address (an IPv6 client per /64), so made-up keys spend
-// nobody's quota. E1 (agent update) has a tighter quota of its own, per
+// nobody's quota. The agent update (PATCH /agents/{agent_id}) has a tighter quota of its own, per
 // organization too. With Redis the counters are shared by every instance;
 // while Redis does not answer, each instance counts on its own (an
 // organization may then make up to its quota on each instance) rather than
@@ -103,7 +103,7 @@ export interface RateLimited {
 }
 
 export interface RateLimiter {
-  /** E1's own quota, a hook of both its routes (which opt out of the shared quota with `unlimited`). */
+  /** The agent update's own quota, a hook of both its routes (which opt out of the shared quota with `unlimited`). */
   agentUpdate: preHandlerAsyncHookHandler;
   /** Counts one operation not made over HTTP (graphql-ws) against its organization's quota: refused when it is spent. */
   countOperation(organizationId: string): Promise<RateLimited | null>;
@@ -143,7 +143,7 @@ export async function registerRateLimits(
   });
   return {
     // One limiter (one counter per organization) shared by the routes it is attached to,
-    // so both prefixes of E1 draw on the same quota.
+    // so both prefixes of the agent update draw on the same quota.
     agentUpdate: app.rateLimit({
       max: limits.agentUpdate,
       timeWindow: limits.windowMs,

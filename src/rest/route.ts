@@ -95,7 +95,7 @@ interface ReadScope {
 
 /**
  * A read answered without a GraphQL operation: the route writes the body's
- * JSON text itself, from text the database wrote in the answer's shape (E6's
+ * JSON text itself, from text the database wrote in the answer's shape (the runs listing's
  * runs), which Node.js neither parses nor walks; the router sends it as it is.
  */
 export interface TextRoute<Query = Record<string, never>> extends RouteBase<Query> {
@@ -200,7 +200,7 @@ export const paginationEnvelopeSchema = (item: z.ZodType) =>
 export const metaEnvelopeSchema = (item: z.ZodType) =>
   z.object({ data: z.array(item), meta: z.object({ ...counters, size: z.number().int() }) });
 
-/** DECISIONS.md's generic response body (E21). */
+/** DECISIONS.md's generic response body (POST /prospects/{prospect_id}/tags). */
 export const genericBody = (message: string, data: unknown) => ({ status: true, message, data, error: null });
 export const genericBodySchema = (data: z.ZodType) =>
   z.object({ status: z.literal(true), message: z.string(), data, error: z.null() });

@@ -6,7 +6,7 @@
 // and the result is reshaped into SPEC.md's body.
 // Upload rows (a CSV import) hand their body to the domain as a stream
 // instead, with the same authentication, tenancy check, Idempotency-Key and
-// error body; text rows (E6) write their answer's JSON text themselves.
+// error body; text rows (GET /workflows/{workflow_id}/runs) write their answer's JSON text themselves.
 import { createHash, type Hash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -247,7 +247,7 @@ export interface RestDependencies {
   viewers: RequestViewers;
   /** Runs the routes' operations (src/graphql/run-operation.ts). */
   graphql: GraphQLServer;
-  /** E1's own quota. */
+  /** The agent update's own quota. */
   rateLimiter: RateLimiter;
   /** Seals the secrets an answer kept for its Idempotency-Key shows. */
   secrets: SecretBox;

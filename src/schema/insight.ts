@@ -1,4 +1,4 @@
-// Insights (E20) and their generation from run outcomes (src/domain/insights.ts).
+// Insights and their generation from run outcomes (src/domain/insights.ts).
 import { GraphQLError, Kind } from 'graphql';
 import { generateInsight, insightFilter, insightPeriod, insightWhere, isoDateOf } from '../domain/insights.ts';
 import { builder, type NodeRef } from './builder.ts';

@@ -1,6 +1,6 @@
-// Which runs a list of runs holds (E6's): under a workflow or a batch,
+// Which runs a list of runs holds (the runs listing's): under a workflow or a batch,
 // filtered and sorted, and how they are counted. GraphQL's run connections
-// (run.ts) page through them as rows; REST's E6 has the page written as its
+// (run.ts) page through them as rows; REST's runs listing (GET /workflows/{workflow_id}/runs) has the page written as its
 // answer's JSON text (src/db/sql/wire-runs-page.ts).
 import { counterColumn } from '../db/parts/counter-columns.ts';
 import type { SqlPart } from '../db/parts/sql-part.ts';

@@ -38,7 +38,7 @@ const runFieldReads = {
 };
 const prospectFieldReads = { tags: [], runs: [] };
 
-/** A page of the runs under a workflow or a batch, filtered and sorted as E6 lists them (run-listing.ts). */
+/** A page of the runs under a workflow or a batch, filtered and sorted as the runs listing (GET /workflows/{workflow_id}/runs) lists them (run-listing.ts). */
 async function runsConnection(
   parent: RunsParent,
   args: RunListArgs,
@@ -198,7 +198,7 @@ export const Run: NodeRef<'Run'> = builder.prismaNode('Run', {
   }),
 });
 
-/** The filter and order of every list of runs (E6's): the root `runs` and the lists below. */
+/** The filter and order of every list of runs (the runs listing's): the root `runs` and the lists below. */
 const runFilterArgs = builder.args((t) => ({
   filter: t.field({ type: RunFilterTypes.input(), required: false, description: 'Conditions every run listed meets.' }),
   orderBy: t.field({ type: RunOrderEnum, required: false, description: 'The order (default `STARTED_DESC`).' }),

@@ -1,7 +1,7 @@
 // One agent: its configuration as readable sections (language model, voice
 // and transcriber with their fallback chains, VAD, greeting, pre-call
-// webhook, tools), edited through E1's mutation (updateAgent). The problems
-// E1 reports (`extensions.detail`: path, rule, message) show next to their
+// webhook, tools), edited through the agent update's mutation (updateAgent). The problems
+// the agent update reports (`extensions.detail`: path, rule, message) show next to their
 // fields.
 import type { CombinedError } from '@urql/core';
 import { useMutation, useQuery } from '@urql/preact';
@@ -70,7 +70,7 @@ const draftOf = (agent: AgentDetail): Draft => ({
 
 const sectionKey = (section: SectionSpec) => section.member ?? 'general';
 
-/** What E1 said was wrong, member by member; a failure without details is one problem without a path. */
+/** What the agent update said was wrong, member by member; a failure without details is one problem without a path. */
 function problemsOf(error: CombinedError): Problem[] {
   const detailed = error.graphQLErrors.flatMap((e) =>
     Array.isArray(e.extensions?.detail) ? (e.extensions.detail as Problem[]) : [],

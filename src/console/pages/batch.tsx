@@ -1,5 +1,5 @@
 // One batch: its live state, answer rate, pace and ETA, its outcomes over
-// time, its campaign settings, and its runs (E6's filters, sort and paging)
+// time, its campaign settings, and its runs (the runs listing's filters, sort and paging)
 // with each run's call attempts.
 import { useQuery } from '@urql/preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';

@@ -21,7 +21,7 @@ export interface RunsPage {
 const RUN_COLUMNS = [...new Set([...workflowRun.columns, ...RUN_ORDER_COLUMNS])];
 
 /**
- * A page of runs as the text of E6's `data` members, comma-separated (empty
+ * A page of runs as the text of the runs listing's `data` members, comma-separated (empty
  * for no run): each run the JSON text JSON.stringify makes of its record
  * (src/records/workflows.ts, `workflowRun`), members in their declared order,
  * written by PostgreSQL so that Node.js neither parses nor walks it.

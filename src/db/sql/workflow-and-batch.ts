@@ -4,7 +4,7 @@ import { selectRows } from '../select-rows.ts';
 
 /**
  * Whether the organization has the workflow, and its batch row with that id
- * (null when it has none), in one statement: what E6 checks before listing a
+ * (null when it has none), in one statement: what the runs listing (GET /workflows/{workflow_id}/runs) checks before listing a
  * batch's runs. The batch row is read as rows-by-id.ts reads it (`b.*`, the
  * same columns parsed the same way), so it can stand for the batch loader's.
  * Index: "Workflow_pkey" and "Batch_pkey".

@@ -1,4 +1,4 @@
-// Agents and evaluations: E1-E3, E18-E19 and the agent extensions.
+// Agents, their evaluations and the agent extensions.
 import { z } from 'zod';
 import { agentCreate, agentUpdate } from '../../domain/agents.ts';
 import { evaluationCreate } from '../../domain/evaluations.ts';

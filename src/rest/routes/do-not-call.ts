@@ -1,4 +1,4 @@
-// The organization's do-not-call list (issue 12).
+// The organization's do-not-call list.
 import { z } from 'zod';
 import { doNotCallAdd } from '../../domain/do-not-call.ts';
 import { e164 } from '../../domain/telephony.ts';

@@ -1,4 +1,4 @@
-// Integrations: E10-E14.
+// Integrations.
 import { z } from 'zod';
 import { integrationConnect } from '../../domain/integrations.ts';
 import { availableIntegration, connectedIntegration } from '../../records/integrations.ts';

@@ -1,4 +1,4 @@
-// POST /prospects/import: a CSV file of prospects (issue 13), read as it
+// POST /prospects/import: a CSV file of prospects, read as it
 // arrives (src/domain/prospect-import.ts).
 import { z } from 'zod';
 import { limits } from '../../domain/limits.ts';

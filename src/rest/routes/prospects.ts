@@ -1,4 +1,4 @@
-// Prospects, lists and tags: E21 and DECISIONS.md's extensions.
+// Prospects, lists and tags: POST /prospects/{prospect_id}/tags and DECISIONS.md's extensions.
 import { z } from 'zod';
 import { prospectListCreate, prospectsCreate, prospectTagsAdd, tagCreate } from '../../domain/prospects.ts';
 import { prospect, prospectList, tag } from '../../records/prospects.ts';

@@ -1,4 +1,4 @@
-// SIP trunks and phone numbers (E15-E17), insights (E20), and the list extensions.
+// SIP trunks and phone numbers, insights, and the list extensions.
 import { z } from 'zod';
 import { insightFilter } from '../../domain/insights.ts';
 import { phoneNumberCreate, phoneNumbersCreate, sipTrunkCreate } from '../../domain/telephony.ts';
@@ -16,7 +16,7 @@ const PhoneNumbersCreate = wireNames(phoneNumbersCreate);
 /** The lists return `{ data }` (DECISIONS.md); `page` and `limit` select which part, 100 at most. */
 const listQuery = pageLimitQuery.extend({ limit: pageLimitQuery.shape.limit.unwrap().default(MAX_PAGE_SIZE) });
 
-/** E20: the period bounds (their order is checked by the domain), items per page 1 to 100, items to skip >= 0. */
+/** GET /analytics/insights: the period bounds (their order is checked by the domain), items per page 1 to 100, items to skip >= 0. */
 const insightsQuery = z.object({
   ...insightFilter.shape,
   limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(20),

@@ -1,4 +1,4 @@
-// Webhook endpoints and their deliveries (issue 13). Creating an endpoint is
+// Webhook endpoints and their deliveries. Creating an endpoint is
 // a create (201, Idempotency-Key) whose answer shows the secret: the answer
 // kept for the key holds it sealed (`secretMembers`, src/rest/idempotency.ts).
 // Rotating a secret and replaying a delivery act on what exists: 200.

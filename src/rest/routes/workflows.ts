@@ -1,4 +1,4 @@
-// Workflows, versions, batches, runs (E4-E9) and DECISIONS.md's extensions.
+// Workflows, versions, batches, runs and DECISIONS.md's extensions.
 import { z } from 'zod';
 import { wireRunsPage } from '../../db/sql/wire-runs-page.ts';
 import { workflowAndBatch } from '../../db/sql/workflow-and-batch.ts';
@@ -30,7 +30,7 @@ const WorkflowVersionCreate = wireNames(workflowVersionCreate);
 const BatchCreate = wireNames(batchCreate);
 const BatchSettingsUpdate = wireNames(batchSettingsUpdate);
 
-/** E6's query: DECISIONS.md's parameter names, the filter members of `runFilter`, and `sort`. */
+/** The runs listing's query: DECISIONS.md's parameter names, the filter members of `runFilter`, and `sort`. */
 const runsQuery = pageLimitQuery.extend({
   ...runFilter.shape,
   sort: z.enum(runSorts).optional(),

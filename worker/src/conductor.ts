@@ -28,6 +28,10 @@ export class CallConductor {
   private readonly timers = new Set<unknown>();
   private greeted = false;
   private ending: Promise<void> | null = null;
+  /** Whether the agent hung up (its goodbye, a silence, the duration, a voice mail), not the callee. */
+  get agentHungUp(): boolean {
+    return this.ending !== null;
+  }
 
   constructor(
     private readonly script: CallScript,

@@ -6,9 +6,11 @@
 //
 // `tsx src/main.ts start` (production), `dev` (development), `download-files`
 // (the models the plugins keep on disk), as LiveKit Agents' CLI reads them.
+
 import { fileURLToPath } from 'node:url';
 import { AMD, AMDCategory, cli, defineAgent, type JobContext, llm, log, ServerOptions, voice } from '@livekit/agents';
 import { z } from 'zod';
+import { CallRecorder } from './call-record.ts';
 import { CallConductor } from './conductor.ts';
 import { readConfig } from './config.ts';
 import { parseDispatch } from './dispatch.ts';
@@ -43,6 +45,7 @@ async function call(ctx: JobContext) {
   }
 
   await ctx.connect();
+  const recorder = new CallRecorder(reports, Date.now());
   const session = new voice.AgentSession(setup.session);
   const conductor = new CallConductor(setup.script, session, async () => {
     await ctx.deleteRoom();
@@ -59,7 +62,13 @@ async function call(ctx: JobContext) {
     agent: new voice.Agent({ instructions: setup.instructions, tools: { end_call: endCall } }),
     room: ctx.room,
   });
-  ctx.addShutdownCallback(async () => conductor.stop());
+  ctx.addShutdownCallback(async () => {
+    conductor.stop();
+    await recorder.ended(conductor.agentHungUp ? 'agent' : 'callee');
+  });
+  session.on(voice.AgentSessionEventTypes.ConversationItemAdded, ({ item }) => {
+    if (item.type === 'message') void recorder.turn(item.role, item.textContent, item.createdAt);
+  });
   session.on(voice.AgentSessionEventTypes.UserInputTranscribed, () => conductor.callerSpoke());
   session.on(voice.AgentSessionEventTypes.UserStateChanged, (event) => {
     if (event.newState === 'away' && setup.session.userAwayTimeout !== undefined) void conductor.callerSilent();
@@ -71,6 +80,7 @@ async function call(ctx: JobContext) {
 
   // A voice mail: reported to the gateway before the agent leaves its message and hangs up.
   const detection = await new AMD(session, { llm: setup.session.llm }).execute();
+  await recorder.detected(detection.category, Date.now());
   if (detection.category === AMDCategory.MACHINE_VM || detection.category === AMDCategory.MACHINE_UNAVAILABLE) {
     await reports.outcome('voicemail');
     await conductor.voicemail();

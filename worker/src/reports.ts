@@ -4,28 +4,17 @@
 // process: a worker restarted mid-call sends the same keys again.
 //
 // The outcome goes to POST /org/{org}/runs/{run_id}/attempts/{attempt}/outcome
-// (reportCallOutcome). The call record (detection, transcript turns, summary,
-// disposition, evaluations, callback and transfer requests) goes to
-// POST …/attempts/{attempt}/record once the gateway has that route: until
-// then nothing calls `record` (worker/README.md).
+// (reportCallOutcome); the call's record, in parts (src/call-record.ts), to
+// POST …/attempts/{attempt}/record (reportCallRecord), each part named.
+import type { CallRecordReport } from '../../src/domain/call-records.ts';
 import type { CallOutcomeName } from '../../src/records/campaign-settings.ts';
 import type { GatewayClient } from './gateway.ts';
-
-/** One part of the call's record, in the words of the record route. */
-export type CallRecordPart =
-  | { kind: 'detection'; result: 'human' | 'voicemail' | 'ivr' | 'unavailable' | 'uncertain'; transcript: string }
-  | { kind: 'turn'; index: number; speaker: 'agent' | 'prospect'; text: string; started_at: string }
-  | { kind: 'summary'; text: string }
-  | { kind: 'disposition'; label: string; category: string }
-  | { kind: 'evaluation'; evaluation_id: number; score: number; passed: boolean }
-  | { kind: 'callback_request'; at: string | null; note: string }
-  | { kind: 'transfer_request'; to: string; reason: string };
 
 export interface CallReports {
   /** How the call ends (voicemail …); a later report replaces an earlier one. */
   outcome(outcome: CallOutcomeName): Promise<void>;
-  /** One part of the call's record; `sequence` numbers the parts of one kind (transcript turns: their index). */
-  record(part: CallRecordPart, sequence: number): Promise<void>;
+  /** One part of the call's record; `name` names it among the call's parts (its key's last word). */
+  record(part: CallRecordReport, name: string): Promise<void>;
 }
 
 export interface ReportedCall {
@@ -48,8 +37,8 @@ export class GatewayCallReports implements CallReports {
     await this.gateway.post(`${this.attemptPath}/outcome`, { outcome }, this.keyOf('outcome', outcome));
   }
 
-  async record(part: CallRecordPart, sequence: number): Promise<void> {
-    await this.gateway.post(`${this.attemptPath}/record`, part, this.keyOf(part.kind, sequence));
+  async record(part: CallRecordReport, name: string): Promise<void> {
+    await this.gateway.post(`${this.attemptPath}/record`, part, this.keyOf('record', name));
   }
 
   private keyOf(what: string, sequence: number | string) {

@@ -3,6 +3,7 @@
 // the call from it, and its reports are retried with one Idempotency-Key, so a
 // lost answer does not count a report twice. A fault proxy stands between them.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { CallRecorder } from '../src/call-record.ts';
 import type { CallDispatch } from '../src/dispatch.ts';
 import { GatewayClient, GatewayRequestError, type RetryPolicy } from '../src/gateway.ts';
 import { buildCall } from '../src/mapping/index.ts';
@@ -143,23 +144,80 @@ describe('reports', () => {
   test('a worker restarted mid-call sends the same keys for the same reports', async () => {
     const before = proxy.received.length;
     const call = { run_id: 'run_unknown', attempt: 1 };
-    const turn = {
-      kind: 'turn',
-      index: 3,
-      speaker: 'prospect',
-      text: 'Yes.',
-      started_at: '2026-11-25T10:00:00Z',
-    } as const;
+    const turns = { transcript: [{ role: 'callee' as const, text: 'Yes.', started_ms: 3000, ended_ms: 3000 }] };
     for (const reports of [new GatewayCallReports(client(), call), new GatewayCallReports(client(), call)]) {
-      await reports.record(turn, turn.index).catch(() => {});
+      await reports.record(turns, 'turns-3').catch(() => {});
       await reports.outcome('voicemail').catch(() => {});
     }
     const keys = proxy.received.slice(before).map((request) => request.idempotencyKey);
     expect(keys).toEqual([
-      'run_unknown:1:turn:3',
+      'run_unknown:1:record:turns-3',
       'run_unknown:1:outcome:voicemail',
-      'run_unknown:1:turn:3',
+      'run_unknown:1:record:turns-3',
       'run_unknown:1:outcome:voicemail',
+    ]);
+  });
+
+  test("the call's record reaches the gateway: turns a few at a time, the detection, who hung up; a part sent again changes nothing", async () => {
+    // A run whose (simulated) call has ended: its record is taken after the call, as post-call parts are.
+    const agent = await rest('POST', '/agents', { name: 'Recorder' });
+    const workflow = await rest('POST', '/workflows', {
+      name: 'Records',
+      definition: { steps: [{ id: 'dial', type: 'call', agent_id: agent.body.id }] },
+    });
+    const prospects = await rest('POST', '/prospects', {
+      prospects: [{ first_name: 'Ada', phone: '+14155550123' }],
+    });
+    expect(prospects.status, JSON.stringify(prospects.body)).toBeLessThan(300);
+    const prospectIds = prospects.body.created.map((prospect: { id: string }) => prospect.id);
+    const batch = await rest('POST', `/workflows/${workflow.body.id}/batches`, { prospect_ids: prospectIds });
+    expect(batch.status).toBe(201);
+    let runId = '';
+    for (;;) {
+      const runs = await rest('GET', `/workflows/${workflow.body.id}/runs`);
+      const run = runs.body.data?.[0];
+      if (run && (await rest('GET', `/runs/${run.id}`)).body.call_attempts?.[0]?.ended_at) {
+        runId = run.id;
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const reports = new GatewayCallReports(client(), { run_id: runId, attempt: 1 });
+    const recorder = new CallRecorder(reports, 1_000_000);
+    const said: [string, string, number][] = [
+      ['assistant', 'Hello, this is Ava.', 1_000_500],
+      ['user', 'Hi.', 1_002_000],
+      ['assistant', 'Is now a good time?', 1_003_000],
+      ['user', 'Yes.', 1_004_000],
+      ['assistant', 'Great.', 1_005_000],
+    ];
+    for (const [role, text, at] of said) await recorder.turn(role, text, at);
+    await recorder.detected('human', 1_001_800);
+    await recorder.ended('callee');
+    // A restarted worker sends the first part again: the record does not change.
+    await reports.record(
+      { transcript: [{ role: 'agent', text: 'Hello, this is Ava.', started_ms: 500, ended_ms: 500 }] },
+      'turns-0',
+    );
+    const record = (await rest('GET', `/runs/${runId}`)).body.call_attempts[0].record;
+    expect(record.transcript.map((turn: { role: string; text: string }) => [turn.role, turn.text])).toEqual([
+      ['agent', 'Hello, this is Ava.'],
+      ['callee', 'Hi.'],
+      ['agent', 'Is now a good time?'],
+      ['callee', 'Yes.'],
+      ['agent', 'Great.'],
+    ]);
+    expect(record).toMatchObject({
+      detection: { result: 'human', confidence: 1, detected_ms: 1800 },
+      ended_by: 'callee',
+    });
+    const keys = proxy.received.filter((request) => request.path.endsWith(`${runId}/attempts/1/record`));
+    expect(keys.map((request) => request.idempotencyKey)).toEqual([
+      `${runId}:1:record:turns-0`,
+      `${runId}:1:record:detection`,
+      `${runId}:1:record:turns-4`,
+      `${runId}:1:record:ended`,
+      `${runId}:1:record:turns-0`,
     ]);
   });
 });

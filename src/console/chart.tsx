@@ -34,6 +34,8 @@ export const OUTCOME_COLORS = {
   noAnswer: '#f08c00',
   busy: '#d9480f',
   voicemail: '#7048e8',
+  ivr: '#1971c2',
+  callScreening: '#0c8599',
   failed: '#e03131',
   inFlight: '#adb5bd',
 } as const;

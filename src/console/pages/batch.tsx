@@ -405,7 +405,10 @@ function RunRowView({ run }: { run: RunRow }) {
     <tbody class="run" data-run-id={run.id}>
       <tr>
         <td data-label="Prospect">
-          <span class="prospect">{name}</span> <span class="phone">{run.prospect.phone}</span>
+          <a class="prospect" href={hrefOf({ page: 'run', id: run.id })}>
+            {name}
+          </a>{' '}
+          <span class="phone">{run.prospect.phone}</span>
         </td>
         <td data-label="Status">
           <StatusBadge status={run.status} />

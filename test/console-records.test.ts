@@ -21,6 +21,8 @@ const conversation = [
   { role: 'callee', text: 'Tuesday at ten works.', started_ms: 6400, ended_ms: 7600 },
 ];
 
+const detected = (result: string) => ({ result, confidence: 0.9, detected_ms: 900 });
+
 describe.skipIf(!hasChromium)("the console's call records in Chromium", () => {
   let server: TestServer;
   let browser: Browser;
@@ -76,6 +78,17 @@ describe.skipIf(!hasChromium)("the console's call records in Chromium", () => {
       },
     });
     expect(reported.status).toBe(200);
+    // Other calls' analyses, for the batch's breakdown.
+    const analyses = [
+      { disposition: { label: 'demo booked', category: 'success' }, detection: detected('human') },
+      { disposition: { label: 'not interested', category: 'neutral' }, detection: detected('human') },
+      { disposition: { label: 'wrong number', category: 'issue' }, detection: detected('voicemail') },
+      { detection: detected('ivr') },
+    ];
+    for (const [index, body] of analyses.entries()) {
+      const part = await rest('POST', `/org/{org}/runs/${runIds[index + 2]}/attempts/1/record`, { body });
+      expect(part.status).toBe(200);
+    }
     browser = await launchChromium();
   }, 120_000);
 
@@ -132,6 +145,45 @@ describe.skipIf(!hasChromium)("the console's call records in Chromium", () => {
       await page.goto(`${server.url}/dashboard#/runs/${runIds[1]}`);
       await page.locator('.run-page article.attempt .state.empty').waitFor();
       expect(await page.locator('.run-page .transcript').count()).toBe(0);
+      await page.close();
+    }
+  });
+
+  it("charts a batch's call records by disposition and detection", { timeout: 60_000 }, async () => {
+    for (const width of ['desktop', 'phone'] as const) {
+      const page = await openConsole(browser, server, apiKey, {
+        organizationName: 'Acme Records',
+        width,
+        hash: `#/batches/${batchId}`,
+        violations,
+      });
+      const card = page.locator('.batch-page .call-records');
+      await card.locator('.dispositions canvas').waitFor();
+      expect(await card.locator('.card-title .subtitle').textContent()).toBe('5 records reported');
+      expect(await card.locator('.dispositions .breakdown-legend li').allTextContents()).toEqual([
+        '2 demo booked',
+        '1 not interested',
+        '1 wrong number',
+      ]);
+      expect(await card.locator('.detections .breakdown-legend li').allTextContents()).toEqual([
+        '3 human',
+        '1 IVR',
+        '1 voicemail',
+      ]);
+      expect(await card.locator('.dispositions canvas').getAttribute('aria-label')).toBe(
+        "Dispositions of December demos's call records, 4 records: demo booked 2, not interested 1, wrong number 1",
+      );
+      expect(await card.locator('.detections canvas').getAttribute('aria-label')).toContain(
+        'human 3, IVR 1, voicemail 1',
+      );
+      // The bars are coloured by category: success green, issue red.
+      expect(
+        await card
+          .locator('.dispositions .breakdown-legend li i')
+          .evaluateAll((marks) => marks.map((mark) => getComputedStyle(mark).backgroundColor)),
+      ).toEqual(['rgb(47, 158, 68)', 'rgb(134, 142, 150)', 'rgb(224, 49, 49)']);
+      await card.scrollIntoViewIfNeeded();
+      await screenshot(page, `batch-records-${width}`);
       await page.close();
     }
   });

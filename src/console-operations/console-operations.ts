@@ -123,6 +123,14 @@ export interface BatchDetail extends BatchCard {
   retry: { maxAttempts: number; on: CallOutcome[]; delaySeconds: number };
   autoPause: { failureRate: number; window: number } | null;
   history: AttemptsInterval[];
+  recordBreakdown: RecordBreakdown;
+}
+
+/** A batch's call records by disposition and by detection (`Batch.recordBreakdown`). */
+export interface RecordBreakdown {
+  records: number;
+  dispositions: { label: string; category: string; count: number }[];
+  detections: { result: string; count: number }[];
 }
 
 export const ConsoleBatch = operation<
@@ -135,6 +143,7 @@ export const ConsoleBatch = operation<
     totalProspects scheduledAt workflowVersionNumber maxConcurrency callsPerSecond
     callingWindow { days start end timezone } retry { maxAttempts on delaySeconds } autoPause { failureRate window }
     history: attemptsTimeline(minutes: $minutes, intervalMinutes: $intervalMinutes) { start end ${OUTCOMES} }
+    recordBreakdown { records dispositions { label category count } detections { result count } }
   }
 }`,
 );

@@ -135,7 +135,8 @@ describe.skipIf(!hasChromium)("the console's call records in Chromium", () => {
       expect(await attempt.locator('.detection dd').textContent()).toBe('human · 97% sure · at 1.2 s');
       expect(await attempt.locator('.disposition dd').textContent()).toBe('demo booked (success)');
       const evaluation = attempt.locator(`.evaluations li[data-evaluation-id="${evaluationId}"]`);
-      expect(await evaluation.textContent()).toBe(`passed Evaluation ${evaluationId} 85/100 · offered a slot`);
+      await evaluation.locator('.evaluation', { hasText: 'Books a demo' }).waitFor();
+      expect(await evaluation.textContent()).toBe('passed Books a demo 85/100 · offered a slot');
       const recording = attempt.getByRole('link', { name: 'Listen to the recording' });
       expect(await recording.getAttribute('href')).toBe('https://recordings.example.com/calls/1.ogg');
       expect(await recording.getAttribute('rel')).toContain('noopener');

@@ -207,6 +207,7 @@ export interface TranscriptTurn {
 /** What an agent worker reported of one call (`RunAttempt.record`). */
 export interface CallRecordView {
   id: string;
+  agentId: string;
   transcript: TranscriptTurn[];
   detection: { result: string; confidence: number; detectedMs: number } | null;
   summary: string | null;
@@ -225,7 +226,7 @@ export interface RunDetail extends RunRow {
   callAttempts: (CallAttempt & { record: CallRecordView | null })[];
 }
 
-const CALL_RECORD = `id transcript { role text startedMs endedMs } detection { result confidence detectedMs } summary
+const CALL_RECORD = `id agentId transcript { role text startedMs endedMs } detection { result confidence detectedMs } summary
   disposition { label category } sentiment endedBy recordingUrl latency { p50Ms p95Ms } callbackAt
   evaluations { evaluationId score passed reason } transfer { to status }`;
 
@@ -239,6 +240,14 @@ export const ConsoleRun = operation<{ run: RunDetail | null }, { id: string }>(
   }
 }`,
 );
+
+/** An agent's evaluations by number (`evaluation_id` of a record's evaluations), for their titles. */
+export const ConsoleAgentEvaluations = operation<
+  { agent: { id: string; evaluations: { nodes: { databaseId: number; title: string }[] } } | null },
+  { id: string }
+>(`query ConsoleAgentEvaluations($id: ID!) {
+  agent(id: $id) { id evaluations(first: 100) { nodes { databaseId title } } }
+}`);
 
 export const ConsoleSetBatchStatus = operation<
   { updateBatchStatus: { id: string; status: BatchStatus } },

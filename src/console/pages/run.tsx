@@ -7,6 +7,7 @@ import { useQuery } from '@urql/preact';
 import type { ComponentChildren } from 'preact';
 import {
   type CallRecordView,
+  ConsoleAgentEvaluations,
   ConsoleRun,
   type RunDetail,
   type TranscriptTurn,
@@ -175,25 +176,7 @@ function RecordView({ record }: { record: CallRecordView }) {
         </p>
       )}
       <Transcript turns={record.transcript} />
-      {record.evaluations.length > 0 && (
-        <section class="evaluations" aria-label="Evaluations">
-          <h3>Evaluations</h3>
-          <ul class="evaluation-results">
-            {record.evaluations.map((evaluation) => (
-              <li
-                key={evaluation.evaluationId}
-                data-evaluation-id={evaluation.evaluationId}
-                class={evaluation.passed ? 'passed' : 'failed'}
-              >
-                <span class="verdict">{evaluation.passed ? 'passed' : 'failed'}</span>{' '}
-                <span class="evaluation">Evaluation {evaluation.evaluationId}</span>{' '}
-                <span class="score">{evaluation.score}/100</span>
-                {evaluation.reason && <span class="reason"> · {evaluation.reason}</span>}
-              </li>
-            ))}
-          </ul>
-        </section>
-      )}
+      {record.evaluations.length > 0 && <Evaluations record={record} />}
     </div>
   );
 }
@@ -215,6 +198,33 @@ function Transcript({ turns }: { turns: TranscriptTurn[] }) {
           </li>
         ))}
       </ol>
+    </section>
+  );
+}
+
+/** The record's scores, each under its evaluation's title (read from its agent, by number; the number while loading). */
+function Evaluations({ record }: { record: CallRecordView }) {
+  const [agent] = useQuery({ query: documentOf(ConsoleAgentEvaluations), variables: { id: record.agentId } });
+  const titles = new Map(agent.data?.agent?.evaluations.nodes.map((node) => [node.databaseId, node.title]) ?? []);
+  return (
+    <section class="evaluations" aria-label="Evaluations">
+      <h3>Evaluations</h3>
+      <ul class="evaluation-results">
+        {record.evaluations.map((evaluation) => (
+          <li
+            key={evaluation.evaluationId}
+            data-evaluation-id={evaluation.evaluationId}
+            class={evaluation.passed ? 'passed' : 'failed'}
+          >
+            <span class="verdict">{evaluation.passed ? 'passed' : 'failed'}</span>{' '}
+            <span class="evaluation">
+              {titles.get(evaluation.evaluationId) || `Evaluation ${evaluation.evaluationId}`}
+            </span>{' '}
+            <span class="score">{evaluation.score}/100</span>
+            {evaluation.reason && <span class="reason"> · {evaluation.reason}</span>}
+          </li>
+        ))}
+      </ul>
     </section>
   );
 }

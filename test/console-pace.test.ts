@@ -6,7 +6,7 @@ import type { AttemptsInterval, Outcomes, Stats } from '../src/console-operation
 
 const MINUTE = 60_000;
 const NOW = Date.parse('2026-11-22T15:30:30.000Z');
-const none = { attempts: 0, answered: 0, noAnswer: 0, busy: 0, voicemail: 0, failed: 0 };
+const none = { attempts: 0, answered: 0, noAnswer: 0, busy: 0, voicemail: 0, failed: 0, ivr: 0, callScreening: 0 };
 
 /** A minute-by-minute timeline of the last hour ending with the minute holding NOW, `attempts(i)` in minute i (0 the oldest). */
 const timeline = (attempts: (minute: number) => number): AttemptsInterval[] =>

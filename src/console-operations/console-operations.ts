@@ -28,7 +28,7 @@ function operation<Data, Variables = NoVariables>(text: string): Operation<Data,
 
 export type BatchStatus = 'PENDING' | 'IN_PROGRESS' | 'PAUSED' | 'FINISHED' | 'CANCELLED' | 'FAILED';
 export type RunStatus = BatchStatus;
-export type CallOutcome = 'answered' | 'no_answer' | 'busy' | 'voicemail' | 'failed';
+export type CallOutcome = 'answered' | 'no_answer' | 'busy' | 'voicemail' | 'failed' | 'ivr' | 'call_screening';
 export type RunOrder = 'STARTED_DESC' | 'STARTED_ASC' | 'STATUS_ASC' | 'STATUS_DESC';
 
 export interface Stats {
@@ -48,6 +48,8 @@ export interface Outcomes {
   busy: number;
   voicemail: number;
   failed: number;
+  ivr: number;
+  callScreening: number;
 }
 
 export interface AttemptsInterval extends Outcomes {
@@ -63,7 +65,7 @@ interface PageInfo {
 }
 
 const STATS = 'stats { pendingCount inProgressCount pausedCount finishedCount cancelledCount failedCount totalCount }';
-const OUTCOMES = 'attempts answered noAnswer busy voicemail failed';
+const OUTCOMES = 'attempts answered noAnswer busy voicemail failed ivr callScreening';
 const PAGE_INFO = 'pageInfo { endCursor startCursor hasNextPage hasPreviousPage }';
 /** What a batch's card shows; the timeline is the last hour, minute by minute. */
 const BATCH_CARD = `id name status createdAt workflow { id name } ${STATS} outcomes { ${OUTCOMES} } windowState pausedReason
@@ -121,6 +123,14 @@ export interface BatchDetail extends BatchCard {
   retry: { maxAttempts: number; on: CallOutcome[]; delaySeconds: number };
   autoPause: { failureRate: number; window: number } | null;
   history: AttemptsInterval[];
+  recordBreakdown: RecordBreakdown;
+}
+
+/** A batch's call records by disposition and by detection (`Batch.recordBreakdown`). */
+export interface RecordBreakdown {
+  records: number;
+  dispositions: { label: string; category: string; count: number }[];
+  detections: { result: string; count: number }[];
 }
 
 export const ConsoleBatch = operation<
@@ -133,6 +143,7 @@ export const ConsoleBatch = operation<
     totalProspects scheduledAt workflowVersionNumber maxConcurrency callsPerSecond
     callingWindow { days start end timezone } retry { maxAttempts on delaySeconds } autoPause { failureRate window }
     history: attemptsTimeline(minutes: $minutes, intervalMinutes: $intervalMinutes) { start end ${OUTCOMES} }
+    recordBreakdown { records dispositions { label category count } detections { result count } }
   }
 }`,
 );
@@ -183,6 +194,59 @@ export const ConsoleBatchRuns = operation<
       }
     }
   }
+}`);
+
+/** One turn of a call's transcript: times in ms from the call's start. */
+export interface TranscriptTurn {
+  role: 'agent' | 'callee' | 'system' | string;
+  text: string;
+  startedMs: number;
+  endedMs: number;
+}
+
+/** What an agent worker reported of one call (`RunAttempt.record`). */
+export interface CallRecordView {
+  id: string;
+  agentId: string;
+  transcript: TranscriptTurn[];
+  detection: { result: string; confidence: number; detectedMs: number } | null;
+  summary: string | null;
+  disposition: { label: string; category: string } | null;
+  sentiment: number | null;
+  endedBy: string | null;
+  recordingUrl: string | null;
+  latency: { p50Ms: number; p95Ms: number } | null;
+  callbackAt: string | null;
+  evaluations: { evaluationId: number; score: number; passed: boolean; reason: string | null }[];
+  transfer: { to: string; status: string } | null;
+}
+
+export interface RunDetail extends RunRow {
+  batch: { id: string; name: string };
+  callAttempts: (CallAttempt & { record: CallRecordView | null })[];
+}
+
+const CALL_RECORD = `id agentId transcript { role text startedMs endedMs } detection { result confidence detectedMs } summary
+  disposition { label category } sentiment endedBy recordingUrl latency { p50Ms p95Ms } callbackAt
+  evaluations { evaluationId score passed reason } transfer { to status }`;
+
+export const ConsoleRun = operation<{ run: RunDetail | null }, { id: string }>(
+  `query ConsoleRun($id: ID!) {
+  run(id: $id) {
+    id status attempts lastOutcome currentStepId error reason nextAttemptAt startedAt endedAt
+    batch { id name }
+    prospect { firstName lastName phone }
+    callAttempts { number startedAt endedAt outcome reason fromNumber toNumber durationSeconds record { ${CALL_RECORD} } }
+  }
+}`,
+);
+
+/** An agent's evaluations by number (`evaluation_id` of a record's evaluations), for their titles. */
+export const ConsoleAgentEvaluations = operation<
+  { agent: { id: string; evaluations: { nodes: { databaseId: number; title: string }[] } } | null },
+  { id: string }
+>(`query ConsoleAgentEvaluations($id: ID!) {
+  agent(id: $id) { id evaluations(first: 100) { nodes { databaseId title } } }
 }`);
 
 export const ConsoleSetBatchStatus = operation<

@@ -10,6 +10,7 @@ import { AgentsPage } from './pages/agents.tsx';
 import { BatchPage } from './pages/batch.tsx';
 import { BatchesPage } from './pages/batches.tsx';
 import { InsightsPage } from './pages/insights.tsx';
+import { RunPage } from './pages/run.tsx';
 import { WebhooksPage } from './pages/webhooks.tsx';
 import { hrefOf, type Route, useRoute } from './route.ts';
 import { KeyScopes } from './scopes.ts';
@@ -99,7 +100,8 @@ function Console({ onForget }: { onForget: () => void }) {
       />
     );
   }
-  const active = route.page === 'batch' ? 'batches' : route.page === 'agent' ? 'agents' : route.page;
+  const active =
+    route.page === 'batch' || route.page === 'run' ? 'batches' : route.page === 'agent' ? 'agents' : route.page;
   return (
     <div class="shell">
       <header class="topbar">
@@ -154,6 +156,8 @@ function Page({ route }: { route: Route }) {
       return <BatchesPage />;
     case 'batch':
       return <BatchPage key={route.id} id={route.id} />;
+    case 'run':
+      return <RunPage key={route.id} id={route.id} />;
     case 'agents':
       return <AgentsPage />;
     case 'agent':

@@ -34,9 +34,27 @@ export const OUTCOME_COLORS = {
   noAnswer: '#f08c00',
   busy: '#d9480f',
   voicemail: '#7048e8',
+  ivr: '#1971c2',
+  callScreening: '#0c8599',
   failed: '#e03131',
   inFlight: '#adb5bd',
 } as const;
+
+/** A disposition's bar by its category. */
+export const CATEGORY_COLORS: Record<string, string> = {
+  success: OUTCOME_COLORS.answered,
+  neutral: '#868e96',
+  issue: OUTCOME_COLORS.failed,
+};
+
+/** A detection's bar: the colour of the outcome it leads to. */
+export const DETECTION_COLORS: Record<string, string> = {
+  human: OUTCOME_COLORS.answered,
+  voicemail: OUTCOME_COLORS.voicemail,
+  ivr: OUTCOME_COLORS.ivr,
+  call_screening: OUTCOME_COLORS.callScreening,
+  unavailable: OUTCOME_COLORS.inFlight,
+};
 
 export interface ChartProps {
   labels: string[];

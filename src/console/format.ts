@@ -33,7 +33,7 @@ export function duration(ms: number): string {
   return `${Math.floor(minutes / 1440)} d${Math.floor((minutes % 1440) / 60) ? ` ${Math.floor((minutes % 1440) / 60)} h` : ''}`;
 }
 
-export const outcomeLabel = (outcome: CallOutcome) => outcome.replace('_', ' ');
+export const outcomeLabel = (outcome: CallOutcome) => (outcome === 'ivr' ? 'IVR' : outcome.replace('_', ' '));
 
 /** A configuration member's wire name as words: `max_tokens` → "Max tokens". */
 export const words = (name: string) => {

@@ -8,6 +8,8 @@ export const OUTCOME_FIELDS = [
   ['noAnswer', 'no answer'],
   ['busy', 'busy'],
   ['voicemail', 'voicemail'],
+  ['ivr', 'IVR'],
+  ['callScreening', 'call screening'],
   ['failed', 'failed'],
 ] as const satisfies readonly (readonly [keyof Outcomes, string])[];
 

@@ -5,6 +5,7 @@ import { useEffect, useState } from 'preact/hooks';
 export type Route =
   | { page: 'batches' }
   | { page: 'batch'; id: string }
+  | { page: 'run'; id: string }
   | { page: 'agents' }
   | { page: 'agent'; id: string }
   | { page: 'insights' }
@@ -13,17 +14,24 @@ export type Route =
 function parseRoute(hash: string): Route {
   const [page, id] = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
   if (page === 'batches' && id) return { page: 'batch', id };
+  if (page === 'runs' && id) return { page: 'run', id };
   if (page === 'agents' && id) return { page: 'agent', id };
   if (page === 'agents' || page === 'insights' || page === 'webhooks') return { page };
   return { page: 'batches' };
 }
 
+const pathOf: Record<Route['page'], string> = {
+  batches: 'batches',
+  batch: 'batches',
+  run: 'runs',
+  agents: 'agents',
+  agent: 'agents',
+  insights: 'insights',
+  webhooks: 'webhooks',
+};
+
 export const hrefOf = (route: Route): string =>
-  route.page === 'batch'
-    ? `#/batches/${encodeURIComponent(route.id)}`
-    : route.page === 'agent'
-      ? `#/agents/${encodeURIComponent(route.id)}`
-      : `#/${route.page}`;
+  'id' in route ? `#/${pathOf[route.page]}/${encodeURIComponent(route.id)}` : `#/${pathOf[route.page]}`;
 
 export function useRoute(): Route {
   const [route, setRoute] = useState(() => parseRoute(location.hash));

@@ -66,12 +66,17 @@ export const CallOutcomeEnum = builder.enumType(CallOutcome, {
   name: 'CallOutcome',
   description:
     "How a call attempt ended; the values are the wire values REST and a batch's `retry.on` use. An outcome in `retry.on` " +
-    'with attempts left is tried again; otherwise `answered` and `voicemail` go on with the next step, and the others fail the run.',
+    'with attempts left is tried again; otherwise `answered` and the machines (`voicemail`, `ivr`, `call_screening`) go on with ' +
+    'the next step, and the others fail the run.',
   values: {
     answered: { description: 'Someone answered.' },
     no_answer: { description: 'Nobody answered (tried again by the default `retry.on`).' },
     busy: { description: 'The line was busy (tried again by the default `retry.on`).' },
     voicemail: { description: 'A voice mail answered.' },
+    ivr: { description: "A phone menu (IVR) answered: the agent worker's detection said so during the call." },
+    call_screening: {
+      description: "A call-screening service answered: the agent worker's detection said so during the call.",
+    },
     failed: {
       description:
         'The call failed, was never placed (the pre-call webhook failed) or ended unknown (its instance died or stopped); `reason` says which. ' +

@@ -8,6 +8,7 @@ import './batch.ts';
 import './run.ts';
 import './call-report.ts';
 import './call-record.ts';
+import './record-breakdown.ts';
 import './prospect.ts';
 import './prospect-import.ts';
 import './do-not-call.ts';

@@ -16,6 +16,7 @@ import { attemptOutcomesOfBatches } from '../db/sql/attempt-outcomes-of-batches.
 import { attemptsTimeline } from '../db/sql/attempts-timeline.ts';
 import { childCounts } from '../db/sql/child-counts.ts';
 import { childPages } from '../db/sql/child-pages.ts';
+import { type RecordGroup, recordBreakdownOfBatches } from '../db/sql/record-breakdown-of-batches.ts';
 import { rowsById } from '../db/sql/rows-by-id.ts';
 import { runCountersOfWorkflows } from '../db/sql/run-counters-of-workflows.ts';
 import { tagsOfProspects } from '../db/sql/tags-of-prospects.ts';
@@ -278,6 +279,11 @@ const factories = {
   outcomesOfBatch: ({ sql, organizationId }: Made) =>
     new DataLoader<string, { outcome: string | null; count: number }[]>(async (batchIds) =>
       groupBy(await attemptOutcomesOfBatches(sql, organizationId, batchIds), 'batchId', batchIds),
+    ),
+  /** Each batch's call records by disposition, by detection and in all: one statement for every batch asked. */
+  recordBreakdownOfBatch: ({ sql, organizationId }: Made) =>
+    new DataLoader<string, RecordGroup[]>(async (batchIds) =>
+      groupBy(await recordBreakdownOfBatches(sql, organizationId, batchIds), 'batchId', batchIds),
     ),
   /**
    * Each batch's attempts by the interval of the window they started in (0 the

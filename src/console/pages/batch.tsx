@@ -16,6 +16,7 @@ import { documentOf } from '../client.ts';
 import { count, dateTime, duration, etaText, outcomeLabel, percent, plural, time } from '../format.ts';
 import { useLiveBatch } from '../live.ts';
 import { answerRate, attemptsPerMinute, eta, PACE_MINUTES, paceText } from '../pace.ts';
+import { RecordBreakdownCharts } from '../record-breakdown.tsx';
 import { hrefOf } from '../route.ts';
 import {
   BatchActions,
@@ -183,6 +184,14 @@ function BatchView({ batch, range, onRange, onProgress, onChanged, runsVersion }
           height={220}
           title={`Call attempts of ${batch.name} by outcome, ${RANGES[range]!.label.toLowerCase()}, every ${duration(RANGES[range]!.intervalMinutes * 60_000)}`}
         />
+      </div>
+
+      <div class="card call-records">
+        <header class="card-title spread">
+          <h2>Call records</h2>
+          <p class="subtitle">{plural(batch.recordBreakdown.records, 'record')} reported</p>
+        </header>
+        <RecordBreakdownCharts breakdown={batch.recordBreakdown} batchName={batch.name} />
       </div>
 
       <Runs batchId={batch.id} version={runsVersion} />
@@ -405,7 +414,10 @@ function RunRowView({ run }: { run: RunRow }) {
     <tbody class="run" data-run-id={run.id}>
       <tr>
         <td data-label="Prospect">
-          <span class="prospect">{name}</span> <span class="phone">{run.prospect.phone}</span>
+          <a class="prospect" href={hrefOf({ page: 'run', id: run.id })}>
+            {name}
+          </a>{' '}
+          <span class="phone">{run.prospect.phone}</span>
         </td>
         <td data-label="Status">
           <StatusBadge status={run.status} />

@@ -38,6 +38,8 @@ const API_KEY_CACHE_TTL_MAX_MS = 300_000;
 
 /** Keys an organization may hold unrevoked (src/domain/organizations.ts): each is a secret to leak, not more quota. */
 export const API_KEYS_PER_ORGANIZATION = 100;
+/** The least time between two executions of one live query (docs/graphql.md, Live queries). */
+export const LIVE_QUERY_THROTTLE_MS = 250;
 
 // Sizes of bulk inputs (DECISIONS.md).
 const bulkLimitVariables = z.object({
@@ -65,6 +67,7 @@ const environment = bulkLimitVariables.extend({
   SUBSCRIPTIONS_PER_CONNECTION: z.coerce.number().int().min(1).default(defaultSubscriptionLimits.perConnection),
   SUBSCRIPTIONS_PER_ORGANIZATION: z.coerce.number().int().min(1).default(defaultSubscriptionLimits.perOrganization),
   API_KEYS_PER_ORGANIZATION: z.coerce.number().int().min(1).default(API_KEYS_PER_ORGANIZATION),
+  LIVE_QUERY_THROTTLE_MS: z.coerce.number().int().min(0).max(60_000).default(LIVE_QUERY_THROTTLE_MS),
   API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(API_KEY_CACHE_TTL_MAX_MS).default(API_KEY_CACHE_TTL_MS),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).default(defaultGraphQLLimits.maxDepth),
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).default(defaultGraphQLLimits.maxAliases),
@@ -171,6 +174,8 @@ export interface Config {
   apiKeysPerOrganization: number;
   /** How long a verified API key is remembered (API_KEY_CACHE_TTL_MS); 0: every request reads it. */
   apiKeyCacheTtlMs: number;
+  /** The least time between two executions of one live query. */
+  liveQueryThrottleMs: number;
   graphqlLimits: GraphQLLimits;
   /** Origins browsers may call the API from; `*` for any. */
   corsOrigins: string[];
@@ -238,6 +243,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     apiKeysPerOrganization: values.API_KEYS_PER_ORGANIZATION,
     apiKeyCacheTtlMs: values.API_KEY_CACHE_TTL_MS,
+    liveQueryThrottleMs: values.LIVE_QUERY_THROTTLE_MS,
     corsOrigins: values.CORS_ORIGINS.split(',')
       .map((origin) => origin.trim())
       .filter(Boolean),

@@ -88,6 +88,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     webhooks: config.webhooks,
     apiKeyCacheTtlMs: config.apiKeyCacheTtlMs,
     apiKeysPerOrganization: config.apiKeysPerOrganization,
+    liveQueryThrottleMs: config.liveQueryThrottleMs,
   });
   let app: FastifyInstance | undefined;
   let engine: RunEngine | null = null;

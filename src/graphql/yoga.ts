@@ -17,6 +17,7 @@ import type { Services } from '../services.ts';
 import { useCompiledQueries } from './compiled-execution.ts';
 import { type PersistedOperations, protectionPlugins } from './protections.ts';
 import { useBadInputCode } from './use-bad-input-code.ts';
+import { useLiveQueries } from './use-live-queries.ts';
 import { useOperationBounds } from './use-operation-bounds.ts';
 import { useOperationMetrics } from './use-operation-metrics.ts';
 import { useRequestBodies } from './use-request-bodies.ts';
@@ -112,6 +113,8 @@ export function createGraphQLServer(services: Services, { limits, operations }: 
       // Before the executor is chosen: an operation over a bound runs on neither.
       useOperationBounds(limits),
       useCompiledQueries(),
+      // After it: a live query sets graphql-js's executor, wrapped by the live-query store.
+      useLiveQueries(services.live),
       useBadInputCode(),
       useOperationMetrics(services.metrics, operations),
       useSubscriptionSlots(),

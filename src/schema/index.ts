@@ -1,4 +1,6 @@
 // Every domain type registers itself on the builder when its file is imported.
+import { GraphQLLiveDirective } from '@n1ru4l/graphql-live-query';
+import { specifiedDirectives } from 'graphql';
 import { builder } from './builder.ts';
 import './organization.ts';
 import './workflow.ts';
@@ -16,4 +18,8 @@ import './integration.ts';
 import './signing-secret.ts';
 import './webhook.ts';
 
-export const schema = builder.toSchema({ sortSchema: true });
+// `@live` marks a live query (src/graphql/use-live-queries.ts); given directives replace graphql-js's own, so those are listed too.
+export const schema = builder.toSchema({
+  sortSchema: true,
+  directives: [...specifiedDirectives, GraphQLLiveDirective],
+});

@@ -55,6 +55,8 @@ export interface TestServerOptions {
   redisUrl?: string;
   /** DIALER=livekit against this LiveKit (a double: test/support/livekit-double.ts); the engine, if any, calls through it. */
   livekit?: LiveKitSettings;
+  /** LIVE_QUERY_THROTTLE_MS (0 unless given: each invalidation re-executes at once). */
+  liveQueryThrottleMs?: number;
   /** Webhook settings (http and private addresses are allowed unless these say otherwise). */
   webhooks?: TestWebhookOptions;
 }
@@ -138,6 +140,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     livekit: options.livekit,
     webhooks: webhookConfig,
     apiKeysPerOrganization: options.apiKeysPerOrganization,
+    liveQueryThrottleMs: options.liveQueryThrottleMs ?? 0,
   });
   const app = await buildApp({
     services,

@@ -38,6 +38,9 @@ const API_KEY_CACHE_TTL_MAX_MS = 300_000;
 
 /** Keys an organization may hold unrevoked (src/domain/organizations.ts): each is a secret to leak, not more quota. */
 export const API_KEYS_PER_ORGANIZATION = 100;
+/** How long the response cache keeps an answer at most, and how many it keeps in memory (docs/response-cache.md). */
+export const RESPONSE_CACHE_TTL_MS = 10_000;
+export const RESPONSE_CACHE_MAX_ENTRIES = 1_000;
 /** The least time between two executions of one live query (docs/graphql.md, Live queries). */
 export const LIVE_QUERY_THROTTLE_MS = 250;
 
@@ -67,6 +70,8 @@ const environment = bulkLimitVariables.extend({
   SUBSCRIPTIONS_PER_CONNECTION: z.coerce.number().int().min(1).default(defaultSubscriptionLimits.perConnection),
   SUBSCRIPTIONS_PER_ORGANIZATION: z.coerce.number().int().min(1).default(defaultSubscriptionLimits.perOrganization),
   API_KEYS_PER_ORGANIZATION: z.coerce.number().int().min(1).default(API_KEYS_PER_ORGANIZATION),
+  RESPONSE_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(RESPONSE_CACHE_TTL_MS),
+  RESPONSE_CACHE_MAX_ENTRIES: z.coerce.number().int().min(1).default(RESPONSE_CACHE_MAX_ENTRIES),
   LIVE_QUERY_THROTTLE_MS: z.coerce.number().int().min(0).max(60_000).default(LIVE_QUERY_THROTTLE_MS),
   API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(API_KEY_CACHE_TTL_MAX_MS).default(API_KEY_CACHE_TTL_MS),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).default(defaultGraphQLLimits.maxDepth),
@@ -176,6 +181,8 @@ export interface Config {
   apiKeyCacheTtlMs: number;
   /** The least time between two executions of one live query. */
   liveQueryThrottleMs: number;
+  /** The GraphQL response cache: how long an answer is kept (0: off), and how many in memory. */
+  responseCache: { ttlMs: number; maxEntries: number };
   graphqlLimits: GraphQLLimits;
   /** Origins browsers may call the API from; `*` for any. */
   corsOrigins: string[];
@@ -244,6 +251,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     apiKeysPerOrganization: values.API_KEYS_PER_ORGANIZATION,
     apiKeyCacheTtlMs: values.API_KEY_CACHE_TTL_MS,
     liveQueryThrottleMs: values.LIVE_QUERY_THROTTLE_MS,
+    responseCache: { ttlMs: values.RESPONSE_CACHE_TTL_MS, maxEntries: values.RESPONSE_CACHE_MAX_ENTRIES },
     corsOrigins: values.CORS_ORIGINS.split(',')
       .map((origin) => origin.trim())
       .filter(Boolean),

@@ -89,6 +89,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     apiKeyCacheTtlMs: config.apiKeyCacheTtlMs,
     apiKeysPerOrganization: config.apiKeysPerOrganization,
     liveQueryThrottleMs: config.liveQueryThrottleMs,
+    responseCache: config.responseCache,
   });
   let app: FastifyInstance | undefined;
   let engine: RunEngine | null = null;

@@ -13,6 +13,11 @@ import type { Database } from './db/database.ts';
 import type { SecretBox } from './domain/secrets.ts';
 import { BatchProgressHub } from './events/batch-progress.ts';
 import { batchIdentifiers, LiveInvalidations } from './events/live-invalidations.ts';
+import {
+  defaultResponseCacheSettings,
+  type ResponseCacheSettings,
+  ResponseCacheStore,
+} from './events/response-cache-store.ts';
 import { LiveKit } from './livekit/livekit.ts';
 import { createMetrics, type Metrics } from './observability/metrics.ts';
 import { RedisHealth } from './redis/redis-health.ts';
@@ -25,6 +30,8 @@ export interface Services {
   events: BatchProgressHub;
   /** Re-executes live queries (`query @live`) on changes, on every instance. */
   live: LiveInvalidations;
+  /** The GraphQL response cache's answers (in Redis when there is one). */
+  responseCache: ResponseCacheStore;
   metrics: Metrics;
   /**
    * Shares rate-limit counters and events between instances; absent on a single instance.
@@ -55,6 +62,8 @@ export interface ServiceOptions {
   apiKeysPerOrganization?: number;
   /** The least time between two executions of one live query (LIVE_QUERY_THROTTLE_MS). */
   liveQueryThrottleMs?: number;
+  /** RESPONSE_CACHE_TTL_MS and RESPONSE_CACHE_MAX_ENTRIES. */
+  responseCache?: ResponseCacheSettings;
 }
 
 export function createServices({
@@ -66,6 +75,7 @@ export function createServices({
   apiKeyCacheTtlMs = API_KEY_CACHE_TTL_MS,
   apiKeysPerOrganization = API_KEYS_PER_ORGANIZATION,
   liveQueryThrottleMs = LIVE_QUERY_THROTTLE_MS,
+  responseCache: responseCacheSettings = defaultResponseCacheSettings,
 }: ServiceOptions): Services {
   // Redis delivers a subscriber's messages only on a connection of its own.
   const subscriber = redis?.duplicate();
@@ -74,8 +84,12 @@ export function createServices({
     redis && subscriber && redisHealth ? { publish: redis, subscribe: subscriber, health: redisHealth } : undefined;
   const events = new BatchProgressHub((batchId) => db.prisma.batch.findUnique({ where: { id: batchId } }), channels);
   const live = new LiveInvalidations(liveQueryThrottleMs, channels);
-  // What drives batchProgress drives the live queries that read the batch.
-  events.onBatchChanged((batchId) => live.invalidate(batchIdentifiers(batchId)));
+  const responseCache = new ResponseCacheStore(responseCacheSettings, channels);
+  // What drives batchProgress drives the live queries that read the batch, and drops the cached answers holding it.
+  events.onBatchChanged((batchId) => {
+    live.invalidate(batchIdentifiers(batchId));
+    responseCache.batchChanged(batchId);
+  });
   const liveKit = livekitSettings && new LiveKit(livekitSettings, db.prisma);
   const apiKeys = new ApiKeyCache(db, { ttlMs: apiKeyCacheTtlMs });
   return {
@@ -84,6 +98,7 @@ export function createServices({
     secrets,
     events,
     live,
+    responseCache,
     metrics: createMetrics(db, events, redisHealth),
     redis,
     redisHealth,

@@ -45,15 +45,20 @@ export function useCompiledQueries(): Plugin {
   }
 
   return {
-    onExecute({ args, setExecuteFn }) {
+    onExecute({ args, executeFn, setExecuteFn }) {
       const operation = getOperationAST(args.document, args.operationName);
       if (operation?.operation !== 'query' || getLiveDirectiveNode(operation)) return;
       const definitions = operation.variableDefinitions ?? [];
       if (definitions.length > 0 && getVariableValues(args.schema, definitions, args.variableValues ?? {}).errors)
         return;
-      const query = compiledFor(args);
-      if (query)
-        setExecuteFn((execution) => query.query(execution.rootValue, execution.contextValue, execution.variableValues));
+      // Compiled for the document it is handed, which a plugin after this one may have rewritten
+      // (the response cache adds __typename and id to each selection: use-response-cache.ts).
+      setExecuteFn((execution) => {
+        const query = compiledFor(execution);
+        return query
+          ? query.query(execution.rootValue, execution.contextValue, execution.variableValues)
+          : executeFn(execution);
+      });
     },
   };
 }

@@ -5,7 +5,8 @@
 // notes which objects each execution read (`Batch:bat_…` for every object
 // whose `id` is selected) and re-executes the query when one is invalidated:
 // by the change events that drive `batchProgress`, and by every mutation of its
-// organization (`Organization:org_…`, which each of its live queries carries).
+// organization (`Organization:org_…`, which each of its live queries carries;
+// use-write-invalidations.ts).
 //
 // A live query holds one of its organization's subscription slots as a
 // subscription does (over SSE here, over graphql-ws in websocket.ts). It runs
@@ -33,11 +34,6 @@ export function useLiveQueries(live: LiveInvalidations): Plugin<ServerContext & 
   return {
     onExecute({ args, setExecuteFn, setResultAndStopExecution }) {
       const { viewer } = args.contextValue;
-      const operation = getOperationAST(args.document, args.operationName);
-      if (operation?.operation === 'mutation') {
-        // Its organization's live queries read again: a list may have gained or lost an item.
-        return { onExecuteDone: () => live.invalidate([organizationIdentifier(viewer.organizationId)]) };
-      }
       if (!isLiveQuery(args.document, args.operationName)) return;
       const refusal = args.contextValue.holdSubscription?.(viewer.organizationId);
       if (refusal) {

@@ -21,9 +21,11 @@ import { useLiveQueries } from './use-live-queries.ts';
 import { useOperationBounds } from './use-operation-bounds.ts';
 import { useOperationMetrics } from './use-operation-metrics.ts';
 import { useRequestBodies } from './use-request-bodies.ts';
+import { useSharedResponseCache } from './use-response-cache.ts';
 import { useSharedSubscriptionEvents } from './use-shared-subscription-events.ts';
 import { useStorableInput } from './use-storable-input.ts';
 import { useSubscriptionSlots } from './use-subscription-slots.ts';
+import { useWriteInvalidations } from './use-write-invalidations.ts';
 
 /**
  * What the host hands yoga with each request, and the REST router with each
@@ -115,6 +117,9 @@ export function createGraphQLServer(services: Services, { limits, operations }: 
       useCompiledQueries(),
       // After it: a live query sets graphql-js's executor, wrapped by the live-query store.
       useLiveQueries(services.live),
+      // After both: a miss runs the executor they chose, on the document the cache rewrote.
+      ...useSharedResponseCache(services.responseCache, services.metrics),
+      useWriteInvalidations(services.live, services.responseCache),
       useBadInputCode(),
       useOperationMetrics(services.metrics, operations),
       useSubscriptionSlots(),

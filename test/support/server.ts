@@ -57,6 +57,8 @@ export interface TestServerOptions {
   livekit?: LiveKitSettings;
   /** LIVE_QUERY_THROTTLE_MS (0 unless given: each invalidation re-executes at once). */
   liveQueryThrottleMs?: number;
+  /** The response cache (RESPONSE_CACHE_TTL_MS, RESPONSE_CACHE_MAX_ENTRIES): the server's defaults unless given. */
+  responseCache?: { ttlMs: number; maxEntries: number };
   /** Webhook settings (http and private addresses are allowed unless these say otherwise). */
   webhooks?: TestWebhookOptions;
 }
@@ -141,6 +143,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     webhooks: webhookConfig,
     apiKeysPerOrganization: options.apiKeysPerOrganization,
     liveQueryThrottleMs: options.liveQueryThrottleMs ?? 0,
+    responseCache: options.responseCache,
   });
   const app = await buildApp({
     services,

@@ -82,6 +82,7 @@ const environment = bulkLimitVariables.extend({
   GRAPHQL_MAX_VARIABLES_BYTES: z.coerce.number().int().min(1).default(defaultGraphQLLimits.maxVariablesBytes),
   GRAPHQL_INTROSPECTION: z.enum(['on', 'off']).default('on'),
   GRAPHQL_PERSISTED_ONLY: z.enum(['on', 'off']).default('off'),
+  FEDERATION: z.enum(['on', 'off']).default('off'),
   PERSISTED_OPERATIONS_FILE: z.string().optional(),
   CORS_ORIGINS: z.string().default(''),
   // Shared with the scraper only: long enough that it cannot be guessed (`openssl rand -hex 32`).
@@ -181,6 +182,8 @@ export interface Config {
   apiKeyCacheTtlMs: number;
   /** The least time between two executions of one live query. */
   liveQueryThrottleMs: number;
+  /** Serve the schema as an Apollo Federation 2 subgraph (docs/federation.md). */
+  federation: boolean;
   /** The GraphQL response cache: how long an answer is kept (0: off), and how many in memory. */
   responseCache: { ttlMs: number; maxEntries: number };
   graphqlLimits: GraphQLLimits;
@@ -251,6 +254,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     apiKeysPerOrganization: values.API_KEYS_PER_ORGANIZATION,
     apiKeyCacheTtlMs: values.API_KEY_CACHE_TTL_MS,
     liveQueryThrottleMs: values.LIVE_QUERY_THROTTLE_MS,
+    federation: values.FEDERATION === 'on',
     responseCache: { ttlMs: values.RESPONSE_CACHE_TTL_MS, maxEntries: values.RESPONSE_CACHE_MAX_ENTRIES },
     corsOrigins: values.CORS_ORIGINS.split(',')
       .map((origin) => origin.trim())

@@ -113,6 +113,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       rateLimits: config.rateLimits,
       subscriptionLimits: config.subscriptionLimits,
       graphqlLimits: config.graphqlLimits,
+      federation: config.federation,
       corsOrigins: config.corsOrigins,
       metricsToken: config.metricsToken,
       logLevel: config.logLevel,

@@ -11,7 +11,7 @@ import { DomainError, httpStatusOf, RETRY_AFTER_SECONDS, unavailable } from '../
 import type { RequestAudit } from '../observability/request-log.ts';
 import { tracing } from '../observability/tracing.ts';
 import { createContext, type GraphQLContext } from '../schema/context.ts';
-import { schema } from '../schema/index.ts';
+import { schema, subgraphSchema } from '../schema/index.ts';
 import type { ParsedBody } from '../schema/parsed-input.ts';
 import type { Services } from '../services.ts';
 import { useCompiledQueries } from './compiled-execution.ts';
@@ -87,6 +87,8 @@ export interface GraphQLServerOptions {
   limits: GraphQLLimits;
   /** The operations that may run by hash (the gateway's own: the REST layer's and the console's, and the allow-list's). */
   operations: PersistedOperations;
+  /** Serve the subgraph schema (with `_entities` and `_service`) for a federation router. */
+  federation?: boolean;
 }
 
 const require = createRequire(import.meta.url);
@@ -94,9 +96,12 @@ let graphiql: typeof import('@graphql-yoga/render-graphiql') | undefined;
 const loadGraphiQL = () =>
   (graphiql ??= require('@graphql-yoga/render-graphiql') as typeof import('@graphql-yoga/render-graphiql'));
 
-export function createGraphQLServer(services: Services, { limits, operations }: GraphQLServerOptions): GraphQLServer {
+export function createGraphQLServer(
+  services: Services,
+  { limits, operations, federation }: GraphQLServerOptions,
+): GraphQLServer {
   return createYoga<ServerContext, GraphQLContext>({
-    schema,
+    schema: federation ? subgraphSchema() : schema,
     graphqlEndpoint: '/graphql',
     logging: false,
     graphiql: { title: 'Agent gateway', headers: JSON.stringify({ 'X-API-Key': '' }) },

@@ -57,6 +57,8 @@ export interface TestServerOptions {
   livekit?: LiveKitSettings;
   /** LIVE_QUERY_THROTTLE_MS (0 unless given: each invalidation re-executes at once). */
   liveQueryThrottleMs?: number;
+  /** FEDERATION=on: /graphql serves the subgraph schema. */
+  federation?: boolean;
   /** The response cache (RESPONSE_CACHE_TTL_MS, RESPONSE_CACHE_MAX_ENTRIES): the server's defaults unless given. */
   responseCache?: { ttlMs: number; maxEntries: number };
   /** Webhook settings (http and private addresses are allowed unless these say otherwise). */
@@ -150,6 +152,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     rateLimits: options.rateLimits ?? testRateLimits,
     subscriptionLimits: options.subscriptionLimits,
     graphqlLimits: options.graphqlLimits,
+    federation: options.federation,
     corsOrigins: options.corsOrigins,
     metricsToken: options.metricsToken === null ? undefined : (options.metricsToken ?? TEST_METRICS_TOKEN),
     logLevel: options.log?.level,

@@ -168,6 +168,42 @@ describe('live queries (@live)', () => {
     await Promise.all([client.dispose(), otherClient.dispose()]);
   });
 
+  it('streams over SSE too, through the response cache (which keeps no live answer)', async () => {
+    const batchId = await newBatch(ok);
+    const controller = new AbortController();
+    const response = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-api-key': org.apiKey },
+      body: JSON.stringify({ query: LIVE_BATCH, variables: { id: batchId } }),
+      signal: controller.signal,
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('text/event-stream');
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let buffer = '';
+    const nextResult = async (): Promise<{ data: BatchResult; extensions?: unknown }> => {
+      for (;;) {
+        const match = buffer.match(/data: (.+)\n/);
+        if (match) {
+          buffer = buffer.slice(buffer.indexOf(match[0]) + match[0].length);
+          return JSON.parse(match[1]!);
+        }
+        const { value, done } = await reader.read();
+        if (done) throw new Error('stream ended');
+        buffer += decoder.decode(value, { stream: true });
+      }
+    };
+    const first = await nextResult();
+    // The answer as asked: nothing the cache adds to collect entities (__typename) is left in it.
+    expect(first.data.batch).toEqual({ id: batchId, status: 'PENDING', stats: { pausedCount: 0, totalCount: 2 } });
+    await ok(SET_STATUS, { id: batchId, s: 'PAUSED' });
+    let next = await nextResult();
+    while (next.data.batch.status !== 'PAUSED') next = await nextResult();
+    expect(next.data.batch.stats).toEqual({ pausedCount: 2, totalCount: 2 });
+    controller.abort();
+  });
+
   it("holds one of its organization's subscription slots", async () => {
     // An organization of its own: the other tests' slots are given back as their connections close, not before.
     const own = await server.createOrganization('Slots');

@@ -17,10 +17,12 @@
 //   (i) the trivial query and E6, tracing off and on (bench/tracing.ts)
 //   (j) one batch change reaching 10,000 WebSocket subscribers over two
 //       instances sharing Redis, and memory per idle subscriber (bench/fanout.ts)
+//   (k) the dashboard query with the response cache off, in memory and in
+//       Redis, and one batch change reaching 500 live queries (bench/cache.ts)
 //
 // `npm run bench -- --only engine` (or BENCH_ONLY=engine) runs (g) alone,
 // without the 1M-run dataset; `--only csv` runs (h) alone, `--only tracing`
-// (i), `--only subscribers` (j).
+// (i), `--only subscribers` (j), `--only cache` (k).
 // The Markdown report is printed and saved to BENCH_REPORT (default
 // bench-report.md in the system's temporary directory).
 import { execFileSync, spawn } from 'node:child_process';
@@ -32,6 +34,7 @@ import { createInterface } from 'node:readline';
 import pg from 'pg';
 import { createOrganization } from '../src/domain/organizations.ts';
 import { prepareDatabase } from '../src/domain/prepare-database.ts';
+import { measureCache, reportCache } from './cache.ts';
 import { type ProfileSummary, summarizeProfile } from './cpuprofile.ts';
 import { csvImportTargets, measureCsvImport, reportCsvImport } from './csv-import.ts';
 import { type BenchDatabase, engineTargets, measureEngine, reportEngine } from './engine.ts';
@@ -89,9 +92,9 @@ const elapsed = () => `${((performance.now() - startedAt) / 1000).toFixed(0)} s`
 
 const onlyArgument = process.argv.indexOf('--only');
 const only = process.env.BENCH_ONLY || (onlyArgument >= 0 ? (process.argv[onlyArgument + 1] ?? '') : undefined);
-const ALONE = ['engine', 'csv', 'tracing', 'subscribers'] as const;
+const ALONE = ['engine', 'csv', 'tracing', 'subscribers', 'cache'] as const;
 if (only !== undefined && !(ALONE as readonly string[]).includes(only)) {
-  log(`--only ${only}: the scenarios that run alone are "engine", "csv", "tracing" and "subscribers"`);
+  log(`--only ${only}: the scenarios that run alone are "engine", "csv", "tracing", "subscribers" and "cache"`);
   process.exit(2);
 }
 
@@ -233,6 +236,11 @@ const aloneScenarios: Record<(typeof ALONE)[number], () => Promise<void>> = {
     const fanout = await measureFanout(database, log);
     reportFanout(report, fanout);
     targetsSection(fanoutTargets(fanout));
+  },
+  cache: async () => {
+    const database = await newDatabase();
+    await machineSection(database);
+    reportCache(report, await measureCache(database, log, { duration: DURATION, warmup: WARMUP }));
   },
 };
 
@@ -684,6 +692,8 @@ try {
   const traced = await measureTracing(await newDatabase(), log, { duration: DURATION, warmup: WARMUP });
   log(`${elapsed()}: (j) subscribers over two instances`);
   const fanout = await measureFanout(await newDatabase(), log);
+  log(`${elapsed()}: (k) the response cache and live queries`);
+  const cached = await measureCache(await newDatabase(), log, { duration: DURATION, warmup: WARMUP });
 
   // ----------------------------------------------------------------- report
   const loadHeader = [
@@ -825,6 +835,7 @@ try {
   reportCsvImport(report, csv);
   reportTracing(report, traced);
   reportFanout(report, fanout);
+  reportCache(report, cached);
 
   // ---------------------------------------------------------------- targets
   const e6c32 = runs.gateway!.c32;

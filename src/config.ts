@@ -38,6 +38,11 @@ const API_KEY_CACHE_TTL_MAX_MS = 300_000;
 
 /** Keys an organization may hold unrevoked (src/domain/organizations.ts): each is a secret to leak, not more quota. */
 export const API_KEYS_PER_ORGANIZATION = 100;
+/** How long the response cache keeps an answer at most, and how many it keeps in memory (docs/response-cache.md). */
+export const RESPONSE_CACHE_TTL_MS = 10_000;
+export const RESPONSE_CACHE_MAX_ENTRIES = 1_000;
+/** The least time between two executions of one live query (docs/graphql.md, Live queries). */
+export const LIVE_QUERY_THROTTLE_MS = 250;
 
 // Sizes of bulk inputs (DECISIONS.md).
 const bulkLimitVariables = z.object({
@@ -65,6 +70,9 @@ const environment = bulkLimitVariables.extend({
   SUBSCRIPTIONS_PER_CONNECTION: z.coerce.number().int().min(1).default(defaultSubscriptionLimits.perConnection),
   SUBSCRIPTIONS_PER_ORGANIZATION: z.coerce.number().int().min(1).default(defaultSubscriptionLimits.perOrganization),
   API_KEYS_PER_ORGANIZATION: z.coerce.number().int().min(1).default(API_KEYS_PER_ORGANIZATION),
+  RESPONSE_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(RESPONSE_CACHE_TTL_MS),
+  RESPONSE_CACHE_MAX_ENTRIES: z.coerce.number().int().min(1).default(RESPONSE_CACHE_MAX_ENTRIES),
+  LIVE_QUERY_THROTTLE_MS: z.coerce.number().int().min(0).max(60_000).default(LIVE_QUERY_THROTTLE_MS),
   API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(API_KEY_CACHE_TTL_MAX_MS).default(API_KEY_CACHE_TTL_MS),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).default(defaultGraphQLLimits.maxDepth),
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).default(defaultGraphQLLimits.maxAliases),
@@ -74,6 +82,7 @@ const environment = bulkLimitVariables.extend({
   GRAPHQL_MAX_VARIABLES_BYTES: z.coerce.number().int().min(1).default(defaultGraphQLLimits.maxVariablesBytes),
   GRAPHQL_INTROSPECTION: z.enum(['on', 'off']).default('on'),
   GRAPHQL_PERSISTED_ONLY: z.enum(['on', 'off']).default('off'),
+  FEDERATION: z.enum(['on', 'off']).default('off'),
   PERSISTED_OPERATIONS_FILE: z.string().optional(),
   CORS_ORIGINS: z.string().default(''),
   // Shared with the scraper only: long enough that it cannot be guessed (`openssl rand -hex 32`).
@@ -171,6 +180,12 @@ export interface Config {
   apiKeysPerOrganization: number;
   /** How long a verified API key is remembered (API_KEY_CACHE_TTL_MS); 0: every request reads it. */
   apiKeyCacheTtlMs: number;
+  /** The least time between two executions of one live query. */
+  liveQueryThrottleMs: number;
+  /** Serve the schema as an Apollo Federation 2 subgraph (docs/federation.md). */
+  federation: boolean;
+  /** The GraphQL response cache: how long an answer is kept (0: off), and how many in memory. */
+  responseCache: { ttlMs: number; maxEntries: number };
   graphqlLimits: GraphQLLimits;
   /** Origins browsers may call the API from; `*` for any. */
   corsOrigins: string[];
@@ -238,6 +253,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     apiKeysPerOrganization: values.API_KEYS_PER_ORGANIZATION,
     apiKeyCacheTtlMs: values.API_KEY_CACHE_TTL_MS,
+    liveQueryThrottleMs: values.LIVE_QUERY_THROTTLE_MS,
+    federation: values.FEDERATION === 'on',
+    responseCache: { ttlMs: values.RESPONSE_CACHE_TTL_MS, maxEntries: values.RESPONSE_CACHE_MAX_ENTRIES },
     corsOrigins: values.CORS_ORIGINS.split(',')
       .map((origin) => origin.trim())
       .filter(Boolean),

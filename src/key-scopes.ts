@@ -145,3 +145,11 @@ export function allows(held: readonly string[], needs: readonly string[]): boole
 /** Whether every scope of `wanted` is held by `held` (a key may grant only what it holds itself). */
 export const holdsAll = (held: readonly string[], wanted: readonly string[]) =>
   held.includes(ALL_SCOPES) || wanted.every((scope) => scope !== ALL_SCOPES && held.includes(scope));
+
+/** The federation subgraph's (FEDERATION=on) table: the schema's, and the root fields a router calls. */
+export const SUBGRAPH_FIELD_SCOPES: Record<string, Needs> = {
+  ...FIELD_SCOPES,
+  // The entities a router resolves are reads; the subgraph's SDL tells nothing of the organization's data.
+  'Query._entities': READ,
+  'Query._service': [],
+};

@@ -88,6 +88,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
     webhooks: config.webhooks,
     apiKeyCacheTtlMs: config.apiKeyCacheTtlMs,
     apiKeysPerOrganization: config.apiKeysPerOrganization,
+    liveQueryThrottleMs: config.liveQueryThrottleMs,
+    responseCache: config.responseCache,
   });
   let app: FastifyInstance | undefined;
   let engine: RunEngine | null = null;
@@ -111,6 +113,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       rateLimits: config.rateLimits,
       subscriptionLimits: config.subscriptionLimits,
       graphqlLimits: config.graphqlLimits,
+      federation: config.federation,
       corsOrigins: config.corsOrigins,
       metricsToken: config.metricsToken,
       logLevel: config.logLevel,

@@ -3,10 +3,21 @@
 import type { Redis } from 'ioredis';
 import { ApiKeyCache } from './auth/api-key-cache.ts';
 import { defaultWebhookSettings, type WebhookSettings } from './config/webhook-settings.ts';
-import { API_KEY_CACHE_TTL_MS, API_KEYS_PER_ORGANIZATION, type LiveKitSettings } from './config.ts';
+import {
+  API_KEY_CACHE_TTL_MS,
+  API_KEYS_PER_ORGANIZATION,
+  LIVE_QUERY_THROTTLE_MS,
+  type LiveKitSettings,
+} from './config.ts';
 import type { Database } from './db/database.ts';
 import type { SecretBox } from './domain/secrets.ts';
 import { BatchProgressHub } from './events/batch-progress.ts';
+import { batchIdentifiers, LiveInvalidations } from './events/live-invalidations.ts';
+import {
+  defaultResponseCacheSettings,
+  type ResponseCacheSettings,
+  ResponseCacheStore,
+} from './events/response-cache-store.ts';
 import { LiveKit } from './livekit/livekit.ts';
 import { createMetrics, type Metrics } from './observability/metrics.ts';
 import { RedisHealth } from './redis/redis-health.ts';
@@ -17,6 +28,10 @@ export interface Services {
   apiKeys: ApiKeyCache;
   secrets: SecretBox;
   events: BatchProgressHub;
+  /** Re-executes live queries (`query @live`) on changes, on every instance. */
+  live: LiveInvalidations;
+  /** The GraphQL response cache's answers (in Redis when there is one). */
+  responseCache: ResponseCacheStore;
   metrics: Metrics;
   /**
    * Shares rate-limit counters and events between instances; absent on a single instance.
@@ -45,6 +60,10 @@ export interface ServiceOptions {
   webhooks?: WebhookSettings;
   apiKeyCacheTtlMs?: number;
   apiKeysPerOrganization?: number;
+  /** The least time between two executions of one live query (LIVE_QUERY_THROTTLE_MS). */
+  liveQueryThrottleMs?: number;
+  /** RESPONSE_CACHE_TTL_MS and RESPONSE_CACHE_MAX_ENTRIES. */
+  responseCache?: ResponseCacheSettings;
 }
 
 export function createServices({
@@ -55,14 +74,22 @@ export function createServices({
   webhooks = defaultWebhookSettings,
   apiKeyCacheTtlMs = API_KEY_CACHE_TTL_MS,
   apiKeysPerOrganization = API_KEYS_PER_ORGANIZATION,
+  liveQueryThrottleMs = LIVE_QUERY_THROTTLE_MS,
+  responseCache: responseCacheSettings = defaultResponseCacheSettings,
 }: ServiceOptions): Services {
   // Redis delivers a subscriber's messages only on a connection of its own.
   const subscriber = redis?.duplicate();
   const redisHealth = redis && subscriber ? new RedisHealth([redis, subscriber]) : undefined;
-  const events = new BatchProgressHub(
-    (batchId) => db.prisma.batch.findUnique({ where: { id: batchId } }),
-    redis && subscriber && redisHealth ? { publish: redis, subscribe: subscriber, health: redisHealth } : undefined,
-  );
+  const channels =
+    redis && subscriber && redisHealth ? { publish: redis, subscribe: subscriber, health: redisHealth } : undefined;
+  const events = new BatchProgressHub((batchId) => db.prisma.batch.findUnique({ where: { id: batchId } }), channels);
+  const live = new LiveInvalidations(liveQueryThrottleMs, channels);
+  const responseCache = new ResponseCacheStore(responseCacheSettings, channels);
+  // What drives batchProgress drives the live queries that read the batch, and drops the cached answers holding it.
+  events.onBatchChanged((batchId) => {
+    live.invalidate(batchIdentifiers(batchId));
+    responseCache.batchChanged(batchId);
+  });
   const liveKit = livekitSettings && new LiveKit(livekitSettings, db.prisma);
   const apiKeys = new ApiKeyCache(db, { ttlMs: apiKeyCacheTtlMs });
   return {
@@ -70,6 +97,8 @@ export function createServices({
     apiKeys,
     secrets,
     events,
+    live,
+    responseCache,
     metrics: createMetrics(db, events, redisHealth),
     redis,
     redisHealth,
@@ -80,6 +109,7 @@ export function createServices({
       liveKit?.close();
       await apiKeys.close();
       events.close();
+      live.close();
       redisHealth?.stop();
       // quit, not disconnect: the unsubscribe commands events.close() sent are answered first.
       // With Redis away there is nothing to wait for.

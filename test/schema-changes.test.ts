@@ -6,9 +6,10 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type Change, ChangeType, CriticalityLevel, diff } from '@graphql-inspector/core';
-import { buildSchema } from 'graphql';
+import { buildSchema, printSchema } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { printedSchema } from '../scripts/print-schema.ts';
+import { subgraphSchema } from '../src/schema/index.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -18,25 +19,30 @@ function announcedBreakingChanges(changelog: string): string {
   return unreleased.split(/^### /m).find((part) => part.startsWith('Breaking')) ?? '';
 }
 
-const changesSinceRelease = async () =>
-  diff(
-    buildSchema(await readFile(path.join(root, 'schema', 'released.graphql'), 'utf8')),
-    buildSchema(printedSchema()),
-  );
+// The schema served (schema.graphql), and the same as a federation subgraph (FEDERATION=on,
+// schema/subgraph.graphql): a router's clients are clients too. The subgraph is compared as
+// graphql-js prints it, its federation fields (`_entities`, `_service`) being additions.
+const served = {
+  'the schema': printedSchema,
+  'the subgraph schema (FEDERATION=on)': () => printSchema(subgraphSchema()),
+};
+
+const changesSinceRelease = async (printed: () => string) =>
+  diff(buildSchema(await readFile(path.join(root, 'schema', 'released.graphql'), 'utf8')), buildSchema(printed()));
 
 const describeChange = (change: Change) => `${change.path ?? ''}: ${change.message}`;
 
-describe('schema changes since the last release', () => {
+describe.each(Object.entries(served))('changes of %s since the last release', (_name, printed) => {
   it('breaks nothing that CHANGELOG.md does not announce', async () => {
     const announced = announcedBreakingChanges(await readFile(path.join(root, 'CHANGELOG.md'), 'utf8'));
-    const unannounced = (await changesSinceRelease()).filter(
+    const unannounced = (await changesSinceRelease(printed)).filter(
       (change) => change.criticality.level === CriticalityLevel.Breaking && !announced.includes(`\`${change.path}\``),
     );
     expect(unannounced.map(describeChange)).toEqual([]);
   });
 
   it('removes only what the released schema deprecated', async () => {
-    const silent = (await changesSinceRelease()).filter(
+    const silent = (await changesSinceRelease(printed)).filter(
       (change) =>
         (change.type === ChangeType.FieldRemoved &&
           !(change.meta as { isRemovedFieldDeprecated: boolean }).isRemovedFieldDeprecated) ||
@@ -45,7 +51,9 @@ describe('schema changes since the last release', () => {
     );
     expect(silent.map(describeChange)).toEqual([]);
   });
+});
 
+describe('the breaking-change check', () => {
   it('recognizes a breaking change and where CHANGELOG.md announces it', async () => {
     // The same comparison on a removed field: it is breaking, and counts as announced only in the Breaking list.
     const before = buildSchema('type Query { kept: Int, dropped: Int @deprecated(reason: "use kept") }');

@@ -112,6 +112,8 @@ export class BatchProgressHub {
    * Redis answers again. A set: at most one entry per batch changed meanwhile.
    */
   private readonly unannounced = new Set<string>();
+  /** Told of every change announced on this instance (live queries: src/events/live-invalidations.ts). */
+  private readonly changeListeners = new Set<(batchId: string) => void>();
 
   constructor(
     /** Reads a batch by id, whatever its organization (subscribers were checked when they subscribed). */
@@ -151,6 +153,7 @@ export class BatchProgressHub {
 
   /** Announces that a batch's status or stats may have changed. */
   batchChanged(batchId: string): void {
+    for (const listener of this.changeListeners) listener(batchId);
     // Through Redis this instance hears its own announcement too; without it, it tells its watcher directly.
     if (!this.redis || this.redis.health.degraded) {
       const watcher = this.watchers.get(batchId);
@@ -160,6 +163,12 @@ export class BatchProgressHub {
     // Refused now, announced when Redis answers again: instances that reach it do not poll, and would miss it.
     if (this.redis.health.tryRedis()) this.publish(this.redis, batchId);
     else this.unannounced.add(batchId);
+  }
+
+  /** Calls `listener` with each batch announced changed on this instance; returns how to stop. */
+  onBatchChanged(listener: (batchId: string) => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
   }
 
   /** The batch's states from now on (the caller sends the current one first). */

@@ -12,7 +12,11 @@
 //   ("Date must be YYYY-MM-DD") by "Expected type Date", so graphql-js, which
 //   keeps it, answers those;
 // - mutations (their cost is the write) and subscriptions (graphql-jit's
-//   subscribe does not deliver our event streams).
+//   subscribe does not deliver our event streams);
+// - live queries (`query @live`), which the live-query store executes on its
+//   own copy of the schema (use-live-queries.ts).
+
+import { getLiveDirectiveNode } from '@n1ru4l/graphql-live-query';
 import { type DocumentNode, type ExecutionArgs, type GraphQLSchema, getOperationAST, getVariableValues } from 'graphql';
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { Plugin } from 'graphql-yoga';
@@ -41,15 +45,20 @@ export function useCompiledQueries(): Plugin {
   }
 
   return {
-    onExecute({ args, setExecuteFn }) {
+    onExecute({ args, executeFn, setExecuteFn }) {
       const operation = getOperationAST(args.document, args.operationName);
-      if (operation?.operation !== 'query') return;
+      if (operation?.operation !== 'query' || getLiveDirectiveNode(operation)) return;
       const definitions = operation.variableDefinitions ?? [];
       if (definitions.length > 0 && getVariableValues(args.schema, definitions, args.variableValues ?? {}).errors)
         return;
-      const query = compiledFor(args);
-      if (query)
-        setExecuteFn((execution) => query.query(execution.rootValue, execution.contextValue, execution.variableValues));
+      // Compiled for the document it is handed, which a plugin after this one may have rewritten
+      // (the response cache adds __typename and id to each selection: use-response-cache.ts).
+      setExecuteFn((execution) => {
+        const query = compiledFor(execution);
+        return query
+          ? query.query(execution.rootValue, execution.contextValue, execution.variableValues)
+          : executeFn(execution);
+      });
     },
   };
 }

@@ -21,6 +21,7 @@ import { type RateLimited, type RateLimiter, rateLimitedMessage } from '../reque
 import type { Services } from '../services.ts';
 import { operationTextOf, type PersistedOperations } from './protections.ts';
 import { type ReleaseSlot, type SubscriptionSlots, tooManySubscriptions } from './subscription-slots.ts';
+import { isLiveQuery } from './use-live-queries.ts';
 import { refuseUnstorableOperation } from './use-storable-input.ts';
 import type { GraphQLServer } from './yoga.ts';
 
@@ -106,7 +107,11 @@ export function graphqlWebSocketHandler(
         rootValue: enveloped,
       };
       // Last: from here graphql-ws runs it, and tells onComplete when it ends.
-      if (getOperationAST(document, params.operationName)?.operation === 'subscription') {
+      // A live query (`query @live`) streams as a subscription does, and holds a slot as one.
+      if (
+        getOperationAST(document, params.operationName)?.operation === 'subscription' ||
+        isLiveQuery(document, params.operationName)
+      ) {
         const refusal = holdSubscription(connection, id);
         if (refusal) return [refusal];
       }

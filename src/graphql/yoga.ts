@@ -11,18 +11,21 @@ import { DomainError, httpStatusOf, RETRY_AFTER_SECONDS, unavailable } from '../
 import type { RequestAudit } from '../observability/request-log.ts';
 import { tracing } from '../observability/tracing.ts';
 import { createContext, type GraphQLContext } from '../schema/context.ts';
-import { schema } from '../schema/index.ts';
+import { schema, subgraphSchema } from '../schema/index.ts';
 import type { ParsedBody } from '../schema/parsed-input.ts';
 import type { Services } from '../services.ts';
 import { useCompiledQueries } from './compiled-execution.ts';
 import { type PersistedOperations, protectionPlugins } from './protections.ts';
 import { useBadInputCode } from './use-bad-input-code.ts';
+import { useLiveQueries } from './use-live-queries.ts';
 import { useOperationBounds } from './use-operation-bounds.ts';
 import { useOperationMetrics } from './use-operation-metrics.ts';
 import { useRequestBodies } from './use-request-bodies.ts';
+import { useSharedResponseCache } from './use-response-cache.ts';
 import { useSharedSubscriptionEvents } from './use-shared-subscription-events.ts';
 import { useStorableInput } from './use-storable-input.ts';
 import { useSubscriptionSlots } from './use-subscription-slots.ts';
+import { useWriteInvalidations } from './use-write-invalidations.ts';
 
 /**
  * What the host hands yoga with each request, and the REST router with each
@@ -86,6 +89,8 @@ export interface GraphQLServerOptions {
   limits: GraphQLLimits;
   /** The operations that may run by hash (the gateway's own: the REST layer's and the console's, and the allow-list's). */
   operations: PersistedOperations;
+  /** Serve the subgraph schema (with `_entities` and `_service`) for a federation router. */
+  federation?: boolean;
 }
 
 const require = createRequire(import.meta.url);
@@ -93,9 +98,12 @@ let graphiql: typeof import('@graphql-yoga/render-graphiql') | undefined;
 const loadGraphiQL = () =>
   (graphiql ??= require('@graphql-yoga/render-graphiql') as typeof import('@graphql-yoga/render-graphiql'));
 
-export function createGraphQLServer(services: Services, { limits, operations }: GraphQLServerOptions): GraphQLServer {
+export function createGraphQLServer(
+  services: Services,
+  { limits, operations, federation }: GraphQLServerOptions,
+): GraphQLServer {
   return createYoga<ServerContext, GraphQLContext>({
-    schema,
+    schema: federation ? subgraphSchema() : schema,
     graphqlEndpoint: '/graphql',
     logging: false,
     graphiql: { title: 'Agent gateway', headers: JSON.stringify({ 'X-API-Key': '' }) },
@@ -114,6 +122,11 @@ export function createGraphQLServer(services: Services, { limits, operations }: 
       // Before the executor is chosen: an operation over a bound runs on neither.
       useOperationBounds(limits),
       useCompiledQueries(),
+      // After it: a live query sets graphql-js's executor, wrapped by the live-query store.
+      useLiveQueries(services.live),
+      // After both: a miss runs the executor they chose, on the document the cache rewrote.
+      ...useSharedResponseCache(services.responseCache, services.metrics),
+      useWriteInvalidations(services.live, services.responseCache),
       useBadInputCode(),
       useOperationMetrics(services.metrics, operations),
       useSubscriptionSlots(),

@@ -46,6 +46,8 @@ export interface AppOptions {
   rateLimits: RateLimits;
   subscriptionLimits?: SubscriptionLimits;
   graphqlLimits?: GraphQLLimits;
+  /** Serve /graphql as an Apollo Federation 2 subgraph (FEDERATION=on). */
+  federation?: boolean;
   /** Origins browsers may call the API from (`*` for any); none by default. */
   corsOrigins?: string[];
   /** The bearer token /metrics requires (METRICS_TOKEN); none: /metrics is off. */
@@ -68,6 +70,7 @@ export async function buildApp({
   rateLimits,
   subscriptionLimits = defaultSubscriptionLimits,
   graphqlLimits = defaultGraphQLLimits,
+  federation = false,
   corsOrigins = [],
   metricsToken,
   logLevel = 'silent',
@@ -102,7 +105,7 @@ export async function buildApp({
     ...routes.flatMap((route) => route.operation ?? []),
     ...consoleOperations.map((operation) => operation.text),
   ]);
-  const graphql = createGraphQLServer(requestServices, { limits: graphqlLimits, operations });
+  const graphql = createGraphQLServer(requestServices, { limits: graphqlLimits, operations, federation });
 
   // Set before any route is registered, so every scope inherits SPEC.md's error body.
   app.setNotFoundHandler((request, reply) =>

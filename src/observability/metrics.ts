@@ -1,7 +1,8 @@
 // Prometheus metrics (GET /metrics): request latency by route and GraphQL
 // operation, database statements, live subscriptions, whether Redis answers,
 // the run engine's throughput, claim latency and queue depth, and webhook
-// deliveries (by outcome, their latency, the outbox's depth). One registry per
+// deliveries (by outcome, their latency, the outbox's depth), response cache
+// hits and misses. One registry per
 // process (per app in tests).
 import client from 'prom-client';
 import type { Database } from '../db/database.ts';
@@ -122,10 +123,18 @@ export function createMetrics(db: Database, events: BatchProgressHub, redisHealt
     },
   });
 
+  const responseCache = new client.Counter({
+    name: 'gateway_graphql_response_cache_total',
+    help: 'GraphQL queries over HTTP looked up in the response cache, by result: hit (answered from it) or miss (executed).',
+    labelNames: ['result'],
+    registers: [registry],
+  });
+
   return {
     registry,
     httpDuration,
     operationDuration,
+    responseCache,
     attachEngine(gauges: EngineGauges) {
       engine = gauges;
       gauges.onClaim((seconds) => claimDuration.observe(seconds));

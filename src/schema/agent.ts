@@ -15,6 +15,7 @@ import { camelCase } from '../records/names.ts';
 import { builder, type NodeRef } from './builder.ts';
 import { scopeOf } from './context.ts';
 import { AgentTypeEnum } from './enums.ts';
+import { entityById } from './federation.ts';
 import { typesFromSchema } from './json-schema-types.ts';
 import { modelConnection } from './pagination.ts';
 import { parseOnce } from './parsed-input.ts';
@@ -204,3 +205,6 @@ builder.mutationFields((t) => ({
       ),
   }),
 }));
+
+// A federation entity: other subgraphs may resolve it by id (federation.ts).
+entityById(Agent, 'agent');

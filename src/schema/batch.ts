@@ -17,6 +17,7 @@ import { camelCase } from '../records/names.ts';
 import { builder, type NodeRef } from './builder.ts';
 import { type GraphQLContext, scopeOf } from './context.ts';
 import { BatchStatusEnum } from './enums.ts';
+import { entityById } from './federation.ts';
 import { typesFromSchema } from './json-schema-types.ts';
 import type { IntervalCounts, TimelineWindow } from './loaders.ts';
 import { childConnection, modelConnection } from './pagination.ts';
@@ -457,3 +458,6 @@ builder.prismaObjectField(Workflow, 'batches', (t) =>
       }),
   }),
 );
+
+// A federation entity: other subgraphs may resolve it by id (federation.ts).
+entityById(Batch, 'batch');

@@ -1,4 +1,6 @@
 import SchemaBuilder from '@pothos/core';
+import DirectivePlugin from '@pothos/plugin-directives';
+import FederationPlugin from '@pothos/plugin-federation';
 import PrismaPlugin, { type PrismaModelTypes, type PrismaNodeRef } from '@pothos/plugin-prisma';
 import RelayPlugin from '@pothos/plugin-relay';
 import { GraphQLError, Kind, type ValueNode } from 'graphql';
@@ -21,7 +23,8 @@ export const builder = new SchemaBuilder<{
   };
 }>({
   defaultFieldNullability: false,
-  plugins: [PrismaPlugin, RelayPlugin],
+  // Federation last: it reads what the others declared (docs/federation.md).
+  plugins: [PrismaPlugin, RelayPlugin, DirectivePlugin, FederationPlugin],
   prisma: {
     // Each request has its own client, confined to the caller's organization (src/db/tenant.ts).
     client: (context) => context.db as unknown as PrismaClient,

@@ -30,7 +30,10 @@ function guarded(
  * (query, mutation, subscription) is missing from the table, or the table
  * names a field the schema does not have.
  */
-export function enforceKeyScopes(schema: GraphQLSchema): GraphQLSchema {
+export function enforceKeyScopes(
+  schema: GraphQLSchema,
+  table: Record<string, readonly string[]> = FIELD_SCOPES,
+): GraphQLSchema {
   const roots = new Set(
     [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].map((type) => type?.name),
   );
@@ -38,7 +41,7 @@ export function enforceKeyScopes(schema: GraphQLSchema): GraphQLSchema {
     if (!isObjectType(type) || type.name.startsWith('__')) continue;
     for (const field of Object.values(type.getFields())) {
       const coordinate = `${type.name}.${field.name}`;
-      const needs = FIELD_SCOPES[coordinate];
+      const needs = table[coordinate];
       if (!needs) {
         if (roots.has(type.name))
           throw new Error(`${coordinate} has no entry in FIELD_SCOPES (src/key-scopes.ts): say which scope it needs`);
@@ -48,7 +51,7 @@ export function enforceKeyScopes(schema: GraphQLSchema): GraphQLSchema {
       else field.resolve = guarded(field.resolve ?? defaultFieldResolver, needs);
     }
   }
-  for (const coordinate of Object.keys(FIELD_SCOPES)) {
+  for (const coordinate of Object.keys(table)) {
     const [typeName, fieldName] = coordinate.split('.') as [string, string];
     const type = schema.getType(typeName);
     if (!isObjectType(type) || !type.getFields()[fieldName])

@@ -130,6 +130,7 @@ const factories = {
   run: byId<Rows.Run>('Run'),
   prospect: byId<Rows.Prospect>('Prospect'),
   sipTrunk: byId<Rows.SipTrunk>('SipTrunk'),
+  phoneNumber: byId<Rows.PhoneNumber>('PhoneNumber'),
   // The integration catalog is shared by every organization.
   integration: ({ prisma }: Made) =>
     new DataLoader<string, Rows.Integration | null>(async (ids) => {

@@ -10,6 +10,7 @@ import {
 } from '../domain/prospects.ts';
 import { builder, type NodeRef } from './builder.ts';
 import { scopeOf } from './context.ts';
+import { entityById } from './federation.ts';
 import { typesFromSchema } from './json-schema-types.ts';
 import { modelConnection, offsetConnection } from './pagination.ts';
 
@@ -151,3 +152,6 @@ builder.mutationFields((t) => ({
       addTagsToProspect(scopeOf(context), String(args.prospectId), ProspectTagsAdd.parse(context, args.input)),
   }),
 }));
+
+// A federation entity: other subgraphs may resolve it by id (federation.ts).
+entityById(Prospect, 'prospect');

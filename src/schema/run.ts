@@ -7,6 +7,7 @@ import { Batch } from './batch.ts';
 import { builder, type NodeRef } from './builder.ts';
 import type { GraphQLContext } from './context.ts';
 import { CallOutcomeEnum, RunOrderEnum, RunStatusEnum } from './enums.ts';
+import { entityById } from './federation.ts';
 import { typesFromSchema } from './json-schema-types.ts';
 import { childConnection, offsetConnection } from './pagination.ts';
 import { Prospect } from './prospect.ts';
@@ -255,3 +256,6 @@ builder.prismaObjectField(Prospect, 'runs', (t) =>
       childConnection(args, context.loaders, { list: 'runsOfProspect', parentId: prospect.id, orderBy: runOrderSql() }),
   }),
 );
+
+// A federation entity: other subgraphs may resolve it by id (federation.ts).
+entityById(Run, 'run');

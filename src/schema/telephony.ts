@@ -13,6 +13,7 @@ import {
 import type { PhoneNumber as PhoneNumberRow, SipTrunk as SipTrunkRow } from '../generated/prisma/client.ts';
 import { builder, type NodeRef } from './builder.ts';
 import { scopeOf } from './context.ts';
+import { entityById } from './federation.ts';
 import { typesFromSchema } from './json-schema-types.ts';
 import { modelConnection } from './pagination.ts';
 
@@ -191,3 +192,9 @@ builder.mutationFields((t) => ({
       createPhoneNumbers(scopeOf(context), PhoneNumbersCreate.parse(context, args.input), context.trunks),
   }),
 }));
+
+// A federation entity: other subgraphs may resolve it by id (federation.ts).
+entityById(SipTrunk, 'sipTrunk');
+
+// A federation entity: other subgraphs may resolve it by id (federation.ts).
+entityById(PhoneNumber, 'phoneNumber');

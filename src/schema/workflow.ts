@@ -9,6 +9,7 @@ import {
 } from '../domain/workflows.ts';
 import { builder, type NodeRef } from './builder.ts';
 import { scopeOf } from './context.ts';
+import { entityById } from './federation.ts';
 import { typesFromSchema } from './json-schema-types.ts';
 import { childConnection, modelConnection } from './pagination.ts';
 
@@ -132,3 +133,6 @@ builder.mutationFields((t) => ({
       ),
   }),
 }));
+
+// A federation entity: other subgraphs may resolve it by id (federation.ts).
+entityById(Workflow, 'workflow');

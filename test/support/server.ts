@@ -55,6 +55,12 @@ export interface TestServerOptions {
   redisUrl?: string;
   /** DIALER=livekit against this LiveKit (a double: test/support/livekit-double.ts); the engine, if any, calls through it. */
   livekit?: LiveKitSettings;
+  /** LIVE_QUERY_THROTTLE_MS (0 unless given: each invalidation re-executes at once). */
+  liveQueryThrottleMs?: number;
+  /** FEDERATION=on: /graphql serves the subgraph schema. */
+  federation?: boolean;
+  /** The response cache (RESPONSE_CACHE_TTL_MS, RESPONSE_CACHE_MAX_ENTRIES): the server's defaults unless given. */
+  responseCache?: { ttlMs: number; maxEntries: number };
   /** Webhook settings (http and private addresses are allowed unless these say otherwise). */
   webhooks?: TestWebhookOptions;
 }
@@ -138,12 +144,15 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     livekit: options.livekit,
     webhooks: webhookConfig,
     apiKeysPerOrganization: options.apiKeysPerOrganization,
+    liveQueryThrottleMs: options.liveQueryThrottleMs ?? 0,
+    responseCache: options.responseCache,
   });
   const app = await buildApp({
     services,
     rateLimits: options.rateLimits ?? testRateLimits,
     subscriptionLimits: options.subscriptionLimits,
     graphqlLimits: options.graphqlLimits,
+    federation: options.federation,
     corsOrigins: options.corsOrigins,
     metricsToken: options.metricsToken === null ? undefined : (options.metricsToken ?? TEST_METRICS_TOKEN),
     logLevel: options.log?.level,

@@ -1,0 +1,336 @@
+// Scenario (k): the response cache and live queries. The gateway as `npm
+// start` runs it, on a small database of its own (one organization, one
+// workflow, BENCH_CACHE_BATCHES batches of BENCH_CACHE_RUNS runs with their
+// prospects: the dashboard query's 20 × 50), started three times one after the
+// other: RESPONSE_CACHE_TTL_MS=0 (off), the cache in memory (no Redis), the
+// cache in Redis (REDIS_URL: BENCH_REDIS_URL, default the local server).
+// - the dashboard query (a) at 32 connections, each side: the cache answers
+//   every request after the first (nothing changes meanwhile);
+// - the same with a write every BENCH_CACHE_WRITE_MS (a mutation of the
+//   organization, which drops its answers): the hit ratio a busy dashboard sees;
+// - with the cache in memory: one change of a batch reaching
+//   BENCH_LIVE_SUBSCRIBERS live queries (`query @live`) over graphql-ws, from
+//   the mutation's start to each subscriber's new result, LIVE_QUERY_THROTTLE_MS=0.
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
+import type { BenchDatabase } from './engine.ts';
+import { GATEWAY_DASHBOARD } from './queries.ts';
+import { ms, type Report, ratio, rps } from './report.ts';
+import { insertProspects, insertWorkflow, seedInTransaction, seedOrganization } from './seed-organization.ts';
+import {
+  cpuMs,
+  freePort,
+  type LoadResult,
+  npmStart,
+  percentile,
+  runLoad,
+  type ServerProcess,
+  sleep,
+  startServer,
+} from './support.ts';
+
+const CACHE_BENCH = {
+  batches: Number(process.env.BENCH_CACHE_BATCHES ?? 20),
+  runs: Number(process.env.BENCH_CACHE_RUNS ?? 50),
+  writeEveryMs: Number(process.env.BENCH_CACHE_WRITE_MS ?? 100),
+  liveSubscribers: Number(process.env.BENCH_LIVE_SUBSCRIBERS ?? 500),
+  liveChanges: Number(process.env.BENCH_LIVE_CHANGES ?? 10),
+  redisUrl: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
+  connections: 32,
+  poolSize: 10,
+};
+
+interface Seeded {
+  apiKey: string;
+  workflowId: string;
+  batchIds: string[];
+}
+
+/** One organization, a workflow, and its batches of runs (FINISHED, one a second), each run with its prospect. */
+async function seedDashboard(database: BenchDatabase): Promise<Seeded> {
+  const { organizationId, apiKey, apiKeyId } = await seedOrganization(database.url, 'Cache bench');
+  return seedInTransaction(database.url, async (one, sql) => {
+    const { workflowId, versionId } = await insertWorkflow(one, { organizationId, apiKeyId, name: 'Cache bench' });
+    const { batches, runs } = CACHE_BENCH;
+    await insertProspects(sql, organizationId, batches * runs);
+    const batchIds: string[] = [];
+    for (let index = 0; index < batches; index++) {
+      batchIds.push(
+        await one(
+          // The first is PENDING (the live queries pause and resume it), the others FINISHED.
+          `INSERT INTO "Batch" ("organizationId", "workflowId", "workflowVersionId", name, "sourceType", "createdBy", status,
+                                "totalProspects", "pendingCount", "finishedCount", "updatedAt", "createdAt")
+           VALUES ($1, $2, $3, $4, 'prospect_ids', $5, $8::"BatchStatus", $6::int,
+                   CASE WHEN $8 = 'PENDING' THEN $6::int ELSE 0 END, CASE WHEN $8 = 'PENDING' THEN 0 ELSE $6::int END,
+                   now(), now() - make_interval(secs => $7::int)) RETURNING id`,
+          [
+            organizationId,
+            workflowId,
+            versionId,
+            `Batch ${index}`,
+            apiKeyId,
+            runs,
+            index,
+            index === 0 ? 'PENDING' : 'FINISHED',
+          ],
+        ),
+      );
+    }
+    await sql.query(
+      `INSERT INTO "Run" ("organizationId", "workflowId", "workflowVersionId", "batchId", "prospectId", status, "startedAt", "endedAt", attempts, "updatedAt")
+       SELECT $1, $2, $3, ($4::text[])[1 + (n - 1) / $5::int], id,
+              (CASE WHEN n <= $5::int THEN 'PENDING' ELSE 'FINISHED' END)::"RunStatus",
+              now() - make_interval(secs => n), CASE WHEN n <= $5::int THEN NULL ELSE now() END, 1, now()
+       FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM "Prospect" WHERE "organizationId" = $1) AS numbered`,
+      [organizationId, workflowId, versionId, batchIds, runs],
+    );
+    return { apiKey, workflowId, batchIds };
+  });
+}
+
+type Side = 'off' | 'memory' | 'redis';
+
+interface CacheLoad extends LoadResult {
+  serverCpuPerRequest: number;
+  /** Hits over lookups during the measured seconds (/metrics). */
+  hitRatio: number;
+}
+
+interface SideMeasured {
+  quiet: CacheLoad;
+  writing: CacheLoad;
+  /** Writes made while `writing` was measured. */
+  writes: number;
+}
+
+export interface CacheMeasured {
+  sides: Record<Side, SideMeasured>;
+  live: { subscribers: number; changes: number; p50: number; p99: number; max: number; missed: number };
+  loadAverage: number;
+}
+
+/** The cache's hit and miss counters from /metrics. */
+async function cacheCounters(gateway: ServerProcess, token: string) {
+  const text = await (await fetch(`${gateway.url}/metrics`, { headers: { authorization: `Bearer ${token}` } })).text();
+  const read = (result: string) =>
+    Number(new RegExp(`gateway_graphql_response_cache_total\\{result="${result}"\\} (\\d+)`).exec(text)?.[1] ?? 0);
+  return { hit: read('hit'), miss: read('miss') };
+}
+
+async function measureSide(
+  side: Side,
+  database: BenchDatabase,
+  seeded: Seeded,
+  timing: { duration: number; warmup: number },
+  log: (line: string) => void,
+): Promise<SideMeasured & { live?: CacheMeasured['live'] }> {
+  const start = npmStart();
+  const port = await freePort();
+  const metricsToken = randomBytes(16).toString('hex');
+  const gateway = await startServer({
+    name: `gateway (cache ${side})`,
+    script: start.script,
+    nodeArgs: start.nodeArgs,
+    env: {
+      DATABASE_URL: database.url,
+      DATABASE_POOL_SIZE: String(CACHE_BENCH.poolSize),
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+      ENGINE: 'off',
+      INSIGHTS_INTERVAL_MS: '0',
+      RATE_LIMIT_PER_MINUTE: '1000000000',
+      LOG_LEVEL: 'warn',
+      METRICS_TOKEN: metricsToken,
+      REDIS_URL: side === 'redis' ? CACHE_BENCH.redisUrl : '',
+      RESPONSE_CACHE_TTL_MS: side === 'off' ? '0' : '60000',
+      LIVE_QUERY_THROTTLE_MS: '0',
+      SUBSCRIPTIONS_PER_CONNECTION: String(CACHE_BENCH.liveSubscribers + 10),
+      SUBSCRIPTIONS_PER_ORGANIZATION: String(CACHE_BENCH.liveSubscribers + 10),
+    },
+    port,
+    readyPath: '/ready',
+  });
+  const headers = { 'content-type': 'application/json', 'x-api-key': seeded.apiKey };
+  const dashboard = {
+    url: `${gateway.url}/graphql`,
+    method: 'POST' as const,
+    headers,
+    body: JSON.stringify({ query: GATEWAY_DASHBOARD, variables: { id: seeded.workflowId } }),
+    connections: CACHE_BENCH.connections,
+    ...timing,
+  };
+  const write = () =>
+    fetch(`${gateway.url}/graphql`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        query: `mutation { createProspects(input: { prospects: [{ firstName: "W" }] }) { id } }`,
+      }),
+    });
+  const measureLoad = async (label: string, writing: boolean) => {
+    log(`  cache ${side}: the dashboard query, ${CACHE_BENCH.connections} connections${writing ? ', writing' : ''}`);
+    let cpuAtStart = 0;
+    let countersAtStart = { hit: 0, miss: 0 };
+    let writes = 0;
+    let writer: NodeJS.Timeout | undefined;
+    try {
+      const result = await runLoad(dashboard, async () => {
+        cpuAtStart = cpuMs(gateway.pid);
+        countersAtStart = await cacheCounters(gateway, metricsToken);
+        if (writing)
+          writer = setInterval(() => {
+            writes++;
+            void write();
+          }, CACHE_BENCH.writeEveryMs);
+      });
+      clearInterval(writer);
+      const counters = await cacheCounters(gateway, metricsToken);
+      const hits = counters.hit - countersAtStart.hit;
+      const lookups = hits + counters.miss - countersAtStart.miss;
+      const measured: CacheLoad = {
+        ...result,
+        serverCpuPerRequest: (cpuMs(gateway.pid) - cpuAtStart) / Math.max(1, result.requests),
+        hitRatio: lookups > 0 ? hits / lookups : 0,
+      };
+      log(
+        `    ${label}: ${rps(result.rps)} req/s, p50 ${ms(result.p50)}, p99 ${ms(result.p99)}, CPU/request ${ms(measured.serverCpuPerRequest)}, hits ${(measured.hitRatio * 100).toFixed(1)}%`,
+      );
+      return { measured, writes };
+    } finally {
+      clearInterval(writer);
+    }
+  };
+  try {
+    await sleep(1000);
+    const quiet = await measureLoad('quiet', false);
+    const writing = await measureLoad('writing', true);
+    const live = side === 'memory' ? await measureLive(gateway, seeded, log) : undefined;
+    return { quiet: quiet.measured, writing: writing.measured, writes: writing.writes, live };
+  } finally {
+    await gateway.stop();
+  }
+}
+
+/** One batch change reaching every live query of it: from the mutation's start to each subscriber's next result. */
+async function measureLive(gateway: ServerProcess, seeded: Seeded, log: (line: string) => void) {
+  const { liveSubscribers, liveChanges } = CACHE_BENCH;
+  log(`  live queries: ${liveSubscribers} subscribers, ${liveChanges} changes`);
+  const batchId = seeded.batchIds[0]!;
+  const query = `query($id: ID!) @live { batch(id: $id) { id name status stats { pausedCount totalCount } } }`;
+  const clients = Array.from({ length: Math.ceil(liveSubscribers / 50) }, () =>
+    createClient({
+      url: `${gateway.url.replace('http', 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { 'x-api-key': seeded.apiKey },
+      retryAttempts: 0,
+    }),
+  );
+  // Each change flips the batch between PAUSED and PENDING: a subscriber's result with the status just set is its answer.
+  const received = Array.from({ length: liveSubscribers }, () => 0);
+  let expected = '';
+  let changeStarted = 0;
+  const latencies: number[] = [];
+  const answered = new Set<number>();
+  const stops = received.map((_, index) =>
+    clients[index % clients.length]!.subscribe<{ batch: { status: string } }>(
+      { query, variables: { id: batchId } },
+      {
+        next: (result) => {
+          received[index]!++;
+          if (result.data?.batch.status === expected && !answered.has(index)) {
+            answered.add(index);
+            latencies.push(performance.now() - changeStarted);
+          }
+        },
+        error: () => {},
+        complete: () => {},
+      },
+    ),
+  );
+  const waitFor = async (done: () => boolean, timeoutMs = 30_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!done() && Date.now() < deadline) await sleep(10);
+  };
+  await waitFor(() => received.every((count) => count > 0));
+  let missed = 0;
+  for (let change = 0; change < liveChanges; change++) {
+    expected = change % 2 === 0 ? 'PAUSED' : 'PENDING';
+    answered.clear();
+    changeStarted = performance.now();
+    await fetch(`${gateway.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': seeded.apiKey },
+      body: JSON.stringify({
+        query: `mutation($id: ID!, $s: BatchStatus!) { updateBatchStatus(id: $id, status: $s) { status } }`,
+        variables: { id: batchId, s: expected },
+      }),
+    });
+    await waitFor(() => answered.size >= liveSubscribers, 10_000);
+    missed += liveSubscribers - answered.size;
+  }
+  for (const stop of stops) stop();
+  await Promise.all(clients.map((client) => client.dispose()));
+  latencies.sort((a, b) => a - b);
+  const live = {
+    subscribers: liveSubscribers,
+    changes: liveChanges,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    max: latencies.at(-1) ?? Number.NaN,
+    missed,
+  };
+  log(`    p50 ${ms(live.p50)}, p99 ${ms(live.p99)}, max ${ms(live.max)}, missed ${missed}`);
+  return live;
+}
+
+export async function measureCache(
+  database: BenchDatabase,
+  log: (line: string) => void,
+  timing: { duration: number; warmup: number },
+): Promise<CacheMeasured> {
+  log(`  seeding ${CACHE_BENCH.batches} batches of ${CACHE_BENCH.runs} runs`);
+  const seeded = await seedDashboard(database);
+  const loadAverage = os.loadavg()[0]!;
+  const off = await measureSide('off', database, seeded, timing, log);
+  const memory = await measureSide('memory', database, seeded, timing, log);
+  const redis = await measureSide('redis', database, seeded, timing, log);
+  return { sides: { off, memory, redis }, live: memory.live!, loadAverage };
+}
+
+export function reportCache(report: Report, { sides, live, loadAverage }: CacheMeasured) {
+  report.line('');
+  report.line('## (k) The response cache and live queries');
+  report.line(
+    `The gateway as \`npm start\` runs it (ENGINE=off, a pool of ${CACHE_BENCH.poolSize} connections) on a fresh database holding one workflow with ` +
+      `${CACHE_BENCH.batches} batches of ${CACHE_BENCH.runs} runs and their prospects, started three times: the cache off (\`RESPONSE_CACHE_TTL_MS=0\`), ` +
+      'in memory, and in Redis (the local server). The dashboard query (a) at ' +
+      `${CACHE_BENCH.connections} connections; "writing": a mutation of the organization every ${CACHE_BENCH.writeEveryMs} ms meanwhile, each dropping its answers. ` +
+      `Hits: the share of lookups answered from the cache while measured (/metrics). 1-minute load average at the start: ${loadAverage.toFixed(2)}.`,
+  );
+  const rows: (string | number)[][] = [];
+  for (const side of ['off', 'memory', 'redis'] as const) {
+    for (const load of ['quiet', 'writing'] as const) {
+      const measured = sides[side][load];
+      rows.push([
+        side,
+        load,
+        rps(measured.rps),
+        ratio(measured.rps / sides.off[load].rps),
+        ms(measured.p50),
+        ms(measured.p99),
+        ms(measured.serverCpuPerRequest),
+        side === 'off' ? '–' : `${(measured.hitRatio * 100).toFixed(1)}%`,
+      ]);
+    }
+  }
+  report.table(['cache', 'load', 'req/s', '× off', 'p50', 'p99', 'server CPU / request', 'hits'], rows);
+  report.line('');
+  report.line(
+    `Live queries: ${live.subscribers} \`query @live\` of one batch over graphql-ws (LIVE_QUERY_THROTTLE_MS=0, the cache in memory), ` +
+      `${live.changes} changes (\`updateBatchStatus\`, PAUSED and PENDING in turn), from the mutation's start to each subscriber's new result: ` +
+      `p50 ${ms(live.p50)}, p99 ${ms(live.p99)}, max ${ms(live.max)}; results missed: ${live.missed}.`,
+  );
+}

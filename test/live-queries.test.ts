@@ -1,0 +1,285 @@
+import { type Client, createClient } from 'graphql-ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { graphqlCalls } from './support/graphql.ts';
+import { startTestServer, type TestServer } from './support/server.ts';
+
+const LIVE_BATCH = `query($id: ID!) @live { batch(id: $id) { id status stats { pausedCount totalCount } } }`;
+const LIVE_BATCHES = `query @live { batches(first: 10) { totalCount nodes { id name } } }`;
+
+interface Followed<T> {
+  results: { at: number; data: T }[];
+  errors: unknown[];
+  stop: () => void;
+  until: (done: () => boolean, timeoutMs?: number) => Promise<void>;
+}
+
+/** Collects a live query's results over graphql-ws, each with when it arrived. */
+function follow<T>(client: Client, query: string, variables: Record<string, unknown> = {}): Followed<T> {
+  const results: { at: number; data: T }[] = [];
+  const errors: unknown[] = [];
+  const waiters: (() => void)[] = [];
+  const wake = () => {
+    for (const resolve of waiters.splice(0)) resolve();
+  };
+  const stop = client.subscribe<T>(
+    { query, variables },
+    {
+      next: (message) => {
+        if (message.errors) errors.push(...message.errors);
+        if (message.data) results.push({ at: Date.now(), data: message.data as T });
+        wake();
+      },
+      error: (error) => {
+        errors.push(error);
+        wake();
+      },
+      complete: wake,
+    },
+  );
+  const until = async (done: () => boolean, timeoutMs = 10_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!done()) {
+      if (Date.now() > deadline)
+        throw new Error(`timed out; results: ${JSON.stringify(results)} errors: ${JSON.stringify(errors)}`);
+      await new Promise<void>((resolve) => {
+        waiters.push(resolve);
+        setTimeout(resolve, 50);
+      });
+    }
+  };
+  return { results, errors, stop, until };
+}
+
+const wsClient = (url: string, apiKey: string) =>
+  createClient({
+    url: `${url.replace('http', 'ws')}/graphql`,
+    webSocketImpl: WebSocket,
+    connectionParams: { 'x-api-key': apiKey },
+    retryAttempts: 0,
+  });
+
+type BatchResult = { batch: { id: string; status: string; stats: { pausedCount: number; totalCount: number } } };
+
+/** A workflow and a batch of `size` prospects in the organization of `ok`'s key. */
+async function newBatch(ok: ReturnType<typeof graphqlCalls>['ok'], key?: string, name = 'B', size = 2) {
+  const workflow = await ok(`mutation { createWorkflow(input: { name: "Live" }) { id } }`, undefined, key);
+  const prospects = await ok(
+    `mutation($input: ProspectsCreateInput!) { createProspects(input: $input) { id } }`,
+    { input: { prospects: Array.from({ length: size }, (_, index) => ({ firstName: `P${index}` })) } },
+    key,
+  );
+  const batch = await ok(
+    `mutation($w: ID!, $n: String!, $ids: [String!]) { createBatch(workflowId: $w, input: { name: $n, prospectIds: $ids }) { id } }`,
+    {
+      w: workflow.createWorkflow.id,
+      n: name,
+      ids: prospects.createProspects.map((prospect: { id: string }) => prospect.id),
+    },
+    key,
+  );
+  return batch.createBatch.id as string;
+}
+
+const SET_STATUS = `mutation($id: ID!, $s: BatchStatus!) { updateBatchStatus(id: $id, status: $s) { status } }`;
+
+describe('live queries (@live)', () => {
+  let server: TestServer;
+  let org: { organizationId: string; apiKey: string };
+  let other: { organizationId: string; apiKey: string };
+  const { ok } = graphqlCalls(
+    () => server,
+    () => org.apiKey,
+  );
+
+  beforeAll(async () => {
+    server = await startTestServer({ subscriptionLimits: { perConnection: 10, perOrganization: 3 } });
+    org = await server.createOrganization();
+    other = await server.createOrganization('Other');
+  });
+  afterAll(() => server.close());
+
+  it('answers at once, then again when the batch changes', async () => {
+    const batchId = await newBatch(ok);
+    const client = wsClient(server.url, org.apiKey);
+    const live = follow<BatchResult>(client, LIVE_BATCH, { id: batchId });
+    await live.until(() => live.results.length >= 1);
+    expect(live.results[0]!.data.batch).toEqual({
+      id: batchId,
+      status: 'PENDING',
+      stats: { pausedCount: 0, totalCount: 2 },
+    });
+    await ok(SET_STATUS, { id: batchId, s: 'PAUSED' });
+    await live.until(() => live.results.at(-1)?.data.batch.status === 'PAUSED');
+    expect(live.results.at(-1)!.data.batch.stats).toEqual({ pausedCount: 2, totalCount: 2 });
+    expect(live.errors).toEqual([]);
+    live.stop();
+    await client.dispose();
+  });
+
+  it('re-executes on the change events that drive batchProgress (the run engine announces its writes so)', async () => {
+    const batchId = await newBatch(ok);
+    const client = wsClient(server.url, org.apiKey);
+    const live = follow<BatchResult>(client, LIVE_BATCH, { id: batchId });
+    await live.until(() => live.results.length >= 1);
+    // As the engine does: a write of its own (no mutation), then the announcement.
+    await server.db.prisma.batch.update({ where: { id: batchId }, data: { status: 'IN_PROGRESS' } });
+    server.services.events.batchChanged(batchId);
+    await live.until(() => live.results.at(-1)?.data.batch.status === 'IN_PROGRESS');
+    expect(live.results).toHaveLength(2);
+    live.stop();
+    await client.dispose();
+  });
+
+  it("a list follows its organization's writes (a new batch appears)", async () => {
+    const client = wsClient(server.url, org.apiKey);
+    const live = follow<{ batches: { totalCount: number } }>(client, LIVE_BATCHES);
+    await live.until(() => live.results.length >= 1);
+    const before = live.results[0]!.data.batches.totalCount;
+    await newBatch(ok, undefined, 'Appears');
+    await live.until(() => live.results.at(-1)?.data.batches.totalCount === before + 1);
+    live.stop();
+    await client.dispose();
+  });
+
+  it("another organization's changes never re-execute an organization's live queries", async () => {
+    const mine = await newBatch(ok);
+    const theirs = await newBatch(ok, other.apiKey);
+    const client = wsClient(server.url, org.apiKey);
+    const batch = follow<BatchResult>(client, LIVE_BATCH, { id: mine });
+    const list = follow<{ batches: { totalCount: number } }>(client, LIVE_BATCHES);
+    await batch.until(() => batch.results.length >= 1);
+    await list.until(() => list.results.length >= 1);
+    // The other organization's writes and batch changes (each announced as batchProgress's are)...
+    await ok(SET_STATUS, { id: theirs, s: 'PAUSED' }, other.apiKey);
+    await newBatch(ok, other.apiKey);
+    // ...then one of this organization's: the results that arrive are the ones it caused, no more.
+    await ok(SET_STATUS, { id: mine, s: 'PAUSED' });
+    await batch.until(() => batch.results.at(-1)?.data.batch.status === 'PAUSED');
+    await list.until(() => list.results.length >= 2);
+    expect(batch.results.map((result) => result.data.batch.status)).toEqual(['PENDING', 'PAUSED']);
+    expect(list.results).toHaveLength(2);
+    // And another organization's live query never reads this organization's batch.
+    const otherClient = wsClient(server.url, other.apiKey);
+    const foreign = follow<{ batch: null }>(otherClient, LIVE_BATCH, { id: mine });
+    await foreign.until(() => foreign.results.length + foreign.errors.length >= 1);
+    expect(foreign.results.flatMap((result) => (result.data.batch ? [result.data.batch] : []))).toEqual([]);
+    for (const followed of [batch, list, foreign]) followed.stop();
+    await Promise.all([client.dispose(), otherClient.dispose()]);
+  });
+
+  it('streams over SSE too, through the response cache (which keeps no live answer)', async () => {
+    const batchId = await newBatch(ok);
+    const controller = new AbortController();
+    const response = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-api-key': org.apiKey },
+      body: JSON.stringify({ query: LIVE_BATCH, variables: { id: batchId } }),
+      signal: controller.signal,
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('text/event-stream');
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let buffer = '';
+    const nextResult = async (): Promise<{ data: BatchResult; extensions?: unknown }> => {
+      for (;;) {
+        const match = buffer.match(/data: (.+)\n/);
+        if (match) {
+          buffer = buffer.slice(buffer.indexOf(match[0]) + match[0].length);
+          return JSON.parse(match[1]!);
+        }
+        const { value, done } = await reader.read();
+        if (done) throw new Error('stream ended');
+        buffer += decoder.decode(value, { stream: true });
+      }
+    };
+    const first = await nextResult();
+    // The answer as asked: nothing the cache adds to collect entities (__typename) is left in it.
+    expect(first.data.batch).toEqual({ id: batchId, status: 'PENDING', stats: { pausedCount: 0, totalCount: 2 } });
+    await ok(SET_STATUS, { id: batchId, s: 'PAUSED' });
+    let next = await nextResult();
+    while (next.data.batch.status !== 'PAUSED') next = await nextResult();
+    expect(next.data.batch.stats).toEqual({ pausedCount: 2, totalCount: 2 });
+    controller.abort();
+  });
+
+  it("holds one of its organization's subscription slots", async () => {
+    // An organization of its own: the other tests' slots are given back as their connections close, not before.
+    const own = await server.createOrganization('Slots');
+    const batchId = await newBatch(ok, own.apiKey);
+    const client = wsClient(server.url, own.apiKey);
+    const held = [0, 1, 2].map(() => follow<BatchResult>(client, LIVE_BATCH, { id: batchId }));
+    await Promise.all(held.map((live) => live.until(() => live.results.length >= 1)));
+    const refused = follow<BatchResult>(client, LIVE_BATCH, { id: batchId });
+    await refused.until(() => refused.errors.length >= 1);
+    expect(JSON.stringify(refused.errors)).toContain('TOO_MANY_SUBSCRIPTIONS');
+    for (const live of held) live.stop();
+    await client.dispose();
+  });
+});
+
+describe('live queries: throttle', () => {
+  const THROTTLE_MS = 2_000;
+  let server: TestServer;
+  let org: { organizationId: string; apiKey: string };
+  const { ok } = graphqlCalls(
+    () => server,
+    () => org.apiKey,
+  );
+
+  beforeAll(async () => {
+    server = await startTestServer({ liveQueryThrottleMs: THROTTLE_MS });
+    org = await server.createOrganization();
+  });
+  afterAll(() => server.close());
+
+  it('re-executes at most once per LIVE_QUERY_THROTTLE_MS, whatever the query asks, and delivers the last state', async () => {
+    const batchId = await newBatch(ok);
+    const client = wsClient(server.url, org.apiKey);
+    const asksLess = LIVE_BATCH.replace('@live', '@live(throttle: 1)');
+    const live = follow<BatchResult>(client, asksLess, { id: batchId });
+    await live.until(() => live.results.length >= 1);
+    const writesStarted = Date.now();
+    for (let flip = 0; flip < 6; flip++)
+      await ok(SET_STATUS, { id: batchId, s: flip % 2 === 0 ? 'PAUSED' : 'PENDING' });
+    await ok(SET_STATUS, { id: batchId, s: 'PAUSED' });
+    const writesTook = Date.now() - writesStarted;
+    await live.until(() => live.results.at(-1)?.data.batch.status === 'PAUSED', 3 * THROTTLE_MS + 10_000);
+    // Seven writes, each re-executing at once unthrottled; throttled, one execution per interval they span, plus the first answer.
+    expect(live.results.length).toBeLessThanOrEqual(2 + Math.floor(writesTook / THROTTLE_MS));
+    live.stop();
+    await client.dispose();
+  });
+});
+
+describe.runIf(process.env.TEST_REDIS_URL)('live queries across instances (Redis)', () => {
+  let first: TestServer;
+  let second: TestServer;
+  let org: { organizationId: string; apiKey: string };
+  const { ok } = graphqlCalls(
+    () => second,
+    () => org.apiKey,
+  );
+
+  beforeAll(async () => {
+    first = await startTestServer({ redisUrl: process.env.TEST_REDIS_URL });
+    second = await startTestServer({ sharing: first, redisUrl: process.env.TEST_REDIS_URL });
+    org = await first.createOrganization();
+  });
+  afterAll(async () => {
+    await second?.close();
+    await first?.close();
+  });
+
+  it("a change made on one instance re-executes another instance's live query", async () => {
+    const batchId = await newBatch(ok);
+    const client = wsClient(first.url, org.apiKey);
+    const live = follow<BatchResult>(client, LIVE_BATCH, { id: batchId });
+    await live.until(() => live.results.length >= 1);
+    await ok(SET_STATUS, { id: batchId, s: 'PAUSED' });
+    await live.until(() => live.results.at(-1)?.data.batch.status === 'PAUSED');
+    live.stop();
+    await client.dispose();
+  });
+});

@@ -59,18 +59,18 @@ describe('erasing a prospect', () => {
     });
     expect(endpoint.status).toBe(201);
 
-    [prospectId] = await api.prospects(1, () => person);
+    prospectId = (await api.prospects(1, () => person))[0]!;
     const tag = await rest('POST', '/org/{org}/tags', { body: { name: 'vip' } });
     await rest('POST', `/org/{org}/prospects/${prospectId}/tags`, { body: { tag_ids: [tag.body.id] } });
     await rest('POST', '/org/{org}/prospect-lists', { body: { name: 'Callers', prospect_ids: [prospectId] } });
     // What an import's extra columns would hold.
     await server.db.prisma.prospect.update({
-      where: { id: prospectId! },
+      where: { id: prospectId },
       data: { attributes: { nickname: person.firstName } },
     });
 
     workflowId = await api.workflow([{ id: 'dial', type: 'call' }]);
-    batchId = await api.batch(workflowId, [prospectId!]);
+    batchId = await api.batch(workflowId, [prospectId]);
     runId = await eventually(async () => (await server.db.prisma.run.findFirst({ where: { batchId } }))?.id);
     await calls.inFlight(runId);
     // What a pre-call webhook's answer would have handed the dialer.

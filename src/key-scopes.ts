@@ -110,6 +110,7 @@ export const FIELD_SCOPES: Record<string, Needs> = {
   'Mutation.addTagsToProspect': ['prospects:write'],
   'Mutation.createProspectList': ['prospects:write'],
   'Mutation.createTag': ['prospects:write'],
+  'Mutation.eraseProspect': ['prospects:write'],
   'Mutation.addDoNotCallNumbers': ['prospects:write'],
   'Mutation.removeDoNotCallNumber': ['prospects:write'],
 

@@ -351,6 +351,20 @@ describe('GET /openapi.json', () => {
     );
   });
 
+  it('erasing a prospect: DELETE /prospects/{prospect_id} under both prefixes answers {} (like E3), 403 and 404; prospect.erased is an event type', () => {
+    for (const prefix of PREFIXES) {
+      const erase = operation('delete', '/prospects/{prospect_id}', prefix);
+      const answered = resolve(erase.responses['200'].content['application/json'].schema);
+      expect(answered).toMatchObject({ type: 'object', additionalProperties: false });
+      expect(Object.keys(answered.properties ?? {})).toEqual([]);
+      expect(Object.keys(erase.responses)).toEqual(expect.arrayContaining(['200', '403', '404']));
+      expect(erase.requestBody).toBeUndefined();
+      expect(erase.parameters.find((p: Schema) => p.name === 'prospect_id').schema.pattern).toContain('prs_');
+    }
+    const eventsTaken = property(requestSchema('post', '/webhook-endpoints'), 'events').items.enum;
+    expect(eventsTaken).toContain('prospect.erased');
+  });
+
   it('names the query parameters as DECISIONS.md does, with their ranges', () => {
     for (const [endpoint, names] of Object.entries(QUERY_PARAMETERS)) {
       const [method, path] = SPEC_ENDPOINTS[endpoint]!;

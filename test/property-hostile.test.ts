@@ -358,6 +358,7 @@ const REST_BODIES: Record<string, Template> = {
 const MUTATION_VARIABLES: Record<string, Template> = {
   addDoNotCallNumbers: () => ({ input: { numbers: [freshNumber()], reason: 'asked not to be called' } }),
   addTagsToProspect: (own) => ({ prospectId: own.prospect, input: { tagIds: [own.tag] } }),
+  eraseProspect: (own) => ({ id: own.prospect }),
   connectIntegration: () => ({
     input: { slug: 'slack', credentials: { bot_token: 'xoxb-secret' }, settings: { channel: '#c' } },
   }),

@@ -350,6 +350,7 @@ const MUTATION_VARIABLES: Record<string, Template> = {
     options: { tagIds: [refs.tag] },
   }),
   deleteAgent: (refs) => ({ id: refs.agent }),
+  eraseProspect: (refs) => ({ id: refs.prospect }),
   disconnectIntegration: (refs) => ({ id: refs.connection }),
   generateInsight: () => ({ periodStart: VICTIM_PERIOD[0], periodEnd: VICTIM_PERIOD[1] }),
   publishWorkflowVersion: (refs) => ({

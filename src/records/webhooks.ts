@@ -14,6 +14,7 @@ export const webhookEventTypes = [
   'call.record.completed',
   'agent.updated',
   'integration.connected',
+  'prospect.erased',
   'webhook_endpoint.disabled',
 ] as const;
 export type WebhookEventType = (typeof webhookEventTypes)[number];

@@ -1,3 +1,4 @@
+import { eraseProspect } from '../domain/prospect-erasure.ts';
 import {
   addTagsToProspect,
   createProspectList,
@@ -121,7 +122,22 @@ builder.queryFields((t) => ({
   }),
 }));
 
+const EraseProspectPayload = builder.objectRef<{ id: string }>('EraseProspectPayload').implement({
+  description: 'What `eraseProspect` answers.',
+  fields: (t) => ({
+    // Not named `id`: clients that normalize by id would mistake it for the prospect.
+    erasedProspectId: t.exposeID('id', { description: 'The id of the prospect erased; drop its cached members.' }),
+  }),
+});
+
 builder.mutationFields((t) => ({
+  eraseProspect: t.field({
+    type: EraseProspectPayload,
+    description:
+      "Erases a person (`DELETE /prospects/{prospect_id}`): the prospect's personal members, the copies of its number on its attempts, its calls' transcripts, summaries, data and recordings are emptied, its tags and lists removed; outcomes and counts stay. A second erasure answers the same.",
+    args: { id: t.arg.id({ required: true, description: 'The prospect (`prs_…`).' }) },
+    resolve: (_root, args, context) => eraseProspect(scopeOf(context), String(args.id)),
+  }),
   createProspects: t.field({
     type: [Prospect],
     description: 'Creates prospects, all or nothing, and returns them (`POST /prospects`).',

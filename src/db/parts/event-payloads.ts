@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { agent } from '../../records/agents.ts';
 import { callRecord } from '../../records/call-records.ts';
 import { connectedIntegration } from '../../records/integrations.ts';
-import { type Members, nested, type RecordShape, record, value } from '../../records/record.ts';
+import { type Members, nested, type RecordShape, record, timestamp, value } from '../../records/record.ts';
 import { integer } from '../../records/values.ts';
 import { webhookEndpoint } from '../../records/webhooks.ts';
 import { batch, callAttempt, run } from '../../records/workflows.ts';
@@ -33,6 +33,18 @@ const recordEvent = record(
   },
 );
 
+/**
+ * A `prospect.erased` event: the prospect's id and when it was erased, never
+ * anything of the person (DELETE /org/{org_id}/prospects/{prospect_id}).
+ */
+const prospectErasedEvent = record(
+  {},
+  {
+    id: z.string(),
+    erased_at: timestamp(),
+  },
+);
+
 /** The record of the row `row` as jsonb. */
 const dataOf = <M extends Members>(shape: RecordShape<M>, row: string) => `to_jsonb(${shape.sqlRow(row)})`;
 
@@ -44,7 +56,8 @@ export type EventSubject =
   | { kind: 'record'; runId: string; number: number }
   | { kind: 'agent'; id: string }
   | { kind: 'integration'; id: string }
-  | { kind: 'endpoint'; id: string };
+  | { kind: 'endpoint'; id: string }
+  | { kind: 'erasedProspect'; id: string };
 
 export type SubjectKind = EventSubject['kind'];
 
@@ -78,6 +91,11 @@ export const subjectSources: Record<SubjectKind, { join: string; objectId: strin
     join: 'JOIN "WebhookEndpoint" e ON e.id = w.id',
     objectId: 'e.id',
     data: dataOf(webhookEndpoint, 'e'),
+  },
+  erasedProspect: {
+    join: 'JOIN "Prospect" p ON p.id = w.id',
+    objectId: 'p.id',
+    data: dataOf(prospectErasedEvent, 'p'),
   },
 };
 

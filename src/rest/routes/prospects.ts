@@ -44,6 +44,17 @@ export const prospectRoutes = [
     response: prospect.schema,
   }),
   operationRoute({
+    method: 'DELETE',
+    path: '/prospects/:prospect_id',
+    endpoint: null,
+    summary:
+      "Erase a person: the prospect's personal members, its number on its attempts and its calls' transcripts, summaries, data and recordings are emptied, its tags and lists removed; outcomes and counts stay (again: the same answer)",
+    operation: `mutation($id: ID!) { eraseProspect(id: $id) { erasedProspectId } }`,
+    variables: ({ params }) => ({ id: params.prospect_id }),
+    respond: () => ({}),
+    response: z.strictObject({}),
+  }),
+  operationRoute({
     method: 'POST',
     path: '/prospects/:prospect_id/tags',
     endpoint: 'E21',

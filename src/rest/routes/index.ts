@@ -1,6 +1,7 @@
 // The REST route table: every SPEC.md endpoint and DECISIONS.md extension.
 import type { Route } from '../route.ts';
 import { agentRoutes } from './agents.ts';
+import { callRecordRoutes } from './call-records.ts';
 import { callReportRoutes } from './call-reports.ts';
 import { doNotCallRoutes } from './do-not-call.ts';
 import { integrationRoutes } from './integrations.ts';
@@ -22,6 +23,7 @@ export const routes: Route[] = [
   ...doNotCallRoutes,
   ...signingSecretRoutes,
   ...callReportRoutes,
+  ...callRecordRoutes,
   ...webhookRoutes,
   ...organizationSettingsRoutes,
 ];

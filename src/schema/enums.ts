@@ -77,6 +77,8 @@ export const CallOutcomeEnum = builder.enumType(CallOutcome, {
         'The call failed, was never placed (the pre-call webhook failed) or ended unknown (its instance died or stopped); `reason` says which. ' +
         'Counts toward `autoPause`.',
     },
+    ivr: { description: "A phone menu (IVR) answered, as the call record's `detection` reported." },
+    call_screening: { description: "A call screening service answered, as the call record's `detection` reported." },
   },
 });
 

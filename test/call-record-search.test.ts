@@ -7,6 +7,7 @@ import { batchIn } from './support/batch-checks.ts';
 import { flows } from './support/flows.ts';
 import { expectErrorBody, restClient } from './support/rest.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
+import { recordStatements } from './support/statements.ts';
 
 /** Every call is answered at once: records are reported after it, as post-call analysis is. */
 const answering: Dialer = { dial: async () => ({ outcome: 'answered', durationSeconds: 30, reason: null }) };
@@ -217,5 +218,30 @@ describe('call record search', () => {
     const { body } = await server.graphql(apiKey, `{ callRecords(category: "great") { totalCount } }`);
     expect(body.errors[0].extensions.code).toBe('BAD_INPUT');
     expect(JSON.stringify(body.errors[0].extensions)).toContain('category');
+  });
+
+  it("reads a batch page's records through the loaders: as many statements for 2 runs as for 4", async () => {
+    const page = async (batchId: string) =>
+      recordStatements(server.db, async () => {
+        const { body } = await server.graphql(
+          apiKey,
+          `query($id: ID!) { batch(id: $id) { name runs(first: 100) { nodes { id
+            lastRecord { summary disposition { label category } detection { result } }
+            callAttempts { number outcome record { transcript { role text } evaluations { score } } } } } } }`,
+          { id: batchId },
+        );
+        expect(body.errors).toBeUndefined();
+        return body.data.batch.runs.nodes as { lastRecord: unknown }[];
+      });
+    const four = await page(batches[0]!);
+    const two = await page(batches[1]!);
+    expect(four.result.filter((run) => run.lastRecord)).toHaveLength(4);
+    expect(two.result.filter((run) => run.lastRecord)).toHaveLength(2);
+    // The engine's own statements run beside the page's: only those reading attempts and records are counted.
+    const reading = (statements: string[]) =>
+      statements.filter((sql) => sql.includes('"CallRecord"') || sql.includes('"RunAttempt"'));
+    expect(reading(four.statements)).toEqual(reading(two.statements));
+    // One for the attempts of every run, one for their records, one for the runs' last records.
+    expect(reading(four.statements).length).toBe(3);
   });
 });

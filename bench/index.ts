@@ -20,7 +20,8 @@
 //
 // `npm run bench -- --only engine` (or BENCH_ONLY=engine) runs (g) alone,
 // without the 1M-run dataset; `--only csv` runs (h) alone, `--only tracing`
-// (i), `--only subscribers` (j).
+// (i), `--only subscribers` (j), `--only records` (k): call records ingested and
+// searched over 1,000,000 (bench/records.ts).
 // The Markdown report is printed and saved to BENCH_REPORT (default
 // bench-report.md in the system's temporary directory).
 import { execFileSync, spawn } from 'node:child_process';
@@ -47,6 +48,7 @@ import {
   POSTGRAPHILE_RUNS,
   TRIVIAL,
 } from './queries.ts';
+import { measureRecords, recordsTargets, reportRecords } from './records.ts';
 import { mib, ms, Report, ratio, rps, verdict } from './report.ts';
 import { SEED, seed } from './seed.ts';
 import { DASHBOARD_SQL, RUNS_COUNTING_SQL, RUNS_SQL } from './sql.ts';
@@ -89,9 +91,9 @@ const elapsed = () => `${((performance.now() - startedAt) / 1000).toFixed(0)} s`
 
 const onlyArgument = process.argv.indexOf('--only');
 const only = process.env.BENCH_ONLY || (onlyArgument >= 0 ? (process.argv[onlyArgument + 1] ?? '') : undefined);
-const ALONE = ['engine', 'csv', 'tracing', 'subscribers'] as const;
+const ALONE = ['engine', 'csv', 'tracing', 'subscribers', 'records'] as const;
 if (only !== undefined && !(ALONE as readonly string[]).includes(only)) {
-  log(`--only ${only}: the scenarios that run alone are "engine", "csv", "tracing" and "subscribers"`);
+  log(`--only ${only}: the scenarios that run alone are "engine", "csv", "tracing", "subscribers" and "records"`);
   process.exit(2);
 }
 
@@ -226,6 +228,13 @@ const aloneScenarios: Record<(typeof ALONE)[number], () => Promise<void>> = {
     const database = await newDatabase();
     await machineSection(database);
     reportTracing(report, await measureTracing(database, log, { duration: DURATION, warmup: WARMUP }));
+  },
+  records: async () => {
+    const database = await newDatabase();
+    await machineSection(database);
+    const records = await measureRecords(database, log);
+    reportRecords(report, records);
+    targetsSection(recordsTargets(records));
   },
   subscribers: async () => {
     const database = await newDatabase();

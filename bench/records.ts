@@ -82,6 +82,8 @@ export interface RecordsMeasured {
   records: number;
   seedMs: number;
   searches: { query: string; latencies: number[]; total: number }[];
+  /** EXPLAIN (ANALYZE, BUFFERS) of the page's and the count's statements for the first query. */
+  plans: string[];
 }
 
 export async function measureRecords(database: BenchDatabase, log: (line: string) => void): Promise<RecordsMeasured> {
@@ -187,6 +189,21 @@ export async function measureRecords(database: BenchDatabase, log: (line: string
     const seedMs = performance.now() - seedStarted;
     log(`  ${RECORDS_BENCH.records} records seeded in ${(seedMs / 1000).toFixed(1)} s`);
 
+    // Where a search's time goes: the page's and the count's statements, as the gateway sends them, in PostgreSQL.
+    const query = `websearch_to_tsquery((SELECT o."transcriptLanguage" FROM "Organization" AS o WHERE o.id = $1)::regconfig, $2)`;
+    const plans: string[] = [];
+    for (const statement of [
+      `SELECT c.id FROM "CallRecord" AS c WHERE c."organizationId" = $1 AND c."searchVector" @@ ${query}
+       ORDER BY ts_rank(c."searchVector", ${query}) DESC, c."createdAt" DESC, c.id DESC OFFSET 0 LIMIT 20`,
+      `SELECT count(*)::int AS count FROM "CallRecord" AS c WHERE c."organizationId" = $1 AND c."searchVector" @@ ${query}`,
+    ]) {
+      await sql.query(statement, [organization.id, QUERIES[0]]);
+      const plan = await sql.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${statement}`, [
+        organization.id,
+        QUERIES[0],
+      ]);
+      plans.push(...plan.rows.map((row) => row['QUERY PLAN']), '');
+    }
     const searches: RecordsMeasured['searches'] = [];
     for (const query of QUERIES) {
       const measured = { query, latencies: [] as number[], total: 0 };
@@ -207,6 +224,7 @@ export async function measureRecords(database: BenchDatabase, log: (line: string
       records: RECORDS_BENCH.records,
       seedMs,
       searches,
+      plans,
     };
   } finally {
     await sql.end();
@@ -237,6 +255,9 @@ export function reportRecords(report: Report, measured: RecordsMeasured) {
       ms(percentile(search.latencies, 99)),
     ]),
   );
+  report.line('');
+  report.line(`The page's and the count's statements for \`q=${QUERIES[0]}\`, in PostgreSQL:`);
+  report.code(measured.plans);
 }
 
 export function recordsTargets(measured: RecordsMeasured): string[][] {

@@ -19,10 +19,13 @@
 //       instances sharing Redis, and memory per idle subscriber (bench/fanout.ts)
 //   (k) the dashboard query with the response cache off, in memory and in
 //       Redis, and one batch change reaching 500 live queries (bench/cache.ts)
+//   (l) call records: 40-turn records ingested, full-text search over
+//       1,000,000 records (bench/records.ts)
 //
 // `npm run bench -- --only engine` (or BENCH_ONLY=engine) runs (g) alone,
 // without the 1M-run dataset; `--only csv` runs (h) alone, `--only tracing`
-// (i), `--only subscribers` (j), `--only cache` (k).
+// (i), `--only subscribers` (j), `--only cache` (k), `--only records` (l): call
+// records ingested and searched over 1,000,000 (bench/records.ts).
 // The Markdown report is printed and saved to BENCH_REPORT (default
 // bench-report.md in the system's temporary directory).
 import { execFileSync, spawn } from 'node:child_process';
@@ -50,6 +53,7 @@ import {
   POSTGRAPHILE_RUNS,
   TRIVIAL,
 } from './queries.ts';
+import { measureRecords, recordsTargets, reportRecords } from './records.ts';
 import { mib, ms, Report, ratio, rps, verdict } from './report.ts';
 import { SEED, seed } from './seed.ts';
 import { DASHBOARD_SQL, RUNS_COUNTING_SQL, RUNS_SQL } from './sql.ts';
@@ -92,9 +96,11 @@ const elapsed = () => `${((performance.now() - startedAt) / 1000).toFixed(0)} s`
 
 const onlyArgument = process.argv.indexOf('--only');
 const only = process.env.BENCH_ONLY || (onlyArgument >= 0 ? (process.argv[onlyArgument + 1] ?? '') : undefined);
-const ALONE = ['engine', 'csv', 'tracing', 'subscribers', 'cache'] as const;
+const ALONE = ['engine', 'csv', 'tracing', 'subscribers', 'cache', 'records'] as const;
 if (only !== undefined && !(ALONE as readonly string[]).includes(only)) {
-  log(`--only ${only}: the scenarios that run alone are "engine", "csv", "tracing", "subscribers" and "cache"`);
+  log(
+    `--only ${only}: the scenarios that run alone are "engine", "csv", "tracing", "subscribers", "cache" and "records"`,
+  );
   process.exit(2);
 }
 
@@ -229,6 +235,13 @@ const aloneScenarios: Record<(typeof ALONE)[number], () => Promise<void>> = {
     const database = await newDatabase();
     await machineSection(database);
     reportTracing(report, await measureTracing(database, log, { duration: DURATION, warmup: WARMUP }));
+  },
+  records: async () => {
+    const database = await newDatabase();
+    await machineSection(database);
+    const records = await measureRecords(database, log);
+    reportRecords(report, records);
+    targetsSection(recordsTargets(records));
   },
   subscribers: async () => {
     const database = await newDatabase();

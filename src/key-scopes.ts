@@ -57,6 +57,7 @@ export const FIELD_SCOPES: Record<string, Needs> = {
   'Query.agent': ['read', 'calls:report'],
   'Query.agents': ['read', 'calls:report'],
   'Query.batch': READ,
+  'Query.callRecords': READ,
   'Query.batches': READ,
   'Query.connectedIntegration': READ,
   'Query.connectedIntegrations': READ,

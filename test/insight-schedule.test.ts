@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InsightScheduler } from '../src/engine/insight-scheduler.ts';
+import { endedAttempt } from './support/ended-attempts.ts';
 import { flows } from './support/flows.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
@@ -14,13 +15,20 @@ describe('the insight schedule', () => {
     const active = await server.createOrganization('Active');
     const idle = await server.createOrganization('Idle');
     const api = flows(server, active.apiKey);
-    const batchId = await api.batch(await api.workflow([{ id: 'dial', type: 'call' }]), await api.prospects(4));
+    // Held (scheduled far ahead): the calls below are the only ones, ended when the test says.
+    const batchId = await api.batch(await api.workflow([{ id: 'dial', type: 'call' }]), await api.prospects(4), {
+      scheduledAt: '2099-01-01T00:00:00Z',
+    });
     const runs = await server.db.prisma.run.findMany({ where: { batchId } });
     const now = new Date('2026-11-21T12:00:00.000Z');
     const yesterday = new Date('2026-11-20T08:00:00.000Z');
-    await server.db.prisma.run.update({ where: { id: runs[0]!.id }, data: { status: 'FINISHED', endedAt: now } });
-    await server.db.prisma.run.update({ where: { id: runs[1]!.id }, data: { status: 'FAILED', endedAt: now } });
-    await server.db.prisma.run.update({ where: { id: runs[2]!.id }, data: { status: 'FAILED', endedAt: yesterday } });
+    const end = async (index: number, status: 'FINISHED' | 'FAILED', outcome: 'answered' | 'failed', at: Date) => {
+      await endedAttempt(server.db, runs[index]!.id, outcome, at.toISOString());
+      await server.db.prisma.run.update({ where: { id: runs[index]!.id }, data: { status, endedAt: at } });
+    };
+    await end(0, 'FINISHED', 'answered', now);
+    await end(1, 'FAILED', 'failed', now);
+    await end(2, 'FAILED', 'failed', yesterday);
 
     const scheduler = new InsightScheduler(server.db.prisma, 0, console);
     expect(await scheduler.runOnce(now)).toBe(2);

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { insight } from '../src/records/insights.ts';
 import { phoneNumber, sipTrunk } from '../src/records/telephony.ts';
+import { endedAttempt } from './support/ended-attempts.ts';
 import { acmeAndGlobex, expectErrorBody, type RestResponse, restClient } from './support/rest.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
@@ -723,14 +724,15 @@ describe.each(PREFIXES)('REST under %s: SIP trunks, phone numbers, insights', (p
       expect(batch.status).toBe(201);
       const runs = await server.db.prisma.run.findMany({ where: { batchId: batch.body.id }, orderBy: { id: 'asc' } });
       expect(runs).toHaveLength(6);
-      const end = (index: number, status: 'FINISHED' | 'FAILED' | 'CANCELLED', endedAt: string) =>
-        server.db.prisma.run.update({ where: { id: runs[index]!.id }, data: { status, endedAt: new Date(endedAt) } });
-      await end(0, 'FINISHED', '2026-03-01T09:00:00.000Z');
-      await end(1, 'FAILED', '2026-03-01T23:59:59.999Z');
-      await end(2, 'CANCELLED', '2026-03-01T12:00:00.000Z');
-      await end(3, 'FINISHED', '2026-03-02T00:00:00.000Z');
-      await end(4, 'FAILED', '2026-03-10T08:00:00.000Z');
-      // runs[5] stays PENDING: it never counts.
+      // Calls that ended (insights count call attempts): a failed one is an issue, one not answered is not.
+      const end = (index: number, outcome: 'answered' | 'failed' | 'no_answer', endedAt: string) =>
+        endedAttempt(server.db, runs[index]!.id, outcome, endedAt);
+      await end(0, 'answered', '2026-03-01T09:00:00.000Z');
+      await end(1, 'failed', '2026-03-01T23:59:59.999Z');
+      await end(2, 'no_answer', '2026-03-01T12:00:00.000Z');
+      await end(3, 'answered', '2026-03-02T00:00:00.000Z');
+      await end(4, 'failed', '2026-03-10T08:00:00.000Z');
+      // runs[5] has no call that ended: it never counts.
 
       ids.march1 = await generate('2026-03-01', '2026-03-01', apiKey);
       ids.march2 = await generate('2026-03-02', '2026-03-02', apiKey);
@@ -768,7 +770,7 @@ describe.each(PREFIXES)('REST under %s: SIP trunks, phone numbers, insights', (p
         created_at: expect.stringMatching(ISO),
         period_start: '2026-03-01',
         period_end: '2026-03-01',
-        executive_summary: 'On 2026-03-01, 3 calls ended: 1 finished, 1 cancelled and 1 failed (33.3% issue rate).',
+        executive_summary: 'On 2026-03-01, 3 calls ended: 1 with an issue (33.3% issue rate). Issues: 1 ended failed.',
         total_calls: 3,
         issues_identified: 1,
         issue_rate: 1 / 3,

@@ -304,6 +304,7 @@ const REST_UPLOADS: Record<string, (refs: Refs) => string> = {
 const REST_QUERIES: Record<string, (refs: Refs) => Record<string, string>> = {
   'GET /agents/evals': (refs) => ({ agent_id: refs.agent }),
   'POST /prospects/import': (refs) => ({ tag_ids: refs.tag }),
+  'GET /call-records': (refs) => ({ agent_id: refs.agent, batch_id: refs.batch }),
   'GET /workflows/:workflow_id/runs': (refs) => ({
     batch_id: refs.batch,
     prospect_id: refs.prospect,
@@ -781,6 +782,25 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
       scheduled_at: '2099-01-01T00:00:00Z',
     });
     const runs = await ok('GET', `/workflows/${workflow.id}/runs`);
+    // A call that ended (written as the engine would: the batch waits until 2099), and its record as reported.
+    await server.db.prisma.runAttempt.create({
+      data: {
+        organizationId,
+        runId: runs.data[0].id,
+        batchId: batch.id,
+        number: 1,
+        stepId: 'dial',
+        startedAt: new Date(),
+        endedAt: new Date(),
+        outcome: 'answered',
+        toNumber: '+14155550100',
+      },
+    });
+    await ok('POST', `/runs/${runs.data[0].id}/attempts/1/record`, {
+      transcript: [{ role: 'callee', text: `${mark} said this`, started_ms: 0, ended_ms: 900 }],
+      summary: `${mark} summary`,
+      disposition: { label: `${mark} label`, category: 'issue' },
+    });
     const credentials =
       options.slug === 'slack'
         ? { bot_token: `xoxb-${mark}-bot-token` }
@@ -1101,9 +1121,16 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
         const { status, body } = await graphql(attacker.apiKey, query, {}, label('(no ids)'));
         if (status !== 200 || body.errors) fail(`${label('(no ids)')}: ${status} ${JSON.stringify(body.errors)}`);
       } else {
-        // Each victim id of any kind in every id argument.
-        for (const id of allVictimIds().concat(victim.slug)) {
-          const variables = Object.fromEntries(idArgs.map((arg) => [arg.name, isListArgument(arg.type) ? [id] : id]));
+        // Each victim id of any kind in every id argument, then in each optional one alone.
+        const alone = idArgs.length > 1 ? idArgs.filter((arg) => !isNonNullType(arg.type)) : [];
+        const victimTries = allVictimIds()
+          .concat(victim.slug)
+          .flatMap((id) => [
+            Object.fromEntries(idArgs.map((arg) => [arg.name, isListArgument(arg.type) ? [id] : id])),
+            ...alone.map((arg) => ({ [arg.name]: isListArgument(arg.type) ? [id] : id })),
+          ]);
+        for (const variables of victimTries) {
+          const id = Object.values(variables)[0];
           const { body } = await graphqlWithGhost(operation('query', field, variables), variables, label(`with ${id}`));
           if (!isEmptyValue(body.data?.[field.name] ?? null))
             fail(`${label(`with ${id}`)}: shows ${JSON.stringify(body.data[field.name])}`);
@@ -1127,8 +1154,14 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
         // Positive control: some id of the attacker's own shows something.
         const ownIds = Object.values(attacker.ids).flat().concat(attacker.slug);
         let shown = false;
-        for (const id of ownIds) {
-          const variables = Object.fromEntries(idArgs.map((arg) => [arg.name, lists.includes(arg) ? [id] : id]));
+        // Each id in every id argument, then (an argument that may be left out, `callRecords(agentId:, batchId:)`) in one alone.
+        const optional = idArgs.length > 1 ? idArgs.filter((arg) => !isNonNullType(arg.type)) : [];
+        const tries = ownIds.flatMap((id) => [
+          Object.fromEntries(idArgs.map((arg) => [arg.name, lists.includes(arg) ? [id] : id])),
+          ...optional.map((arg) => ({ [arg.name]: lists.includes(arg) ? [id] : id })),
+        ]);
+        for (const variables of tries) {
+          const id = Object.values(variables)[0];
           const { body } = await graphql(
             attacker.apiKey,
             operation('query', field, variables),

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { isForeignKeyViolation } from '../db/prisma-errors.ts';
 import { int } from '../records/values.ts';
-import { notFound } from './errors.ts';
+import { badInput, notFound } from './errors.ts';
 import type { Scope } from './scope.ts';
 
 export const evaluationCreate = z
@@ -36,4 +36,16 @@ export async function createEvaluation(scope: Scope, data: EvaluationCreate) {
     if (isForeignKeyViolation(error)) throw notFound('agent');
     throw error;
   }
+}
+
+/** The latest instant a period reaches when it names no end. */
+const END_OF_TIME = new Date(8.64e15);
+
+/**
+ * The period `Evaluation.results` reads, [from, to): from the first record,
+ * until the last, when a bound is absent. BAD_INPUT when `to` is before `from`.
+ */
+export function evaluationPeriod(from: Date | null | undefined, to: Date | null | undefined) {
+  if (from && to && to < from) throw badInput([{ path: 'to', rule: 'order', message: 'must not be before from' }]);
+  return { from: from ?? new Date(0), to: to ?? END_OF_TIME };
 }

@@ -1,7 +1,9 @@
-// Insights: figures about a period computed from run outcomes.
+// Insights: figures about a period computed from the calls that ended
+// in it and their records.
 // A period is a pair of calendar dates (UTC), both days included.
 import { z } from 'zod';
 import { retryOnUniqueViolation } from '../db/prisma-errors.ts';
+import { type Counted, type EndedCalls, endedCallsOfPeriod } from '../db/sql/ended-calls-of-period.ts';
 import type { TenantClient } from '../db/tenant.ts';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
 
@@ -37,22 +39,60 @@ export function insightWhere(filter: InsightFilter): Prisma.InsightWhereInput {
   };
 }
 
-function summaryOf(start: string, end: string, total: number, issues: number, cancelled: number) {
+const percent = (part: number, whole: number) => `${((part / whole) * 100).toFixed(1).replace(/\.0$/, '')}%`;
+const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
+const quoted = (items: Counted[]) => items.map((item) => `"${item.name}" ${item.count}`).join(', ');
+
+/**
+ * The executive summary: the period's figures, then what the records say, in
+ * words made only from them (labels verbatim), so a period written twice reads
+ * the same.
+ */
+function summaryOf(start: string, end: string, calls: EndedCalls) {
   const when = start === end ? `On ${start}` : `From ${start} to ${end}`;
+  const { total, issues } = calls;
   if (total === 0) return `${when}, no calls ended.`;
-  const calls = `${total} call${total === 1 ? '' : 's'} ended`;
-  const rate = ((issues / total) * 100).toFixed(1).replace(/\.0$/, '');
-  const failed = issues === 0 ? 'none failed' : `${issues} failed (${rate}% issue rate)`;
-  const cancelledNote = cancelled > 0 ? `, ${cancelled} cancelled` : '';
-  return `${when}, ${calls}: ${total - issues - cancelled} finished${cancelledNote} and ${failed}.`;
+  const sentences = [
+    `${when}, ${plural(total, 'call')} ended: ${
+      issues === 0 ? 'none with an issue' : `${issues} with an issue (${percent(issues, total)} issue rate)`
+    }.`,
+  ];
+  if (calls.dispositions.length > 0) sentences.push(`Top dispositions: ${quoted(calls.dispositions)}.`);
+  const issueParts = [
+    ...(calls.issueLabels.length > 0 ? [quoted(calls.issueLabels)] : []),
+    ...(calls.failed > 0 ? [`${calls.failed} ended failed`] : []),
+    ...(calls.failedEvaluation > 0 ? [`${calls.failedEvaluation} failed an evaluation`] : []),
+  ];
+  if (issueParts.length > 0) sentences.push(`Issues: ${issueParts.join('; ')}.`);
+  const detected = calls.detections.reduce((sum, item) => sum + item.count, 0);
+  if (detected > 0)
+    sentences.push(
+      `Answered by (${detected} detected): ${calls.detections
+        .map((item) => `${item.name} ${percent(item.count, detected)}`)
+        .join(', ')}.`,
+    );
+  if (calls.evaluations.length > 0)
+    sentences.push(
+      `Weakest evaluations: ${calls.evaluations
+        .map(
+          (item) =>
+            `"${item.title || `evl_${item.evaluationId}`}" passed ${item.passed} of ${item.count}, mean score ${
+              Math.round(item.meanScore * 10) / 10
+            }`,
+        )
+        .join('; ')}.`,
+    );
+  return sentences.join(' ');
 }
 
 /**
  * Computes the organization's insight for a period and stores it, replacing
  * an earlier one for the same period. As DECISIONS.md defines them: total
- * calls are the runs that ended in the period (every final status carries
- * `endedAt`: FINISHED, FAILED and CANCELLED), issues are the FAILED ones, and
- * the rate is issues / total (0 when nothing ended).
+ * calls are the call attempts that ended in the period; issues are those
+ * whose record's disposition category is `issue` or that failed an
+ * evaluation, or that ended `failed` (no answer, busy and voicemail are not
+ * issues); the rate is issues / total (0 when nothing ended); the summary is
+ * written from the records.
  *
  * Takes the plain client (a scheduler) or a tenant client (a request): the
  * organization is named in every condition, so both confine it the same way.
@@ -64,23 +104,17 @@ export async function generateInsight(
 ) {
   // Both clients have this API; the tenant one only adds the same organization condition.
   const prisma = client as PrismaClient;
-  const outcomes = await prisma.run.groupBy({
-    by: ['status'],
-    where: {
-      organizationId,
-      status: { in: ['FINISHED', 'FAILED', 'CANCELLED'] },
-      endedAt: { gte: dayStart(start), lt: new Date(dayStart(end).getTime() + DAY_MS) },
-    },
-    _count: { _all: true },
-  });
-  const countOf = (status: string) => outcomes.find((row) => row.status === status)?._count._all ?? 0;
-  const issues = countOf('FAILED');
-  const total = countOf('FINISHED') + issues + countOf('CANCELLED');
+  const calls = await endedCallsOfPeriod(
+    prisma,
+    organizationId,
+    dayStart(start),
+    new Date(dayStart(end).getTime() + DAY_MS),
+  );
   const figures = {
-    executiveSummary: summaryOf(start, end, total, issues, countOf('CANCELLED')),
-    totalCalls: total,
-    issuesIdentified: issues,
-    issueRate: total === 0 ? 0 : issues / total,
+    executiveSummary: summaryOf(start, end, calls),
+    totalCalls: calls.total,
+    issuesIdentified: calls.issues,
+    issueRate: calls.total === 0 ? 0 : calls.issues / calls.total,
     createdAt: new Date(),
   };
   const period = { organizationId, periodStart: dayStart(start), periodEnd: dayStart(end) };

@@ -1,5 +1,6 @@
 // Call records (src/domain/call-records.ts): what was said and decided on a
 // call, reported by its agent worker, read on its attempt and its run.
+import { callRecordFilter, callRecordSearch } from '../domain/call-record-search.ts';
 import { callRecordReport, reportCallRecord } from '../domain/call-records.ts';
 import { callTransferRequest, transferCall } from '../domain/call-transfers.ts';
 import {
@@ -13,6 +14,8 @@ import {
 import { builder, type NodeRef } from './builder.ts';
 import { scopeOf } from './context.ts';
 import { typesFromSchema } from './json-schema-types.ts';
+import { offsetConnection } from './pagination.ts';
+import { parseOnce } from './parsed-input.ts';
 import { Run, RunAttempt } from './run.ts';
 
 const Turn = typesFromSchema(transcriptTurn);
@@ -104,6 +107,48 @@ builder.prismaObjectField(Run, 'lastRecord', (t) =>
     resolve: (run, _args, context) => context.loaders.lastRecordOfRun.load(run.id),
   }),
 );
+
+builder.queryFields((t) => ({
+  callRecords: t.connection({
+    type: CallRecord,
+    description:
+      "The organization's call records that every argument given keeps: the best matches first when `search` is " +
+      'given, else newest first (REST: `GET /call-records`). BAD_INPUT names an argument out of its bounds.',
+    args: {
+      search: t.arg.string({
+        description:
+          "Words said or summarized, in the organization's `transcriptLanguage` (stemmed: `booking` finds " +
+          '`booked`), as a web search engine reads them: `"a phrase"`, `or`, `-word`.',
+      }),
+      agentId: t.arg.id({ description: 'Records of this agent (`agt_…`).' }),
+      batchId: t.arg.id({ description: 'Records of this batch (`bat_…`).' }),
+      disposition: t.arg.string({ description: "Records whose disposition's label is exactly this." }),
+      category: t.arg.string({
+        description: "Records whose disposition's category is this: `success`, `neutral`, `issue`.",
+      }),
+      detection: t.arg.string({
+        description:
+          'Records whose detection found this: `human`, `voicemail`, `ivr`, `call_screening`, `unavailable`.',
+      }),
+      from: t.arg.string({ description: 'Records made at or after this instant (RFC 3339).' }),
+      to: t.arg.string({ description: 'Records made before this instant (RFC 3339).' }),
+    },
+    resolve: (_root, args, context) => {
+      const filter = parseOnce(context, callRecordFilter, () => ({
+        search: args.search ?? undefined,
+        agent_id: args.agentId == null ? undefined : String(args.agentId),
+        batch_id: args.batchId == null ? undefined : String(args.batchId),
+        disposition: args.disposition ?? undefined,
+        category: args.category ?? undefined,
+        detection: args.detection ?? undefined,
+        from: args.from ?? undefined,
+        to: args.to ?? undefined,
+      }));
+      const found = callRecordSearch(context.db, context.viewer.organizationId, filter);
+      return offsetConnection(args, found.page, found.count);
+    },
+  }),
+}));
 
 builder.mutationFields((t) => ({
   reportCallRecord: t.field({

@@ -1,6 +1,7 @@
 import type { DefaultConnectionArguments } from '@pothos/plugin-relay';
 import { newestFirst } from '../db/parts/child-orders.ts';
-import { createEvaluation, evaluationCreate } from '../domain/evaluations.ts';
+import type { EvaluationResults } from '../db/sql/evaluation-results.ts';
+import { createEvaluation, evaluationCreate, evaluationPeriod } from '../domain/evaluations.ts';
 import { Agent } from './agent.ts';
 import { builder, type NodeRef } from './builder.ts';
 import { type GraphQLContext, scopeOf } from './context.ts';
@@ -11,6 +12,21 @@ import { childConnection } from './pagination.ts';
 /** A page of the agent's evaluations, newest first: Agent.evaluations and the root `evaluations`. */
 const evaluationsOf = (agentId: string, args: DefaultConnectionArguments, context: GraphQLContext) =>
   childConnection(args, context.loaders, { list: 'evaluationsOfAgent', parentId: agentId, orderBy: newestFirst });
+
+const EvaluationResultsRef = builder.objectRef<EvaluationResults>('EvaluationResults').implement({
+  description: 'How calls did on an evaluation over a period.',
+  fields: (t) => ({
+    count: t.exposeInt('count', { description: 'How many call records scored it.' }),
+    passRate: t.exposeFloat('passRate', {
+      nullable: true,
+      description: 'The share of them that passed it, 0 to 1; null when none scored it.',
+    }),
+    meanScore: t.exposeFloat('meanScore', {
+      nullable: true,
+      description: 'Their mean score, 0 to 100; null when none scored it.',
+    }),
+  }),
+});
 
 // Its integer id is SPEC's `id` (`databaseId` here); the global id is `evl_<n>`.
 const Evaluation: NodeRef<'Evaluation'> = builder.prismaNode('Evaluation', {
@@ -28,6 +44,23 @@ const Evaluation: NodeRef<'Evaluation'> = builder.prismaNode('Evaluation', {
     prompt: t.exposeString('prompt', { description: 'The prompt evaluated; empty when none was given.' }),
     score: t.exposeInt('score', { description: 'The score, 0 to 100.' }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was recorded.' }),
+    results: t.field({
+      type: EvaluationResultsRef,
+      description:
+        "How calls did on it: the records made in the period that score it (their agent worker's `evaluations`). " +
+        'BAD_INPUT when `to` is before `from`.',
+      args: {
+        from: t.arg({
+          type: 'DateTime',
+          description: 'Records made at or after this instant; since the first when absent.',
+        }),
+        to: t.arg({ type: 'DateTime', description: 'Records made before this instant; until now when absent.' }),
+      },
+      resolve: (evaluation, args, context) => {
+        const { from, to } = evaluationPeriod(args.from, args.to);
+        return context.loaders.resultsOfEvaluation.load({ evaluationId: evaluation.id, from, to });
+      },
+    }),
     agent: t.field({
       type: Agent,
       description: 'The agent evaluated.',

@@ -44,9 +44,15 @@ const Insight: NodeRef<'Insight'> = builder.prismaNode('Insight', {
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was (last) generated.' }),
     periodStart: t.expose('periodStart', { type: DateScalar, description: 'First day of the period.' }),
     periodEnd: t.expose('periodEnd', { type: DateScalar, description: 'Last day of the period (included).' }),
-    executiveSummary: t.exposeString('executiveSummary', { description: 'The period in one sentence, for people.' }),
-    totalCalls: t.exposeInt('totalCalls', { description: 'Runs that ended in the period having placed a call.' }),
-    issuesIdentified: t.exposeInt('issuesIdentified', { description: 'Failed runs among them.' }),
+    executiveSummary: t.exposeString('executiveSummary', {
+      description:
+        'The period in words, for people, written from the records: the top dispositions and issue labels with counts, detection shares, the weakest evaluations.',
+    }),
+    totalCalls: t.exposeInt('totalCalls', { description: 'Call attempts that ended in the period.' }),
+    issuesIdentified: t.exposeInt('issuesIdentified', {
+      description:
+        "Those among them whose record's disposition category is `issue` or that failed an evaluation, or that ended `failed` (no answer, busy and voicemail are not issues).",
+    }),
     issueRate: t.exposeFloat('issueRate', {
       description:
         'The share of calls with an issue, issuesIdentified / totalCalls (0 to 1); 0 when there were no calls.',
@@ -92,7 +98,8 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   generateInsight: t.field({
     type: Insight,
-    description: "Computes the period's insight from run outcomes; generating a period again replaces its insight.",
+    description:
+      "Computes the period's insight from the calls that ended in it and their records; generating a period again replaces its insight.",
     args: {
       periodStart: t.arg({ type: DateScalar, required: true, description: 'The first day of the period.' }),
       periodEnd: t.arg({

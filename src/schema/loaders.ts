@@ -16,6 +16,7 @@ import { attemptOutcomesOfBatches } from '../db/sql/attempt-outcomes-of-batches.
 import { attemptsTimeline } from '../db/sql/attempts-timeline.ts';
 import { childCounts } from '../db/sql/child-counts.ts';
 import { childPages } from '../db/sql/child-pages.ts';
+import { type EvaluationResults, evaluationResults } from '../db/sql/evaluation-results.ts';
 import { type RecordGroup, recordBreakdownOfBatches } from '../db/sql/record-breakdown-of-batches.ts';
 import { rowsById } from '../db/sql/rows-by-id.ts';
 import { runCountersOfWorkflows } from '../db/sql/run-counters-of-workflows.ts';
@@ -265,6 +266,25 @@ const factories = {
       const byAttempt = new Map(rows.map((row) => [row.attemptId, row]));
       return attemptIds.map((id) => byAttempt.get(id) ?? null);
     }),
+  /** How records made in a period scored each evaluation asked: one statement per period asked about. */
+  resultsOfEvaluation: ({ prisma, organizationId }: Made) =>
+    new DataLoader<{ evaluationId: number; from: Date; to: Date }, EvaluationResults, string>(
+      async (requests) => {
+        const periods = new Map<string, { from: Date; to: Date; ids: Set<number> }>();
+        for (const { evaluationId, from, to } of requests) {
+          const key = `${from.getTime()}|${to.getTime()}`;
+          const period = periods.get(key) ?? { from, to, ids: new Set<number>() };
+          period.ids.add(evaluationId);
+          periods.set(key, period);
+        }
+        const results = new Map<string, EvaluationResults>();
+        for (const [key, period] of periods)
+          for (const result of await evaluationResults(prisma, organizationId, [...period.ids], period.from, period.to))
+            results.set(`${result.evaluationId}|${key}`, result);
+        return requests.map((r) => results.get(`${r.evaluationId}|${r.from.getTime()}|${r.to.getTime()}`)!);
+      },
+      { cacheKeyFn: (r) => `${r.evaluationId}|${r.from.getTime()}|${r.to.getTime()}` },
+    ),
   /** Each run's latest call record, or null ("CallRecord_runId_idx"). */
   lastRecordOfRun: ({ prisma }: Made) =>
     new DataLoader<string, Rows.CallRecord | null>(async (runIds) => {

@@ -2,6 +2,7 @@
 import type { Route } from '../route.ts';
 import { agentRoutes } from './agents.ts';
 import { apiKeyRoutes } from './api-keys.ts';
+import { callRecordRoutes } from './call-records.ts';
 import { callReportRoutes } from './call-reports.ts';
 import { doNotCallRoutes } from './do-not-call.ts';
 import { integrationRoutes } from './integrations.ts';
@@ -23,6 +24,7 @@ export const routes: Route[] = [
   ...doNotCallRoutes,
   ...signingSecretRoutes,
   ...callReportRoutes,
+  ...callRecordRoutes,
   ...webhookRoutes,
   ...organizationSettingsRoutes,
   ...apiKeyRoutes,

@@ -1,0 +1,277 @@
+// Scenario (l), call records, on a fresh database with the gateway as `npm
+// start` runs it (engine off): a 40-turn record reported to as many ended
+// attempts as BENCH_RECORD_REPORTS (2,000), 16 at a time, reports/s at the
+// client; then BENCH_SEARCH_RECORDS (1,000,000) records seeded by one INSERT …
+// SELECT generate_series (their attempts by another), the GIN index built
+// after, and GET /call-records?q= searches at one connection, p50 and p99.
+// Each of the words searched is in about 0.5% of the records (a draw of 24
+// said and 8 summarized, each one of 8,000 and 4,000 possible words): a word
+// such as "refund" is said on few calls; "hello", on all of them.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { createOrganization } from '../src/domain/organizations.ts';
+import { prepareDatabase } from '../src/domain/prepare-database.ts';
+import type { BenchDatabase } from './engine.ts';
+import { ms, type Report, verdict } from './report.ts';
+import { freePort, npmStart, percentile, startServer } from './support.ts';
+
+const RECORDS_BENCH = {
+  reports: Number(process.env.BENCH_RECORD_REPORTS ?? 2000),
+  concurrency: 16,
+  records: Number(process.env.BENCH_SEARCH_RECORDS ?? 1_000_000),
+  searches: 300,
+  ingestTarget: 500,
+  searchTargetMs: 50,
+};
+
+/** What a search looks for: a rare word, common words, a phrase, an exclusion. */
+const QUERIES = ['refund', 'booked demo', 'booked or demo', 'invoice -refund', 'tuesday', 'cancel subscription'];
+
+const WORDS = [
+  'hello',
+  'booked',
+  'demo',
+  'tuesday',
+  'invoice',
+  'refund',
+  'call',
+  'back',
+  'later',
+  'price',
+  'plan',
+  'upgrade',
+  'cancel',
+  'subscription',
+  'support',
+  'agent',
+  'weekend',
+  'morning',
+  'evening',
+  'insurance',
+  'renewal',
+  'premium',
+  'address',
+  'delivery',
+  'package',
+  'missing',
+  'order',
+  'thanks',
+  'goodbye',
+  'interested',
+  'busy',
+  'meeting',
+];
+
+/** A 40-turn transcript, a summary and a disposition: what a worker reports after a long call. */
+const fortyTurns = {
+  transcript: Array.from({ length: 40 }, (_, index) => ({
+    role: index % 2 ? 'callee' : 'agent',
+    text: `Turn ${index}: ${WORDS.slice(index % 20, (index % 20) + 12).join(' ')}, is that right?`,
+    started_ms: index * 3000,
+    ended_ms: index * 3000 + 2500,
+  })),
+  summary: 'The callee booked a demo for Tuesday morning and asked about the premium plan.',
+  disposition: { label: 'demo booked', category: 'success' },
+  detection: { result: 'human', confidence: 0.97, detected_ms: 800 },
+};
+
+export interface RecordsMeasured {
+  reports: number;
+  reportsPerSecond: number;
+  reportP99Ms: number;
+  records: number;
+  seedMs: number;
+  searches: { query: string; latencies: number[]; total: number }[];
+  /** EXPLAIN (ANALYZE, BUFFERS) of the page's and the count's statements for the first query. */
+  plans: string[];
+}
+
+export async function measureRecords(database: BenchDatabase, log: (line: string) => void): Promise<RecordsMeasured> {
+  const db = await prepareDatabase({ kind: 'postgres', url: database.url, poolSize: 2 });
+  const { organization, apiKey } = await createOrganization(db.prisma, 'Records bench').finally(() => db.close());
+  const start = npmStart();
+  const port = await freePort();
+  const gateway = await startServer({
+    name: 'gateway (records)',
+    script: start.script,
+    nodeArgs: start.nodeArgs,
+    env: {
+      DATABASE_URL: database.url,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+      ENGINE: 'off',
+      LOG_LEVEL: 'warn',
+      REDIS_URL: '',
+      RATE_LIMIT_PER_MINUTE: '1000000',
+    },
+    port,
+    readyPath: '/ready',
+  });
+  const sql = new pg.Client({ connectionString: database.url });
+  sql.on('error', () => {});
+  await sql.connect();
+  try {
+    const call = async (method: string, path: string, body?: unknown) => {
+      const response = await fetch(`${gateway.url}/org/${organization.id}${path}`, {
+        method,
+        headers: { 'x-api-key': apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const answer = (await response.json()) as Record<string, any>;
+      if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(answer)}`);
+      return answer;
+    };
+    const agent = await call('POST', '/agents', { name: 'Bench agent' });
+    const workflow = await call('POST', '/workflows', {
+      name: 'Bench',
+      definition: { steps: [{ id: 'dial', type: 'call', agent_id: agent.id }] },
+    });
+    const prospects = await call('POST', '/prospects', { prospects: [{ first_name: 'P', phone: '+14155550100' }] });
+    const batch = await call('POST', `/workflows/${workflow.id}/batches`, {
+      prospect_ids: [prospects.created[0].id],
+      scheduled_at: '2099-01-01T00:00:00Z',
+    });
+    const {
+      rows: [run],
+    } = await sql.query<{ id: string }>(`SELECT id FROM "Run" WHERE "batchId" = $1`, [batch.id]);
+    const attempts = (first: number, count: number) =>
+      sql.query(
+        `INSERT INTO "RunAttempt" ("organizationId", "runId", "batchId", number, "stepId", "startedAt", "endedAt", outcome, "toNumber")
+         SELECT $1, $2, $3, g, 'dial', now() - interval '2 minutes', now() - (g || ' seconds')::interval, 'answered', '+14155550100'
+         FROM generate_series($4::int, $4::int + $5::int - 1) AS g`,
+        [organization.id, run!.id, batch.id, first, count],
+      );
+
+    // Ingest: each report a new record of an attempt that ended.
+    await attempts(1, RECORDS_BENCH.reports);
+    let next = 1;
+    const latencies: number[] = [];
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: RECORDS_BENCH.concurrency }, async () => {
+        while (next <= RECORDS_BENCH.reports) {
+          const number = next++;
+          const sent = performance.now();
+          await call('POST', `/runs/${run!.id}/attempts/${number}/record`, fortyTurns);
+          latencies.push(performance.now() - sent);
+        }
+      }),
+    );
+    const ingestMs = performance.now() - started;
+    const reportsPerSecond = RECORDS_BENCH.reports / (ingestMs / 1000);
+    log(`  ${RECORDS_BENCH.reports} 40-turn records in ${(ingestMs / 1000).toFixed(2)} s`);
+
+    // Search: the records seeded in one statement, the words' index built after them.
+    const seedStarted = performance.now();
+    const first = RECORDS_BENCH.reports + 1;
+    await attempts(first, RECORDS_BENCH.records);
+    await sql.query(`DROP INDEX "CallRecord_searchVector_idx"`);
+    await sql.query(
+      `INSERT INTO "CallRecord" ("organizationId", "attemptId", "runId", "attemptNumber", "batchId", "agentId",
+         transcript, summary, disposition, "dispositionLabel", "dispositionCategory", "detectionResult", "searchVector",
+         "createdAt", "updatedAt")
+       SELECT a."organizationId", a.id, a."runId", a.number, a."batchId", $2, jsonb_build_array(
+           jsonb_build_object('role', 'callee', 'text', words.said, 'started_ms', 0, 'ended_ms', 4000)),
+         words.summary, jsonb_build_object('label', 'demo booked', 'category', 'success'), 'demo booked', 'success',
+         'human', to_tsvector('english', words.summary || ' ' || words.said), a."endedAt", a."endedAt"
+       FROM "RunAttempt" AS a
+       CROSS JOIN LATERAL (SELECT
+         (SELECT 'hello this is the agent ' || COALESCE(string_agg(($3::text[])[1 + floor(random() * 8000)::int], ' '), '')
+           FROM generate_series(1, 24) WHERE a.number > 0) AS said,
+         (SELECT 'a call ' || COALESCE(string_agg(($3::text[])[1 + floor(random() * 4000)::int], ' '), '')
+           FROM generate_series(1, 8) WHERE a.number > 0) AS summary) AS words
+       WHERE a."runId" = $1 AND a.number >= $4`,
+      [run!.id, agent.id, WORDS, first],
+    );
+    await sql.query(`CREATE INDEX "CallRecord_searchVector_idx" ON "CallRecord" USING GIN ("searchVector")`);
+    await sql.query(`ANALYZE "CallRecord"`);
+    const seedMs = performance.now() - seedStarted;
+    log(`  ${RECORDS_BENCH.records} records seeded in ${(seedMs / 1000).toFixed(1)} s`);
+
+    // Where a search's time goes: the page's and the count's statements, as the gateway sends them, in PostgreSQL.
+    const query = `websearch_to_tsquery((SELECT o."transcriptLanguage" FROM "Organization" AS o WHERE o.id = $1)::regconfig, $2)`;
+    const plans: string[] = [];
+    for (const statement of [
+      `SELECT c.id FROM "CallRecord" AS c WHERE c."organizationId" = $1 AND c."searchVector" @@ ${query}
+       ORDER BY ts_rank(c."searchVector", ${query}) DESC, c."createdAt" DESC, c.id DESC OFFSET 0 LIMIT 20`,
+      `SELECT count(*)::int AS count FROM "CallRecord" AS c WHERE c."organizationId" = $1 AND c."searchVector" @@ ${query}`,
+    ]) {
+      await sql.query(statement, [organization.id, QUERIES[0]]);
+      const plan = await sql.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${statement}`, [
+        organization.id,
+        QUERIES[0],
+      ]);
+      plans.push(...plan.rows.map((row) => row['QUERY PLAN']), '');
+    }
+    const searches: RecordsMeasured['searches'] = [];
+    for (const query of QUERIES) {
+      const measured = { query, latencies: [] as number[], total: 0 };
+      for (let round = 0; round < RECORDS_BENCH.searches / QUERIES.length + 2; round++) {
+        const sent = performance.now();
+        const answer = await call('GET', `/call-records?q=${encodeURIComponent(query)}&limit=20`);
+        // Two rounds warm the caches; the rest are measured.
+        if (round >= 2) measured.latencies.push(performance.now() - sent);
+        measured.total = answer.pagination.total;
+      }
+      log(`  q=${query}: p99 ${ms(percentile(measured.latencies, 99))}, ${measured.total} found`);
+      searches.push(measured);
+    }
+    return {
+      reports: RECORDS_BENCH.reports,
+      reportsPerSecond,
+      reportP99Ms: percentile(latencies, 99),
+      records: RECORDS_BENCH.records,
+      seedMs,
+      searches,
+      plans,
+    };
+  } finally {
+    await sql.end();
+    await gateway.stop();
+  }
+}
+
+export function reportRecords(report: Report, measured: RecordsMeasured) {
+  report.line('');
+  report.line('## (l) Call records: ingest and full-text search');
+  report.line(
+    `${measured.reports.toLocaleString('en')} reports of a 40-turn record (with a summary, a disposition and a detection), ` +
+      `each to an attempt that ended, ${RECORDS_BENCH.concurrency} at a time, one gateway instance: ` +
+      `${measured.reportsPerSecond.toFixed(0)} reports/s, p99 ${ms(measured.reportP99Ms)}.`,
+  );
+  report.line('');
+  report.line(
+    `GET /call-records?q=…&limit=20 over ${measured.records.toLocaleString('en')} records of one organization ` +
+      `(seeded in ${(measured.seedMs / 1000).toFixed(1)} s), one connection, one request at a time:`,
+  );
+  report.table(
+    ['q', 'found', 'searches', 'p50', 'p99'],
+    measured.searches.map((search) => [
+      `\`${search.query}\``,
+      search.total,
+      search.latencies.length,
+      ms(percentile(search.latencies, 50)),
+      ms(percentile(search.latencies, 99)),
+    ]),
+  );
+  report.line('');
+  report.line(`The page's and the count's statements for \`q=${QUERIES[0]}\`, in PostgreSQL:`);
+  report.code(measured.plans);
+}
+
+export function recordsTargets(measured: RecordsMeasured): string[][] {
+  const all = measured.searches.flatMap((search) => search.latencies);
+  return [
+    [
+      `(l) 40-turn record ingest >= ${RECORDS_BENCH.ingestTarget} reports/s`,
+      `${measured.reportsPerSecond.toFixed(0)} reports/s`,
+      verdict(measured.reportsPerSecond >= RECORDS_BENCH.ingestTarget),
+    ],
+    [
+      `(l) search over ${measured.records.toLocaleString('en')} records, p99 < ${RECORDS_BENCH.searchTargetMs} ms`,
+      ms(percentile(all, 99)),
+      verdict(percentile(all, 99) < RECORDS_BENCH.searchTargetMs),
+    ],
+  ];
+}

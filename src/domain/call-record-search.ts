@@ -1,0 +1,66 @@
+// Finding call records (GET /call-records, GraphQL `callRecords`): by words
+// said or summarized, in the organization's `transcript_language`, and by
+// agent, batch, disposition, detection and time. One schema checks the
+// filter, whichever adapter it came through.
+import { z } from 'zod';
+import type { CallRecordConditions } from '../db/parts/call-record-conditions.ts';
+import { callRecordsPage } from '../db/sql/call-records-page.ts';
+import { countCallRecords } from '../db/sql/count-call-records.ts';
+import type { SqlClient } from '../db/tx.ts';
+import { CALL_RECORD_BOUNDS, callDetection, callDisposition } from '../records/call-records.ts';
+
+/** What a search may hold at most. */
+const CALL_RECORD_SEARCH_BOUNDS = {
+  /** Characters of the words searched (`q`, `search`). */
+  searchChars: 200,
+} as const;
+
+const rfc3339 = () => z.iso.datetime({ offset: true, local: false });
+
+export const callRecordFilter = z
+  .strictObject({
+    search: z.string().trim().max(CALL_RECORD_SEARCH_BOUNDS.searchChars).optional().meta({
+      description:
+        'words said or summarized, as a web search engine reads them ("quoted phrase", or, -word); the best matches first',
+    }),
+    agent_id: z.string().min(1).optional().meta({ description: 'records of this agent (`agt_…`)' }),
+    batch_id: z.string().min(1).optional().meta({ description: 'records of this batch (`bat_…`)' }),
+    disposition: z
+      .string()
+      .min(1)
+      .max(CALL_RECORD_BOUNDS.label)
+      .optional()
+      .meta({ description: "records whose disposition's label is exactly this" }),
+    category: callDisposition.shape.category.optional(),
+    detection: callDetection.shape.result.optional(),
+    from: rfc3339().optional().meta({ description: 'records made at or after this instant (RFC 3339)' }),
+    to: rfc3339().optional().meta({ description: 'records made before this instant (RFC 3339)' }),
+  })
+  .refine((filter) => !filter.from || !filter.to || Date.parse(filter.to) >= Date.parse(filter.from), {
+    path: ['to'],
+    message: 'must not be before from',
+  })
+  .meta({ id: 'CallRecordFilter', description: 'Conditions a call record must meet, all of them.' });
+
+export type CallRecordFilter = z.output<typeof callRecordFilter>;
+
+/** The filter as SQL conditions: instants parsed, an empty search none. */
+const conditionsOf = (filter: CallRecordFilter): CallRecordConditions => ({
+  search: filter.search ? filter.search : undefined,
+  agentId: filter.agent_id,
+  batchId: filter.batch_id,
+  dispositionLabel: filter.disposition,
+  dispositionCategory: filter.category,
+  detectionResult: filter.detection,
+  from: filter.from ? new Date(filter.from) : undefined,
+  to: filter.to ? new Date(filter.to) : undefined,
+});
+
+/** The organization's call records `filter` keeps, a page at a time, and how many there are. */
+export function callRecordSearch(db: SqlClient, organizationId: string, filter: CallRecordFilter) {
+  const conditions = conditionsOf(filter);
+  return {
+    page: (page: { offset: number; limit: number }) => callRecordsPage(db, organizationId, conditions, page),
+    count: () => countCallRecords(db, organizationId, conditions),
+  };
+}

@@ -84,6 +84,11 @@ describe.skipIf(!hasChromium)("the console's call records in Chromium", () => {
       { disposition: { label: 'not interested', category: 'neutral' }, detection: detected('human') },
       { disposition: { label: 'wrong number', category: 'issue' }, detection: detected('voicemail') },
       { detection: detected('ivr') },
+      {
+        transcript: [{ role: 'callee', text: 'I want a refund for my last invoice.', started_ms: 0, ended_ms: 2000 }],
+        summary: 'Asked for money back.',
+        disposition: { label: 'refund requested', category: 'issue' },
+      },
     ];
     for (const [index, body] of analyses.entries()) {
       const part = await rest('POST', `/org/{org}/runs/${runIds[index + 2]}/attempts/1/record`, { body });
@@ -160,10 +165,11 @@ describe.skipIf(!hasChromium)("the console's call records in Chromium", () => {
       });
       const card = page.locator('.batch-page .call-records');
       await card.locator('.dispositions canvas').waitFor();
-      expect(await card.locator('.card-title .subtitle').textContent()).toBe('5 records reported');
+      expect(await card.locator('.card-title .subtitle').textContent()).toBe('6 records reported');
       expect(await card.locator('.dispositions .breakdown-legend li').allTextContents()).toEqual([
         '2 demo booked',
         '1 not interested',
+        '1 refund requested',
         '1 wrong number',
       ]);
       expect(await card.locator('.detections .breakdown-legend li').allTextContents()).toEqual([
@@ -172,7 +178,7 @@ describe.skipIf(!hasChromium)("the console's call records in Chromium", () => {
         '1 voicemail',
       ]);
       expect(await card.locator('.dispositions canvas').getAttribute('aria-label')).toBe(
-        "Dispositions of December demos's call records, 4 records: demo booked 2, not interested 1, wrong number 1",
+        "Dispositions of December demos's call records, 5 records: demo booked 2, not interested 1, refund requested 1, wrong number 1",
       );
       expect(await card.locator('.detections canvas').getAttribute('aria-label')).toContain(
         'human 3, IVR 1, voicemail 1',
@@ -182,11 +188,39 @@ describe.skipIf(!hasChromium)("the console's call records in Chromium", () => {
         await card
           .locator('.dispositions .breakdown-legend li i')
           .evaluateAll((marks) => marks.map((mark) => getComputedStyle(mark).backgroundColor)),
-      ).toEqual(['rgb(47, 158, 68)', 'rgb(134, 142, 150)', 'rgb(224, 49, 49)']);
+      ).toEqual(['rgb(47, 158, 68)', 'rgb(134, 142, 150)', 'rgb(224, 49, 49)', 'rgb(224, 49, 49)']);
       await card.scrollIntoViewIfNeeded();
       await screenshot(page, `batch-records-${width}`);
       await page.close();
     }
+  });
+
+  it('finds calls by words said and by category, each opening its run', { timeout: 60_000 }, async () => {
+    const page = await openConsole(browser, server, apiKey, {
+      organizationName: 'Acme Records',
+      hash: '#/calls',
+      violations,
+    });
+    const found = page.locator('.calls-page .found-calls li');
+    const summary = page.locator('.calls-page .calls-summary');
+    await summary.filter({ hasText: /^1–6 of 6$/ }).waitFor();
+    // Stemmed: "refunds" finds "refund".
+    await page.getByLabel('Words said').fill('refunds');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await summary.filter({ hasText: /^1–1 of 1$/ }).waitFor();
+    expect(await found.first().getAttribute('data-run-id')).toBe(runIds[6]);
+    expect(await found.first().locator('.summary').textContent()).toBe('Asked for money back.');
+    await page.getByLabel('Words said').fill('');
+    await page.locator('select[name=category]').selectOption('issue');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await summary.filter({ hasText: /^1–2 of 2$/ }).waitFor();
+    expect(
+      (await found.evaluateAll((items) => items.map((item) => (item as HTMLElement).dataset.runId))).sort(),
+    ).toEqual([runIds[4], runIds[6]].sort());
+    await screenshot(page, 'calls-desktop');
+    await page.locator(`.found-call[data-run-id="${runIds[6]}"] a.open`).click();
+    await page.locator('.run-page .transcript .turn-callee', { hasText: 'refund' }).waitFor();
+    await page.close();
   });
 
   it('lists the ivr and call_screening outcomes with the others', { timeout: 60_000 }, async () => {

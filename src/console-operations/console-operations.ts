@@ -249,6 +249,41 @@ export const ConsoleAgentEvaluations = operation<
   agent(id: $id) { id evaluations(first: 100) { nodes { databaseId title } } }
 }`);
 
+/** A call record found by `callRecords`: what the search page lists. */
+export interface FoundCallRecord {
+  id: string;
+  runId: string;
+  attemptNumber: number;
+  batchId: string;
+  summary: string | null;
+  disposition: { label: string; category: string } | null;
+  detection: { result: string } | null;
+  createdAt: string;
+}
+
+export interface CallRecordFilter {
+  search?: string;
+  agentId?: string;
+  batchId?: string;
+  disposition?: string;
+  category?: string;
+  detection?: string;
+  from?: string;
+  to?: string;
+}
+
+export const ConsoleCallRecords = operation<
+  { callRecords: { totalCount: number; pageInfo: PageInfo; nodes: FoundCallRecord[] } },
+  CallRecordFilter & { first: number; after?: string }
+>(`query ConsoleCallRecords($search: String, $agentId: ID, $batchId: ID, $disposition: String, $category: String,
+  $detection: String, $from: String, $to: String, $first: Int, $after: String) {
+  callRecords(search: $search, agentId: $agentId, batchId: $batchId, disposition: $disposition, category: $category,
+    detection: $detection, from: $from, to: $to, first: $first, after: $after) {
+    totalCount ${PAGE_INFO}
+    nodes { id runId attemptNumber batchId summary disposition { label category } detection { result } createdAt }
+  }
+}`);
+
 export const ConsoleSetBatchStatus = operation<
   { updateBatchStatus: { id: string; status: BatchStatus } },
   { id: string; status: 'PAUSED' | 'PENDING' | 'CANCELLED' }

@@ -9,6 +9,7 @@ import { AgentPage } from './pages/agent.tsx';
 import { AgentsPage } from './pages/agents.tsx';
 import { BatchPage } from './pages/batch.tsx';
 import { BatchesPage } from './pages/batches.tsx';
+import { CallsPage } from './pages/calls.tsx';
 import { InsightsPage } from './pages/insights.tsx';
 import { RunPage } from './pages/run.tsx';
 import { WebhooksPage } from './pages/webhooks.tsx';
@@ -19,6 +20,7 @@ import { ErrorNote, errorMessage, Loading } from './ui.tsx';
 const SECTIONS = [
   { page: 'batches', label: 'Batches' },
   { page: 'agents', label: 'Agents' },
+  { page: 'calls', label: 'Calls' },
   { page: 'insights', label: 'Insights' },
   { page: 'webhooks', label: 'Webhooks' },
 ] as const;
@@ -162,6 +164,8 @@ function Page({ route }: { route: Route }) {
       return <AgentsPage />;
     case 'agent':
       return <AgentPage key={route.id} id={route.id} />;
+    case 'calls':
+      return <CallsPage />;
     case 'insights':
       return <InsightsPage />;
     case 'webhooks':

@@ -8,6 +8,7 @@ export type Route =
   | { page: 'run'; id: string }
   | { page: 'agents' }
   | { page: 'agent'; id: string }
+  | { page: 'calls' }
   | { page: 'insights' }
   | { page: 'webhooks' };
 
@@ -16,7 +17,7 @@ function parseRoute(hash: string): Route {
   if (page === 'batches' && id) return { page: 'batch', id };
   if (page === 'runs' && id) return { page: 'run', id };
   if (page === 'agents' && id) return { page: 'agent', id };
-  if (page === 'agents' || page === 'insights' || page === 'webhooks') return { page };
+  if (page === 'agents' || page === 'calls' || page === 'insights' || page === 'webhooks') return { page };
   return { page: 'batches' };
 }
 
@@ -26,6 +27,7 @@ const pathOf: Record<Route['page'], string> = {
   run: 'runs',
   agents: 'agents',
   agent: 'agents',
+  calls: 'calls',
   insights: 'insights',
   webhooks: 'webhooks',
 };

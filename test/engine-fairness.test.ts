@@ -127,7 +127,11 @@ describe('organization settings', () => {
       expect(await noisy.rest('PATCH', '/api/org/{org}/settings', { body: { max_concurrent_calls: 7 } })).toMatchObject(
         { status: 200, body: { max_concurrent_calls: 7 } },
       );
-      expect((await noisy.rest('GET', '/api/org/{org}/settings')).body).toEqual({ max_concurrent_calls: 7 });
+      expect((await noisy.rest('GET', '/api/org/{org}/settings')).body).toEqual({
+        max_concurrent_calls: 7,
+        redact_pii: true,
+        transcript_language: 'english',
+      });
       for (const value of [0, -1, 1.5, 'ten', 100_001]) {
         const refused = expectErrorBody(
           await noisy.rest('PATCH', '/org/{org}/settings', { body: { max_concurrent_calls: value } }),
@@ -139,11 +143,13 @@ describe('organization settings', () => {
       // An empty change changes nothing; null clears.
       expect((await noisy.rest('PATCH', '/org/{org}/settings', { body: {} })).body).toEqual({
         max_concurrent_calls: 7,
+        redact_pii: true,
+        transcript_language: 'english',
       });
       expect(await noisy.ok('{ organization { settings { maxConcurrentCalls } } }')).toEqual({
         organization: { settings: { maxConcurrentCalls: 7 } },
       });
-      expect((await quiet.rest('GET', '/org/{org}/settings')).body).toEqual({ max_concurrent_calls: null });
+      expect((await quiet.rest('GET', '/org/{org}/settings')).body).toMatchObject({ max_concurrent_calls: null });
       // Another organization's id in the path is not the caller's: 404, nothing changed.
       expect(
         (await quiet.rest('PATCH', `/org/${noisy.organizationId}/settings`, { body: { max_concurrent_calls: 1 } }))

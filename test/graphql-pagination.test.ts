@@ -4,6 +4,7 @@
 import { type GraphQLObjectType, getNamedType, isObjectType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schema } from '../src/schema/index.ts';
+import { endedAttempt } from './support/ended-attempts.ts';
 import { flows } from './support/flows.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
@@ -85,6 +86,13 @@ describe('backward pagination on every connection', () => {
     const prospectIds = await api.prospects(3);
     const batchIds: string[] = [];
     for (let batch = 0; batch < 3; batch += 1) batchIds.push(await api.batch(workflowId, prospectIds));
+    // Three call records: attempts ended as the engine ends them, their records reported after the call.
+    for (const run of await server.db.prisma.run.findMany({ where: { batchId: batchIds[0] } })) {
+      await endedAttempt(server.db, run.id, 'answered', '2026-11-02T10:00:00Z');
+      await ok(`mutation($r: ID!) { reportCallRecord(runId: $r, attempt: 1, input: { summary: "Spoke" }) { id } }`, {
+        r: run.id,
+      });
+    }
     for (const name of ['a', 'b', 'c'])
       await ok(`mutation($n: String!) { createTag(input: { name: $n }) { id } }`, { n: name });
     let listId = '';
@@ -162,6 +170,7 @@ describe('backward pagination on every connection', () => {
       'Query.insights': root(),
       'Query.doNotCallNumbers': root(),
       'Query.batches': root(),
+      'Query.callRecords': root(),
       'Query.webhookEndpoints': root(),
       'WebhookEndpoint.deliveries': node('WebhookEndpoint', endpointId),
       'Workflow.versions': node('Workflow', workflowId),

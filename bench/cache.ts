@@ -19,17 +19,7 @@ import type { BenchDatabase } from './engine.ts';
 import { GATEWAY_DASHBOARD } from './queries.ts';
 import { ms, type Report, ratio, rps } from './report.ts';
 import { insertProspects, insertWorkflow, seedInTransaction, seedOrganization } from './seed-organization.ts';
-import {
-  cpuMs,
-  freePort,
-  type LoadResult,
-  npmStart,
-  percentile,
-  runLoad,
-  type ServerProcess,
-  sleep,
-  startServer,
-} from './support.ts';
+import { cpuMs, type LoadResult, percentile, runLoad, type ServerProcess, sleep, startGateway } from './support.ts';
 
 const CACHE_BENCH = {
   batches: Number(process.env.BENCH_CACHE_BATCHES ?? 20),
@@ -126,23 +116,12 @@ async function measureSide(
   timing: { duration: number; warmup: number },
   log: (line: string) => void,
 ): Promise<SideMeasured & { live?: CacheMeasured['live'] }> {
-  const start = npmStart();
-  const port = await freePort();
   const metricsToken = randomBytes(16).toString('hex');
-  const gateway = await startServer({
+  const gateway = await startGateway({
     name: `gateway (cache ${side})`,
-    script: start.script,
-    nodeArgs: start.nodeArgs,
+    databaseUrl: database.url,
     env: {
-      DATABASE_URL: database.url,
       DATABASE_POOL_SIZE: String(CACHE_BENCH.poolSize),
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-      ENGINE: 'off',
-      INSIGHTS_INTERVAL_MS: '0',
-      RATE_LIMIT_PER_MINUTE: '1000000000',
-      LOG_LEVEL: 'warn',
       METRICS_TOKEN: metricsToken,
       REDIS_URL: side === 'redis' ? CACHE_BENCH.redisUrl : '',
       RESPONSE_CACHE_TTL_MS: side === 'off' ? '0' : '60000',
@@ -150,8 +129,6 @@ async function measureSide(
       SUBSCRIPTIONS_PER_CONNECTION: String(CACHE_BENCH.liveSubscribers + 10),
       SUBSCRIPTIONS_PER_ORGANIZATION: String(CACHE_BENCH.liveSubscribers + 10),
     },
-    port,
-    readyPath: '/ready',
   });
   const headers = { 'content-type': 'application/json', 'x-api-key': seeded.apiKey };
   const dashboard = {

@@ -1,13 +1,3 @@
-// Scenario (h): a CSV file of BENCH_CSV_ROWS (100,000) prospects, with two
-// attribute columns, imported by one POST /prospects/import streamed from
-// disk, into the gateway as `npm start` runs it on a fresh database: three
-// rounds of the import alone (the target), then one that also makes a list
-// of the rows and tags them. Each round imports into an organization of its
-// own, so every row is new. Timed at the client: first byte sent to 201 read.
-// Then a quiet tenant sends a trivial query, one at a time, alone and while a
-// noisy one imports 100,000 rows, then while it sends 3 MB of blank lines:
-// the quiet tenant's latencies are what one tenant's import costs another.
-import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
@@ -19,7 +9,7 @@ import { prepareDatabase } from '../src/domain/prepare-database.ts';
 import type { BenchDatabase } from './engine.ts';
 import { TRIVIAL } from './queries.ts';
 import { mib, ms, type Report, verdict } from './report.ts';
-import { cpuMs, freePort, median, npmStart, percentile, sleep, startServer } from './support.ts';
+import { cpuMs, median, percentile, sleep, startGateway } from './support.ts';
 
 const CSV_BENCH = { rows: Number(process.env.BENCH_CSV_ROWS ?? 100_000), targetMs: 5000 };
 
@@ -82,26 +72,7 @@ export async function measureCsvImport(database: BenchDatabase, log: (line: stri
   } finally {
     await db.close();
   }
-  const start = npmStart();
-  const port = await freePort();
-  const gateway = await startServer({
-    name: 'gateway (csv)',
-    script: start.script,
-    nodeArgs: start.nodeArgs,
-    env: {
-      DATABASE_URL: database.url,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-      ENGINE: 'off',
-      LOG_LEVEL: 'warn',
-      REDIS_URL: '',
-      // The quiet tenant queries as fast as it is answered: the rate limit would measure itself.
-      RATE_LIMIT_PER_MINUTE: '1000000',
-    },
-    port,
-    readyPath: '/ready',
-  });
+  const gateway = await startGateway({ name: 'gateway (csv)', databaseUrl: database.url });
   try {
     const rounds: CsvMeasured['rounds'] = [];
     for (const [index, organization] of organizations.entries()) {

@@ -9,7 +9,6 @@
 // latency: the gateway's from its claim-duration histogram (GET /metrics),
 // the raw loop's timed around each claim.
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -20,13 +19,11 @@ import {
   BENCH_METRICS_TOKEN,
   cpuMs,
   type createBenchDatabase,
-  freePort,
-  npmStart,
   percentile,
   ROOT,
   scrapeMetrics,
   sleep,
-  startServer,
+  startGateway,
 } from './support.ts';
 
 export type BenchDatabase = Awaited<ReturnType<typeof createBenchDatabase>>;
@@ -356,33 +353,22 @@ async function runGateway(
   quiet: Quiet,
   log: (line: string) => void,
 ): Promise<Omit<EngineSide, keyof Attempts> & { quiet: QuietBatch }> {
-  const start = npmStart();
-  const port = await freePort();
   const sql = new pg.Client({ connectionString: database.url });
   sql.on('error', () => {});
   await sql.connect();
-  const gateway = await startServer({
+  const gateway = await startGateway({
     name: 'gateway (engine)',
-    script: start.script,
-    nodeArgs: start.nodeArgs,
+    databaseUrl: database.url,
     env: {
-      DATABASE_URL: database.url,
+      ENGINE: 'on',
       DATABASE_POOL_SIZE: String(ENGINE_BENCH.poolSize),
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      ENCRYPTION_KEY: randomBytes(32).toString('hex'),
       ENGINE_CONCURRENCY: String(ENGINE_BENCH.concurrency),
       SIMULATED_CALL_MS: String(ENGINE_BENCH.callMs),
       SIMULATED_CALL_OUTCOMES: 'answered=1',
       // Empty: unset, the default.
       RUN_LEASE_MS: '',
-      INSIGHTS_INTERVAL_MS: '0',
-      LOG_LEVEL: 'warn',
-      REDIS_URL: '',
       METRICS_TOKEN: BENCH_METRICS_TOKEN,
     },
-    port,
-    readyPath: '/ready',
   });
   try {
     const loadAtStart = os.loadavg()[0]!;

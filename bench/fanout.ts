@@ -26,14 +26,13 @@ import {
   BENCH_METRICS_TOKEN,
   cpuMs,
   freePort,
-  npmStart,
   percentile,
   ROOT,
   rssMiB,
   type ServerProcess,
   scrapeMetrics,
   sleep,
-  startServer,
+  startGateway,
 } from './support.ts';
 
 const FANOUT = {
@@ -184,41 +183,29 @@ export async function measureFanout(database: BenchDatabase, log: (line: string)
     );
   const loadAtStart = os.loadavg()[0]!;
   const seeded = await seedBatch(database);
-  const start = npmStart();
   const profileDirectory = FANOUT.profile ? await mkdtemp(path.join(os.tmpdir(), 'gateway-fanout-profile-')) : null;
   const encryptionKey = randomBytes(32).toString('hex');
   const instances: (ServerProcess & { inspectPort: number; spawnedAt: number; profileDirectory?: string })[] = [];
   const clients: ReturnType<typeof startSubscribers>[] = [];
   try {
     for (let index = 0; index < FANOUT.instances; index++) {
-      const port = await freePort();
       const inspectPort = await freePort();
       const directory = profileDirectory ? path.join(profileDirectory, String(index)) : undefined;
       const spawnedAt = performance.now();
-      const server = await startServer({
+      const server = await startGateway({
         name: `gateway ${index + 1} (fan-out)`,
-        script: start.script,
+        databaseUrl: database.url,
         nodeArgs: [
-          ...start.nodeArgs,
           `--inspect=127.0.0.1:${inspectPort}`,
           ...(directory ? ['--cpu-prof', `--cpu-prof-dir=${directory}`] : []),
         ],
+        // One key for every instance: each reads what the others encrypted.
         env: {
-          DATABASE_URL: database.url,
           DATABASE_POOL_SIZE: String(FANOUT.poolSize),
-          PORT: String(port),
-          HOST: '127.0.0.1',
           ENCRYPTION_KEY: encryptionKey,
-          ENGINE: 'off',
-          INSIGHTS_INTERVAL_MS: '0',
-          RATE_LIMIT_PER_MINUTE: '1000000000',
-          AGENT_UPDATE_RATE_LIMIT_PER_MINUTE: '1000000000',
-          LOG_LEVEL: 'warn',
           REDIS_URL: FANOUT.redisUrl,
           METRICS_TOKEN: BENCH_METRICS_TOKEN,
         },
-        port,
-        readyPath: '/ready',
       });
       instances.push(Object.assign(server, { inspectPort, spawnedAt, profileDirectory: directory }));
     }

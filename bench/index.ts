@@ -29,7 +29,6 @@
 // The Markdown report is printed and saved to BENCH_REPORT (default
 // bench-report.md in the system's temporary directory).
 import { execFileSync, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -66,7 +65,6 @@ import {
   type LoadOptions,
   type LoadResult,
   median,
-  npmStart,
   percentile,
   ROOT,
   rssMiB,
@@ -74,6 +72,7 @@ import {
   type ServerProcess,
   sampleRss,
   sleep,
+  startGateway,
   startServer,
   stopAll,
 } from './support.ts';
@@ -341,34 +340,16 @@ try {
   await db.close();
 
   // ------------------------------------------------------------ the servers
-  const gatewayEnv = (port: number): Record<string, string> => ({
-    DATABASE_URL: database.url,
-    DATABASE_POOL_SIZE: String(POOL_SIZE),
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-    // An API-only instance: no run engine working through the seeded runs.
-    ENGINE: 'off',
-    INSIGHTS_INTERVAL_MS: '0',
-    RATE_LIMIT_PER_MINUTE: '1000000000',
-    AGENT_UPDATE_RATE_LIMIT_PER_MINUTE: '1000000000',
-    // No line per request: none of the servers compared logs requests.
-    LOG_LEVEL: 'warn',
-    REDIS_URL: '',
-  });
-  // What `npm start` runs: the compiled build (dist/main.js, built here by its prestart) with its node flags.
-  const gatewayStart = npmStart();
-  const startGateway = async (nodeArgs: string[] = []) => {
-    const port = await freePort();
-    return startServer({
+  // What `npm start` runs (the compiled build), an API-only instance: no run
+  // engine working through the seeded runs, no line per request (none of the
+  // servers compared logs requests).
+  const startBenchGateway = (nodeArgs: string[] = []) =>
+    startGateway({
       name: 'gateway',
-      script: gatewayStart.script,
-      nodeArgs: [...gatewayStart.nodeArgs, ...nodeArgs],
-      env: gatewayEnv(port),
-      port,
-      readyPath: '/ready',
+      databaseUrl: database.url,
+      nodeArgs,
+      env: { DATABASE_POOL_SIZE: String(POOL_SIZE) },
     });
-  };
   const startBenchServer = async (name: string, file: string, env: Record<string, string> = {}) => {
     const port = await freePort();
     return startServer({
@@ -382,7 +363,7 @@ try {
   };
 
   log(`${elapsed()}: starting the servers`);
-  servers.gateway = await startGateway();
+  servers.gateway = await startBenchGateway();
   await sleep(2000);
   const gatewayIdleAtStart = rssMiB(servers.gateway.pid);
   servers.raw = await startBenchServer('raw', 'baseline-raw.ts', { BENCH_ORGANIZATION_ID: organization.id });
@@ -571,7 +552,7 @@ try {
     const directory = await mkdtemp(path.join(os.tmpdir(), 'gateway-profile-'));
     try {
       const spawnedAt = performance.now();
-      const profiled = await startGateway(['--cpu-prof', `--cpu-prof-dir=${directory}`]);
+      const profiled = await startBenchGateway(['--cpu-prof', `--cpu-prof-dir=${directory}`]);
       servers.gateway = profiled;
       const target = { ...options, url: options.url.replace(gateway.url, profiled.url) };
       log(`${elapsed()}: profiling the gateway: ${label}`);
@@ -600,7 +581,7 @@ try {
   await yoga.stop();
 
   // ------------------------------------------- (d) subscribers, (c) E4
-  const live = await startGateway();
+  const live = await startBenchGateway();
   servers.gateway = live;
   const rest = async (method: string, route: string, body?: unknown) => {
     const response = await fetch(`${live.url}/org/${organization.id}${route}`, {

@@ -1,19 +1,9 @@
-// Scenario (l), call records, on a fresh database with the gateway as `npm
-// start` runs it (engine off): a 40-turn record reported to as many ended
-// attempts as BENCH_RECORD_REPORTS (2,000), 16 at a time, reports/s at the
-// client; then BENCH_SEARCH_RECORDS (1,000,000) records seeded by one INSERT …
-// SELECT generate_series (their attempts by another), the GIN index built
-// after, and GET /call-records?q= searches at one connection, p50 and p99.
-// Each of the words searched is in about 0.5% of the records (a draw of 24
-// said and 8 summarized, each one of 8,000 and 4,000 possible words): a word
-// such as "refund" is said on few calls; "hello", on all of them.
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { createOrganization } from '../src/domain/organizations.ts';
 import { prepareDatabase } from '../src/domain/prepare-database.ts';
 import type { BenchDatabase } from './engine.ts';
 import { ms, type Report, verdict } from './report.ts';
-import { freePort, npmStart, percentile, startServer } from './support.ts';
+import { percentile, startGateway } from './support.ts';
 
 const RECORDS_BENCH = {
   reports: Number(process.env.BENCH_RECORD_REPORTS ?? 2000),
@@ -89,25 +79,7 @@ export interface RecordsMeasured {
 export async function measureRecords(database: BenchDatabase, log: (line: string) => void): Promise<RecordsMeasured> {
   const db = await prepareDatabase({ kind: 'postgres', url: database.url, poolSize: 2 });
   const { organization, apiKey } = await createOrganization(db.prisma, 'Records bench').finally(() => db.close());
-  const start = npmStart();
-  const port = await freePort();
-  const gateway = await startServer({
-    name: 'gateway (records)',
-    script: start.script,
-    nodeArgs: start.nodeArgs,
-    env: {
-      DATABASE_URL: database.url,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-      ENGINE: 'off',
-      LOG_LEVEL: 'warn',
-      REDIS_URL: '',
-      RATE_LIMIT_PER_MINUTE: '1000000',
-    },
-    port,
-    readyPath: '/ready',
-  });
+  const gateway = await startGateway({ name: 'gateway (records)', databaseUrl: database.url });
   const sql = new pg.Client({ connectionString: database.url });
   sql.on('error', () => {});
   await sql.connect();

@@ -141,6 +141,12 @@ export async function stopAll() {
  * (`node <flags> dist/main.js`) is returned as the node flags and the script.
  */
 export function npmStart(): { nodeArgs: string[]; script: string } {
+  built ??= buildStart();
+  return built;
+}
+let built: { nodeArgs: string[]; script: string } | undefined;
+
+function buildStart(): { nodeArgs: string[]; script: string } {
   const { scripts } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
     scripts: Record<string, string>;
   };
@@ -224,6 +230,42 @@ export async function startServer(options: {
   throw new Error(
     `${options.name} did not answer ${options.readyPath} within ${(options.timeoutMs ?? 60_000) / 1000} s`,
   );
+}
+
+/**
+ * Starts the gateway as `npm start` runs it, against `databaseUrl`, as an
+ * API-only instance measured alone: no run engine, no insights, no rate limit
+ * (it would measure itself), no Redis, no line per request. `env` adds to or
+ * overrides that (e.g. `ENGINE: 'on'`).
+ */
+export async function startGateway(options: {
+  name: string;
+  databaseUrl: string;
+  env?: Record<string, string>;
+  nodeArgs?: string[];
+}): Promise<ServerProcess> {
+  const start = npmStart();
+  const port = await freePort();
+  return startServer({
+    name: options.name,
+    script: start.script,
+    nodeArgs: [...start.nodeArgs, ...(options.nodeArgs ?? [])],
+    env: {
+      DATABASE_URL: options.databaseUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+      ENGINE: 'off',
+      INSIGHTS_INTERVAL_MS: '0',
+      RATE_LIMIT_PER_MINUTE: '1000000000',
+      AGENT_UPDATE_RATE_LIMIT_PER_MINUTE: '1000000000',
+      LOG_LEVEL: 'warn',
+      REDIS_URL: '',
+      ...options.env,
+    },
+    port,
+    readyPath: '/ready',
+  });
 }
 
 export interface LoadOptions {

@@ -1,12 +1,3 @@
-// Scenario (i): what tracing costs. The gateway as `npm start` runs it, on a
-// small database of its own (one organization, one batch of
-// BENCH_TRACING_RUNS runs), started twice one after the other: without the
-// OTEL_* variables (tracing off: the SDK is not even loaded), then with
-// OTEL_EXPORTER_OTLP_ENDPOINT pointing at a sink this process serves, which
-// answers every POST /v1/traces (OTLP/HTTP JSON) 200 and counts the spans.
-// Each side answers the trivial query and an E6 page at 1 connection
-// (latency) and 32 (throughput), measured as (b) and (e) are.
-import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -14,17 +5,7 @@ import type { BenchDatabase } from './engine.ts';
 import { TRIVIAL } from './queries.ts';
 import { mib, ms, type Report, ratio, rps } from './report.ts';
 import { insertProspects, insertWorkflow, seedInTransaction, seedOrganization } from './seed-organization.ts';
-import {
-  cpuMs,
-  freePort,
-  type LoadOptions,
-  type LoadResult,
-  npmStart,
-  rssMiB,
-  runLoad,
-  sleep,
-  startServer,
-} from './support.ts';
+import { cpuMs, type LoadOptions, type LoadResult, rssMiB, runLoad, sleep, startGateway } from './support.ts';
 
 const TRACING_BENCH = {
   runs: Number(process.env.BENCH_TRACING_RUNS ?? 5000),
@@ -133,34 +114,20 @@ export async function measureTracing(
   const seeded = await seedBatch(database);
   const { status, page, limit } = TRACING_BENCH.e6;
   const e6Path = `/org/${seeded.organizationId}/workflows/${seeded.workflowId}/runs?status=${status}&batch_id=${seeded.batchId}&sort=started_desc&page=${page}&limit=${limit}`;
-  const start = npmStart();
   const sink = await startSink();
   try {
     const side = async (label: string, otel: Record<string, string>): Promise<TracingSide & { e6Total: number }> => {
-      const port = await freePort();
-      const gateway = await startServer({
+      const gateway = await startGateway({
         name: `gateway (tracing ${label})`,
-        script: start.script,
-        nodeArgs: start.nodeArgs,
+        databaseUrl: database.url,
         env: {
-          DATABASE_URL: database.url,
           DATABASE_POOL_SIZE: String(TRACING_BENCH.poolSize),
-          PORT: String(port),
-          HOST: '127.0.0.1',
-          ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-          ENGINE: 'off',
-          INSIGHTS_INTERVAL_MS: '0',
-          RATE_LIMIT_PER_MINUTE: '1000000000',
-          LOG_LEVEL: 'warn',
-          REDIS_URL: '',
           // Empty is unset: whatever this shell exports does not leak in.
           OTEL_EXPORTER_OTLP_ENDPOINT: '',
           OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '',
           OTEL_TRACES_EXPORTER: '',
           ...otel,
         },
-        port,
-        readyPath: '/ready',
       });
       try {
         const loadAtStart = os.loadavg()[0]!;

@@ -262,3 +262,43 @@ export function BatchActions({
     </div>
   );
 }
+
+/** One choice of a drop-down: a value shown as itself, or [value, what it shows]. */
+type ChoiceOption<T extends string> = T | readonly [T, string];
+
+/**
+ * A filter's drop-down: its label over a <select> of `options`; `any` names a
+ * first choice of no value, for "no filter".
+ */
+export function Choice<T extends string>({
+  label,
+  name,
+  value,
+  options,
+  any,
+  onChange,
+}: {
+  label: string;
+  name?: string;
+  value: T | '';
+  options: readonly ChoiceOption<T>[];
+  any?: string;
+  onChange: (value: T | '') => void;
+}) {
+  return (
+    <label>
+      {label}
+      <select name={name} value={value} onChange={(event) => onChange(event.currentTarget.value as T | '')}>
+        {any !== undefined && <option value="">{any}</option>}
+        {options.map((option) => {
+          const [optionValue, text] = typeof option === 'string' ? [option, option] : option;
+          return (
+            <option key={optionValue} value={optionValue}>
+              {text}
+            </option>
+          );
+        })}
+      </select>
+    </label>
+  );
+}

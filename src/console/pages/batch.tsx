@@ -20,6 +20,7 @@ import { RecordBreakdownCharts } from '../record-breakdown.tsx';
 import { hrefOf } from '../route.ts';
 import {
   BatchActions,
+  Choice,
   Empty,
   ErrorNote,
   Loading,
@@ -298,35 +299,21 @@ function Runs({ batchId, version }: { batchId: string; version: number }) {
         </p>
       </header>
       <form class="filters runs-filters" onSubmit={(event) => event.preventDefault()}>
-        <label>
-          Status
-          <select
-            name="status"
-            value={status}
-            onChange={(event) => restart(setStatus)(event.currentTarget.value as RunStatus | '')}
-          >
-            <option value="">Any status</option>
-            {RUN_STATUSES.map((value) => (
-              <option key={value} value={value}>
-                {value}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Sort
-          <select
-            name="order"
-            value={orderBy}
-            onChange={(event) => restart(setOrderBy)(event.currentTarget.value as RunOrder)}
-          >
-            {ORDERS.map(([value, label]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Choice
+          label="Status"
+          name="status"
+          value={status}
+          options={RUN_STATUSES}
+          any="Any status"
+          onChange={restart(setStatus)}
+        />
+        <Choice
+          label="Sort"
+          name="order"
+          value={orderBy}
+          options={ORDERS}
+          onChange={(value) => value && restart(setOrderBy)(value)}
+        />
         <label class="started">
           Started after
           <input

@@ -16,6 +16,7 @@ import { answerRate, attemptsPerMinute, eta, isFinal, PACE_MINUTES, paceText } f
 import { hrefOf } from '../route.ts';
 import {
   BatchActions,
+  Choice,
   Empty,
   ErrorNote,
   Loading,
@@ -64,40 +65,26 @@ export function BatchesPage() {
           </p>
         </div>
         <form class="filters" onSubmit={(event) => event.preventDefault()}>
-          <label>
-            Workflow
-            <select
-              value={workflowId}
-              onChange={(event) => {
-                setWorkflowId(event.currentTarget.value);
-                setFirst(PAGE);
-              }}
-            >
-              <option value="">All workflows</option>
-              {workflows.data?.workflows.nodes.map((workflow) => (
-                <option key={workflow.id} value={workflow.id}>
-                  {workflow.name}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label>
-            Status
-            <select
-              value={status}
-              onChange={(event) => {
-                setStatus(event.currentTarget.value as BatchStatus | '');
-                setFirst(PAGE);
-              }}
-            >
-              <option value="">Any status</option>
-              {STATUSES.map((value) => (
-                <option key={value} value={value}>
-                  {value}
-                </option>
-              ))}
-            </select>
-          </label>
+          <Choice
+            label="Workflow"
+            value={workflowId}
+            options={(workflows.data?.workflows.nodes ?? []).map((workflow) => [workflow.id, workflow.name] as const)}
+            any="All workflows"
+            onChange={(value) => {
+              setWorkflowId(value);
+              setFirst(PAGE);
+            }}
+          />
+          <Choice
+            label="Status"
+            value={status}
+            options={STATUSES}
+            any="Any status"
+            onChange={(value) => {
+              setStatus(value);
+              setFirst(PAGE);
+            }}
+          />
         </form>
       </header>
       {batches.error && !batches.data ? (

@@ -12,7 +12,7 @@ import {
 import { documentOf } from '../client.ts';
 import { count, dateTime } from '../format.ts';
 import { hrefOf } from '../route.ts';
-import { Empty, ErrorNote, Loading } from '../ui.tsx';
+import { Choice, Empty, ErrorNote, Loading } from '../ui.tsx';
 
 const PAGE = 25;
 const CATEGORIES = ['success', 'neutral', 'issue'];
@@ -88,28 +88,22 @@ export function CallsPage() {
           Disposition
           <input type="text" name="disposition" value={form.disposition} onInput={field('disposition')} />
         </label>
-        <label>
-          Category
-          <select name="category" value={form.category} onChange={field('category')}>
-            <option value="">Any</option>
-            {CATEGORIES.map((value) => (
-              <option key={value} value={value}>
-                {value}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Detection
-          <select name="detection" value={form.detection} onChange={field('detection')}>
-            <option value="">Any</option>
-            {DETECTIONS.map((value) => (
-              <option key={value} value={value}>
-                {value.replace('_', ' ')}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Choice
+          label="Category"
+          name="category"
+          value={form.category}
+          options={CATEGORIES}
+          any="Any"
+          onChange={(category) => setForm({ ...form, category })}
+        />
+        <Choice
+          label="Detection"
+          name="detection"
+          value={form.detection}
+          options={DETECTIONS.map((value) => [value, value.replace('_', ' ')] as const)}
+          any="Any"
+          onChange={(detection) => setForm({ ...form, detection })}
+        />
         <label>
           From
           <input type="datetime-local" name="from" value={form.from} onInput={field('from')} />

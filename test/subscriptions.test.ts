@@ -1,7 +1,7 @@
-import { type Client, createClient } from 'graphql-ws';
+import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { graphqlCalls } from './support/graphql.ts';
+import { follow, wsClient } from './support/graphql-ws.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { recordStatements } from './support/statements.ts';
 
@@ -15,48 +15,9 @@ interface Progress {
   batch: { id: string; name: string };
 }
 
-/** Collects a subscription's events over graphql-ws. */
-function follow(client: Client, batchId: string, query = PROGRESS) {
-  const events: Progress[] = [];
-  const errors: unknown[] = [];
-  const waiters: (() => void)[] = [];
-  const stop = client.subscribe<{ batchProgress: Progress }>(
-    { query, variables: { id: batchId } },
-    {
-      next: (message) => {
-        if (message.errors) errors.push(...message.errors);
-        if (message.data) events.push(message.data.batchProgress);
-        for (const wake of waiters.splice(0)) wake();
-      },
-      error: (error) => {
-        errors.push(error);
-        for (const wake of waiters.splice(0)) wake();
-      },
-      complete: () => {},
-    },
-  );
-  const until = async (done: () => boolean, timeoutMs = 10_000) => {
-    const deadline = Date.now() + timeoutMs;
-    while (!done()) {
-      if (Date.now() > deadline)
-        throw new Error(`timed out; events: ${JSON.stringify(events)} errors: ${JSON.stringify(errors)}`);
-      await new Promise<void>((resolve) => {
-        waiters.push(resolve);
-        setTimeout(resolve, 50);
-      });
-    }
-  };
-  return { events, errors, stop, until };
-}
-
-const wsClient = (url: string, apiKey: string, extra: Partial<Parameters<typeof createClient>[0]> = {}) =>
-  createClient({
-    url: `${url.replace('http', 'ws')}/graphql`,
-    webSocketImpl: WebSocket,
-    connectionParams: { 'x-api-key': apiKey },
-    retryAttempts: 0,
-    ...extra,
-  });
+/** Collects a batch's progress events over graphql-ws. */
+const followProgress = (client: Client, batchId: string, query = PROGRESS) =>
+  follow(client, query, { id: batchId }, (data: { batchProgress: Progress }) => data.batchProgress);
 
 describe('Subscription.batchProgress', () => {
   let server: TestServer;
@@ -99,7 +60,7 @@ describe('Subscription.batchProgress', () => {
   it('sends the current state, then each change, over graphql-ws', async () => {
     const batchId = await newBatch();
     const client = wsClient(server.url, org.apiKey);
-    const progress = follow(client, batchId);
+    const progress = followProgress(client, batchId);
     await progress.until(() => progress.events.length >= 1);
     expect(progress.events[0]).toEqual({
       batchId,
@@ -125,7 +86,7 @@ describe('Subscription.batchProgress', () => {
   it('coalesces bursts of changes and always delivers the last state', async () => {
     const batchId = await newBatch();
     const client = wsClient(server.url, org.apiKey);
-    const progress = follow(client, batchId);
+    const progress = followProgress(client, batchId);
     await progress.until(() => progress.events.length >= 1);
     const started = Date.now();
     for (let flip = 0; flip < 10; flip++) await setStatus(batchId, flip % 2 === 0 ? 'PAUSED' : 'PENDING');
@@ -149,7 +110,7 @@ describe('Subscription.batchProgress', () => {
     const batchId = await newBatch();
     const other = await server.createOrganization('Other');
     const client = wsClient(server.url, other.apiKey);
-    const foreign = follow(client, batchId);
+    const foreign = followProgress(client, batchId);
     await foreign.until(() => foreign.errors.length > 0);
     expect(foreign.events).toEqual([]);
     expect(JSON.stringify(foreign.errors)).toContain('batch not found');
@@ -172,10 +133,10 @@ describe('Subscription.batchProgress', () => {
     // workflowVersionNumber reads the version through the loaders, which each event clears: one read per execution.
     const query = `subscription($id: ID!) { batchProgress(batchId: $id) { status batch { workflowVersionNumber } } }`;
     const clients = [wsClient(server.url, org.apiKey), wsClient(server.url, org.apiKey)];
-    const followers = clients.map((client) => follow(client, batchId, query));
+    const followers = clients.map((client) => followProgress(client, batchId, query));
     const other = await server.createOrganization('Not sharing');
     const foreignClient = wsClient(server.url, other.apiKey);
-    const foreign = follow(foreignClient, batchId, query);
+    const foreign = followProgress(foreignClient, batchId, query);
     await Promise.all(followers.map((progress) => progress.until(() => progress.events.length >= 1)));
     await foreign.until(() => foreign.errors.length > 0);
 
@@ -277,7 +238,7 @@ describe.runIf(process.env.TEST_REDIS_URL)('batchProgress across instances (Redi
     );
     const batchId = batch.createBatch.id;
     const client = wsClient(first.url, apiKey);
-    const progress = follow(client, batchId);
+    const progress = followProgress(client, batchId);
     await progress.until(() => progress.events.length >= 1);
     await call(second, `mutation($id: ID!) { updateBatchStatus(id: $id, status: PAUSED) { status } }`, { id: batchId });
     await progress.until(() => progress.events.at(-1)?.status === 'PAUSED');

@@ -4,10 +4,10 @@
 // per organization; all of an organization's keys share its one quota, and
 // their number is capped. Each test has a noisy organization do what a
 // hostile tenant would, while a quiet one's requests are checked.
-import { type Client, createClient, type FormattedExecutionResult } from 'graphql-ws';
+import type { Client, FormattedExecutionResult } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { issueApiKey } from '../src/domain/organizations.ts';
+import { wsClient } from './support/graphql-ws.ts';
 import { expectErrorBody, type RestResponse, restClient } from './support/rest.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
@@ -31,14 +31,8 @@ async function tenant(server: TestServer, name: string): Promise<Tenant> {
   return { organizationId, apiKey, rest: restClient(server, organizationId, apiKey) };
 }
 
-const wsClient = (server: TestServer, apiKey: string): Client =>
-  createClient({
-    url: `${server.url.replace('http', 'ws')}/graphql`,
-    webSocketImpl: WebSocket,
-    connectionParams: { 'x-api-key': apiKey },
-    retryAttempts: 0,
-    lazy: false,
-  });
+/** A client connected at once (not at its first operation). */
+const eagerClient = (server: TestServer, apiKey: string): Client => wsClient(server.url, apiKey, { lazy: false });
 
 /** What one operation over graphql-ws got: its result, or the errors of the protocol's error message. */
 type Outcome = { result: ExecutionResult } | { refused: { message: string; extensions?: Record<string, unknown> }[] };
@@ -140,7 +134,7 @@ describe('one rate limit per organization on every transport', () => {
     const noisy = await tenant(server, 'Noisy');
     const quiet = await tenant(server, 'Quiet');
     await expectQuietAnswered(quiet, 1);
-    const socket = wsClient(server, noisy.apiKey);
+    const socket = eagerClient(server, noisy.apiKey);
     const outcomes = await Promise.all(
       Array.from({ length: LIMIT + 20 }, (_, index) => wsOperation(socket, CREATE_TAG, { name: `tag ${index}` })),
     );
@@ -162,7 +156,7 @@ describe('one rate limit per organization on every transport', () => {
 
     // The quiet organization's quota did not move, over HTTP or graphql-ws.
     await expectQuietAnswered(quiet, 2);
-    const quietSocket = wsClient(server, quiet.apiKey);
+    const quietSocket = eagerClient(server, quiet.apiKey);
     const quietOutcome = await wsOperation(quietSocket, CREATE_TAG, { name: 'quiet' });
     expect(quietOutcome).toEqual({ result: { data: { createTag: { id: expect.any(String) } } } });
     await expectQuietAnswered(quiet, 4);
@@ -193,7 +187,7 @@ describe('one rate limit per organization on every transport', () => {
 
     // One counter: the organization's plain HTTP requests and graphql-ws operations are refused too.
     expectErrorBody(await noisy.rest('GET', '/org/{org}/sip-trunks'), 429);
-    const socket = wsClient(server, noisy.apiKey);
+    const socket = eagerClient(server, noisy.apiKey);
     expectRateLimitedOverWebSocket(await wsOperation(socket, CREATE_TAG, { name: 'never' }));
     expect(await tagsOf(server, noisy.organizationId)).toBe(LIMIT);
     await socket.dispose();
@@ -281,7 +275,7 @@ describe('subscriptions and keys are capped', () => {
 
   it('refuses subscriptions beyond the per-connection and per-organization caps, over graphql-ws and SSE, and gives slots back', async () => {
     const [noisyBatch, quietBatch] = await Promise.all([batchOf(noisy), batchOf(quiet)]);
-    const first = open(wsClient(server, noisy.apiKey));
+    const first = open(eagerClient(server, noisy.apiKey));
     const held = Array.from({ length: PER_CONNECTION }, () => wsSubscription(first, noisyBatch));
     for (const subscription of held) await expectFollowing(subscription.first);
     // The connection's cap: a fourth on it is refused, though the organization has slots left.
@@ -292,7 +286,7 @@ describe('subscriptions and keys are capped', () => {
     });
 
     // The organization's cap, across connections and SSE.
-    const second = open(wsClient(server, noisy.apiKey));
+    const second = open(eagerClient(server, noisy.apiKey));
     const more = Array.from({ length: PER_ORGANIZATION - PER_CONNECTION }, () => wsSubscription(second, noisyBatch));
     for (const subscription of more) await expectFollowing(subscription.first);
     expectTooMany(await wsSubscription(second, noisyBatch).first, /SUBSCRIPTIONS_PER_ORGANIZATION/);
@@ -311,7 +305,7 @@ describe('subscriptions and keys are capped', () => {
     expect(server.services.events.subscriberCount).toBe(PER_ORGANIZATION);
 
     // The quiet organization subscribes as usual, over graphql-ws and SSE.
-    const quietSocket = open(wsClient(server, quiet.apiKey));
+    const quietSocket = open(eagerClient(server, quiet.apiKey));
     await expectFollowing(wsSubscription(quietSocket, quietBatch).first);
     const quietSse = await sseCall(server, quiet.apiKey, PROGRESS, { id: quietBatch });
     streams.push(quietSse.abort);
@@ -323,7 +317,7 @@ describe('subscriptions and keys are capped', () => {
     expectTooMany(await wsSubscription(second, noisyBatch).first, /SUBSCRIPTIONS_PER_ORGANIZATION/);
     await first.dispose();
     // Its three slots come back once the server has seen it close.
-    const third = open(wsClient(server, noisy.apiKey));
+    const third = open(eagerClient(server, noisy.apiKey));
     const admitted = async (client: Client) => 'result' in (await wsSubscription(client, noisyBatch).first);
     await expect.poll(() => admitted(third), { interval: 20 }).toBe(true);
     const afterClose = await sseCall(server, noisy.apiKey, PROGRESS, { id: noisyBatch });
@@ -396,7 +390,7 @@ describe.runIf(process.env.TEST_REDIS_URL)('one quota per organization across in
     const noisy = await tenant(first, 'Noisy');
     const quiet = await tenant(first, 'Quiet');
     const otherKey = (await issueApiKey(first.db.prisma, noisy.organizationId)).apiKey;
-    const socket = wsClient(second, otherKey);
+    const socket = eagerClient(second, otherKey);
     for (let request = 0; request < 3; request++) {
       expect((await noisy.rest('GET', '/org/{org}/sip-trunks')).status).toBe(200);
       expect(await wsOperation(socket, CREATE_TAG, { name: `tag ${request}` })).toMatchObject({

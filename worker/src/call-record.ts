@@ -41,13 +41,20 @@ export class CallRecorder {
 
   /**
    * The call's recorder: a new one from `startedAt` (the call's start, ms since
-   * 1970), or the journal's, whose unacknowledged parts are sent again first.
+   * 1970), or the journal's, whose unacknowledged parts are sent again first
+   * (`failed` is told of each that still does not go).
    */
-  static async open(reports: CallReports, journal: CallJournal, startedAt: number): Promise<CallRecorder> {
+  static async open(
+    reports: CallReports,
+    journal: CallJournal,
+    startedAt: number,
+    failed: (part: string, error: unknown) => void,
+  ): Promise<CallRecorder> {
     const resumed = await journal.load();
     const recorder = new CallRecorder(reports, journal, resumed ?? { startedAt, turns: [], reported: 0, unsent: [] });
     if (!resumed) await recorder.save();
-    for (const pending of [...recorder.state.unsent]) await recorder.send(pending).catch(() => {});
+    for (const pending of [...recorder.state.unsent])
+      await recorder.send(pending).catch((error) => failed(pending.name, error));
     return recorder;
   }
 

@@ -106,7 +106,12 @@ export class AgentCall {
       );
     }
     const evaluations = await evaluationsOf(gateway, agent.id);
-    const recorder = await CallRecorder.open(reports, environment.journals.of(job.run_id, job.attempt), startedAt);
+    const recorder = await CallRecorder.open(
+      reports,
+      environment.journals.of(job.run_id, job.attempt),
+      startedAt,
+      (part, error) => notSent(environment.logger, job, part, error),
+    );
     return new AgentCall(job, setup, evaluations, reports, recorder, environment);
   }
 
@@ -162,11 +167,12 @@ export class AgentCall {
     return (this.environment.now ?? Date.now)();
   }
 
-  /** A report that did not reach the gateway: logged (the journal keeps it for a restart when it may still). */
   private failed(report: string, error: unknown) {
-    this.environment.logger.error(
-      { run: this.job.run_id, attempt: this.job.attempt, report },
-      `call report not sent: ${(error as Error).message}`,
-    );
+    notSent(this.environment.logger, this.job, report, error);
   }
+}
+
+/** A report that did not reach the gateway: logged (the journal keeps it for a restart when it may still go). */
+function notSent(logger: CallLogger, job: CallDispatch, report: string, error: unknown) {
+  logger.error({ run: job.run_id, attempt: job.attempt, report }, `call report not sent: ${(error as Error).message}`);
 }

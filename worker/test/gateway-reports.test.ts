@@ -181,7 +181,9 @@ describe('reports', () => {
     }
     const reports = new GatewayCallReports(client(), { run_id: runId, attempt: 1 });
     const journals = new CallJournals(await mkdtemp(path.join(tmpdir(), 'worker-journal-')));
-    const recorder = await CallRecorder.open(reports, journals.of(runId, 1), 1_000_000);
+    const recorder = await CallRecorder.open(reports, journals.of(runId, 1), 1_000_000, (part) => {
+      throw new Error(`${part} not sent`);
+    });
     const said: [string, string, number][] = [
       ['assistant', 'Hello, this is Ava.', 1_000_500],
       ['user', 'Hi.', 1_002_000],

@@ -38,7 +38,8 @@ export const SCOPE_DESCRIPTIONS: Record<HeldScope, string> = {
   'prospects:write': 'prospects, lists, tags, imports, the do-not-call list',
   'telephony:write': 'SIP trunks and phone numbers',
   'webhooks:write': 'webhook endpoints, deliveries, the signing secret, integrations',
-  'calls:report': "the agent worker's: read agents, report call outcomes and records, transfer calls",
+  'calls:report':
+    "the agent worker's: read agents and their evaluations, report call outcomes and records, transfer calls",
   'keys:admin': "API keys and the organization's settings",
 };
 
@@ -62,7 +63,7 @@ export const FIELD_SCOPES: Record<string, Needs> = {
   'Query.connectedIntegration': READ,
   'Query.connectedIntegrations': READ,
   'Query.doNotCallNumbers': READ,
-  'Query.evaluations': READ,
+  'Query.evaluations': ['read', 'calls:report'],
   'Query.insight': READ,
   'Query.insights': READ,
   'Query.integrationBySlug': READ,

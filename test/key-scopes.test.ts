@@ -77,11 +77,13 @@ describe('scoped keys', () => {
     expect(current.body.data.currentApiKey.scopes).toEqual(['read']);
   });
 
-  it("the worker's key (calls:report) reads agents and reports outcomes, and nothing else", async () => {
+  it("the worker's key (calls:report) reads agents and their evaluations and reports outcomes, and nothing else", async () => {
     const agent = (await rest('POST', '/org/{org}/agents', { body: { name: 'Worker agent' } })).body;
     const { api_key: key } = await keyWith(['calls:report']);
     const asWorker = restClient(server, organizationId, key);
     expect((await asWorker('GET', `/org/{org}/agents/${agent.id}`)).status).toBe(200);
+    // The agent's evaluations: the worker scores the call on them after it.
+    expect((await asWorker('GET', `/org/{org}/agents/evals?agent_id=${agent.id}`)).status).toBe(200);
     // Reporting is allowed: an unknown run is a 404, not a 403.
     const report = await asWorker('POST', `/org/{org}/runs/run_${'0'.repeat(32)}/attempts/1/outcome`, {
       body: { outcome: 'voicemail' },

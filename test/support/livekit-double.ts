@@ -140,6 +140,7 @@ export class LiveKitDouble {
   /** The SIP transfers asked for (TransferSIPParticipant), in order. */
   readonly transfers: TransferSIPParticipantRequest[] = [];
   private sequence = 0;
+  private dialWaiters: { count: number; resolve: (dials: DialedCall[]) => void }[] = [];
 
   async start() {
     this.server = http.createServer((request, response) => void this.handle(request, response));
@@ -188,6 +189,23 @@ export class LiveKitDouble {
   /** Requests to `route` are answered only once `count` of them have arrived (concurrent requests, made to overlap). */
   gate(route: string, count: number) {
     this.gates.set(route, { count, waiting: [] });
+  }
+
+  /** Resolves with the dials once `count` calls have been dialled (at once if they have). */
+  dialled(count: number): Promise<DialedCall[]> {
+    if (this.dials.length >= count) return Promise.resolve(this.dials.slice(0, count));
+    return new Promise((resolve) => this.dialWaiters.push({ count, resolve }));
+  }
+
+  /**
+   * The call in `room` ends as a call left in flight (`end: 'none'`) ends when
+   * the agent worker deletes its room: LiveKit sends room_finished, the room
+   * `durationSeconds` old.
+   */
+  async hangUp(room: string, durationSeconds: number) {
+    this.deletedRooms.push(room);
+    this.callsInFlight.delete(room);
+    return this.sendWebhook(this.roomFinished(room, durationSeconds));
   }
 
   /** The metadata of the agent dispatched to `room`. */
@@ -384,6 +402,10 @@ export class LiveKitDouble {
   private async dial(request: CreateSIPParticipantRequest) {
     const call = { request, metadata: this.metadataOf(request.roomName) };
     this.dials.push(call);
+    for (const waiter of this.dialWaiters.filter(({ count }) => this.dials.length >= count)) {
+      this.dialWaiters.splice(this.dialWaiters.indexOf(waiter), 1);
+      waiter.resolve(this.dials.slice(0, waiter.count));
+    }
     const attempt = (this.dialsPerNumber.get(request.sipCallTo) ?? 0) + 1;
     this.dialsPerNumber.set(request.sipCallTo, attempt);
     this.callsInFlight.add(request.roomName);

@@ -22,7 +22,7 @@ export const realTimers: Timers = {
 };
 
 /** Why the agent hangs up. */
-export type EndReason = 'max_duration' | 'silence' | 'voicemail' | 'agent';
+export type EndReason = 'max_duration' | 'silence' | 'voicemail' | 'agent' | 'transferred';
 
 export class CallConductor {
   private readonly timers = new Set<unknown>();
@@ -72,6 +72,11 @@ export class CallConductor {
   /** The model decided the conversation is over (its end_call tool). */
   agentEnds(): Promise<void> {
     return this.end('agent', null);
+  }
+
+  /** The callee was handed to a person (its transfer_call tool): the agent leaves without a word. */
+  handedOver(): Promise<void> {
+    return this.end('transferred', null, false);
   }
 
   /** Stops the timers (the call ended, whoever hung up). */

@@ -2,6 +2,8 @@
 // gateway (where it reads agents and reports calls) and the model vendors'
 // credentials. A vendor's key is optional: a configuration naming a vendor
 // without one is logged as unhonoured and its fallbacks take over.
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { z } from 'zod';
 
 /** Vendors a configuration may name, as the environment spells them (`<VENDOR>_API_KEY`, `<VENDOR>_BASE_URL`). */
@@ -35,6 +37,8 @@ export interface WorkerConfig {
   agentName: string;
   gateway: { url: string; apiKey: string };
   providers: Providers;
+  /** Where calls in flight are journaled (src/journal.ts). */
+  stateDir: string;
 }
 
 const required = z.string().min(1);
@@ -47,6 +51,7 @@ const environment = z.object({
   GATEWAY_URL: z.url(),
   GATEWAY_API_KEY: required,
   OPENAI_API_VERSION: z.string().optional(),
+  WORKER_STATE_DIR: z.string().optional(),
 });
 
 /** The worker's configuration from `env`; throws naming every missing or invalid variable. */
@@ -66,6 +71,7 @@ export function readConfig(env: NodeJS.ProcessEnv): WorkerConfig {
   return {
     agentName: read.LIVEKIT_AGENT_NAME,
     gateway: { url: read.GATEWAY_URL.replace(/\/+$/, ''), apiKey: read.GATEWAY_API_KEY },
+    stateDir: read.WORKER_STATE_DIR || path.join(tmpdir(), 'agent-gateway-worker'),
     providers: {
       vendors: Object.fromEntries(vendors.flatMap((vendor) => (access(vendor) ? [[vendor, access(vendor)]] : []))),
       azureApiVersion: read.OPENAI_API_VERSION,

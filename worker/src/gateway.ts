@@ -5,6 +5,7 @@
 // Idempotency-Key on every try, so a report retried after a lost answer, or
 // sent again by a worker restarted mid-call, is not counted twice.
 import type { GatewayAgent } from './agent.ts';
+import type { AgentEvaluation } from './analysis.ts';
 
 export interface GatewaySettings {
   url: string;
@@ -59,12 +60,34 @@ export class GatewayClient {
     return this.request('GET', `/agents/${encodeURIComponent(agentId)}`) as Promise<GatewayAgent>;
   }
 
-  /** POSTs `body` under the organization, with `idempotencyKey` on every try; the gateway's answer. */
-  post(path: string, body: unknown, idempotencyKey: string): Promise<unknown> {
-    return this.request('POST', path, body, idempotencyKey);
+  /** E19: a page of the agent's evaluations (`size` at most 100). */
+  evaluations(
+    agentId: string,
+    page: number,
+    size: number,
+  ): Promise<{ data: AgentEvaluation[]; meta: { total: number } }> {
+    const query = new URLSearchParams({ agent_id: agentId, page: String(page), size: String(size) });
+    return this.request('GET', `/agents/evals?${query}`) as Promise<{
+      data: AgentEvaluation[];
+      meta: { total: number };
+    }>;
   }
 
-  private async request(method: string, path: string, body?: unknown, idempotencyKey?: string): Promise<unknown> {
+  /**
+   * POSTs `body` under the organization, with `idempotencyKey` on every try;
+   * the gateway's answer. `final`: statuses that are not tried again.
+   */
+  post(path: string, body: unknown, idempotencyKey: string, final: number[] = []): Promise<unknown> {
+    return this.request('POST', path, body, idempotencyKey, final);
+  }
+
+  private async request(
+    method: string,
+    path: string,
+    body?: unknown,
+    idempotencyKey?: string,
+    final: number[] = [],
+  ): Promise<unknown> {
     const url = `${this.settings.url}/org/${encodeURIComponent(this.organizationId)}${path}`;
     const headers: Record<string, string> = { 'x-api-key': this.settings.apiKey };
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -88,7 +111,8 @@ export class GatewayClient {
       if (response.ok) return answer;
       const message = errorMessageOf(answer);
       failure = `${method} ${path} answered ${response.status}${message ? `: ${message}` : ''}`;
-      if (!isRetryable(response.status, message)) throw new GatewayRequestError(failure, response.status, message);
+      if (final.includes(response.status) || !isRetryable(response.status, message))
+        throw new GatewayRequestError(failure, response.status, message);
     }
     throw new GatewayRequestError(`${failure} (gave up after ${this.retry.attempts} tries)`, null, null);
   }

@@ -5,7 +5,8 @@
 //
 // The outcome goes to POST /org/{org}/runs/{run_id}/attempts/{attempt}/outcome
 // (reportCallOutcome); the call's record, in parts (src/call-record.ts), to
-// POST …/attempts/{attempt}/record (reportCallRecord), each part named.
+// POST …/attempts/{attempt}/record (reportCallRecord), each part named; a
+// transfer to a person to POST …/attempts/{attempt}/transfer (transferCall).
 import type { CallRecordReport } from '../../src/domain/call-records.ts';
 import type { CallOutcomeName } from '../../src/records/campaign-settings.ts';
 import type { GatewayClient } from './gateway.ts';
@@ -15,6 +16,8 @@ export interface CallReports {
   outcome(outcome: CallOutcomeName): Promise<void>;
   /** One part of the call's record; `name` names it among the call's parts (its key's last word). */
   record(part: CallRecordReport, name: string): Promise<void>;
+  /** Hands the callee to `to` (E.164 or sip:); throws the gateway's refusal (409 not in a call, 502 LiveKit's). */
+  transfer(to: string): Promise<void>;
 }
 
 export interface ReportedCall {
@@ -39,6 +42,11 @@ export class GatewayCallReports implements CallReports {
 
   async record(part: CallRecordReport, name: string): Promise<void> {
     await this.gateway.post(`${this.attemptPath}/record`, part, this.keyOf('record', name));
+  }
+
+  async transfer(to: string): Promise<void> {
+    // LiveKit's refusal is final: the person did not take the call, asking again would ring them again.
+    await this.gateway.post(`${this.attemptPath}/transfer`, { to, mode: 'cold' }, this.keyOf('transfer', to), [502]);
   }
 
   private keyOf(what: string, sequence: number | string) {

@@ -2,10 +2,14 @@
 // database, started by the test): it reads an agent as E2 serves it and builds
 // the call from it, and its reports are retried with one Idempotency-Key, so a
 // lost answer does not count a report twice. A fault proxy stands between them.
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { CallRecorder } from '../src/call-record.ts';
 import type { CallDispatch } from '../src/dispatch.ts';
 import { GatewayClient, GatewayRequestError, type RetryPolicy } from '../src/gateway.ts';
+import { CallJournals } from '../src/journal.ts';
 import { buildCall } from '../src/mapping/index.ts';
 import { GatewayCallReports } from '../src/reports.ts';
 import { startFaultyProxy } from './support/faulty-proxy.ts';
@@ -35,14 +39,7 @@ afterAll(async () => {
 
 const client = () => new GatewayClient({ url: proxy.url, apiKey: gateway.apiKey }, gateway.organizationId, retry);
 
-async function rest(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${gateway.url}/org/${gateway.organizationId}${path}`, {
-    method,
-    headers: { 'x-api-key': gateway.apiKey, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, any> };
-}
+const rest = (method: string, route: string, body?: unknown) => gateway.rest(method, route, body);
 
 describe('reading the agent', () => {
   test('E2 answers the agent the mapping builds the call from', async () => {
@@ -183,7 +180,10 @@ describe('reports', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const reports = new GatewayCallReports(client(), { run_id: runId, attempt: 1 });
-    const recorder = new CallRecorder(reports, 1_000_000);
+    const journals = new CallJournals(await mkdtemp(path.join(tmpdir(), 'worker-journal-')));
+    const recorder = await CallRecorder.open(reports, journals.of(runId, 1), 1_000_000, (part) => {
+      throw new Error(`${part} not sent`);
+    });
     const said: [string, string, number][] = [
       ['assistant', 'Hello, this is Ava.', 1_000_500],
       ['user', 'Hi.', 1_002_000],

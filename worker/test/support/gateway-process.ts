@@ -1,5 +1,5 @@
 // The real gateway for the worker's tests: the server bundle `npm start` runs
-// (built from the repository's src/ by its own build script), on a fresh
+// (built once from the repository's src/ by its own build script), on a fresh
 // embedded database, as a child process; an organization made by its CLI.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -15,6 +15,10 @@ export interface GatewayProcess {
   url: string;
   organizationId: string;
   apiKey: string;
+  /** A request of the organization's key to `/org/{org}{route}`: its status and JSON body. */
+  rest(method: string, route: string, body?: unknown): Promise<{ status: number; body: Record<string, any> }>;
+  /** A new key of the organization with only `scopes` (POST /api-keys). */
+  keyWith(scopes: string[]): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -26,22 +30,22 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-export async function startGateway(): Promise<GatewayProcess> {
-  // The gateway's build script (JavaScript, esbuild from the repository's own packages).
-  const { buildServer, serverFile } = await import(path.join(repository, 'scripts', 'build-server.js'));
-  await buildServer();
+/** `env`: more of the gateway's environment (DIALER=livekit and its settings). */
+export async function startGateway(env: Record<string, string> = {}): Promise<GatewayProcess> {
+  // The bundle the gateway's build script made (test/support/build-gateway.ts, vitest's global setup).
+  const { serverFile } = await import(path.join(repository, 'scripts', 'build-server.js'));
   const dataDir = await mkdtemp(path.join(tmpdir(), 'worker-gateway-'));
-  const env = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+  const environment = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env };
   const { stdout } = await promisify(execFile)(
     process.execPath,
     [path.join(repository, 'bin', 'gateway.js'), 'orgs', 'create', '--name', 'Worker tests'],
-    { cwd: repository, env },
+    { cwd: repository, env: environment },
   );
   const organization = JSON.parse(stdout) as { organization_id: string; api_key: string };
   const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, [serverFile], {
     cwd: repository,
-    env: { ...env, HOST: '127.0.0.1', PORT: String(port) },
+    env: { ...environment, HOST: '127.0.0.1', PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -58,10 +62,24 @@ export async function startGateway(): Promise<GatewayProcess> {
     if (healthy) break;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  const rest: GatewayProcess['rest'] = async (method, route, body) => {
+    const response = await fetch(`${url}/org/${organization.organization_id}${route}`, {
+      method,
+      headers: { 'x-api-key': organization.api_key, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, any> };
+  };
   return {
     url,
     organizationId: organization.organization_id,
     apiKey: organization.api_key,
+    rest,
+    async keyWith(scopes) {
+      const issued = await rest('POST', '/api-keys', { name: scopes.join(' '), scopes });
+      if (issued.status !== 201) throw new Error(`no key: ${issued.status} ${JSON.stringify(issued.body)}`);
+      return issued.body.api_key as string;
+    },
     async stop() {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');

@@ -88,6 +88,7 @@ export function createServices({
   const redisHealth = redis && subscriber ? new RedisHealth([redis, subscriber]) : undefined;
   const channels =
     redis && subscriber && redisHealth ? { publish: redis, subscribe: subscriber, health: redisHealth } : undefined;
+  if (replicas && redis && redisHealth) replicas.shareWrites(redis, redisHealth);
   const events = new BatchProgressHub((batchId) => db.prisma.batch.findUnique({ where: { id: batchId } }), channels);
   const live = new LiveInvalidations(liveQueryThrottleMs, channels);
   const responseCache = new ResponseCacheStore(responseCacheSettings, channels);

@@ -10,6 +10,7 @@ import { restClient } from './support/rest.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { onPostgres } from './support/storage.ts';
 
+const redisUrl = process.env.TEST_REDIS_URL;
 const MAX_LAG_MS = 5_000;
 const CHECK_MS = 1_000;
 
@@ -17,6 +18,7 @@ describe.runIf(onPostgres)('read replicas', () => {
   let cluster: ReplicaCluster | undefined;
   let server: TestServer;
   let other: TestServer;
+  let sharingRedis: TestServer | undefined;
   const clock = new ManualClock('2026-11-28T00:00:00Z');
   let acme: { organizationId: string; apiKey: string };
   let globex: { organizationId: string; apiKey: string };
@@ -42,9 +44,11 @@ describe.runIf(onPostgres)('read replicas', () => {
       storage: { kind: 'postgres' as const, url: cluster.primaryUrl('gateway'), poolSize: 5 },
       replicas: { urls: [cluster.replicaUrl('gateway')], maxLagMs: MAX_LAG_MS, checkMs: CHECK_MS, clock },
     };
-    server = await startTestServer(options);
-    // Another instance of the deployment: it has not seen this instance's writes.
+    server = await startTestServer({ ...options, redisUrl });
+    // Another instance of the deployment, without Redis: it has not seen this instance's writes.
     other = await startTestServer({ ...options, sharing: server });
+    // And one that shares Redis with the first: it knows the keys' last writes.
+    if (redisUrl) sharingRedis = await startTestServer({ ...options, sharing: server, redisUrl });
     acme = await server.createOrganization('Acme');
     globex = await server.createOrganization('Globex');
     await cluster.caughtUp();
@@ -52,6 +56,7 @@ describe.runIf(onPostgres)('read replicas', () => {
   }, 60_000);
 
   afterAll(async () => {
+    await sharingRedis?.close();
     await other?.close();
     await server?.close();
     await cluster?.close();
@@ -100,6 +105,24 @@ describe.runIf(onPostgres)('read replicas', () => {
     expect((await rest(other, acme)('GET', `/org/{org}/agents/${id}`)).body.name).toBe('mine');
   });
 
+  it.runIf(redisUrl)('tells the instances sharing Redis of a key’s last write', async () => {
+    const created = await rest(server, acme)('POST', '/org/{org}/agents', { body: { name: 'shared' } });
+    const id = created.body.id;
+    await cluster!.caughtUp();
+    await pauseReplay();
+    try {
+      await rest(server, acme)('PATCH', `/org/{org}/agents/${id}`, { body: { name: 'written on the first' } });
+      // No token sent: the instance sharing Redis knows the key's write, and reads it from the primary.
+      expect((await rest(sharingRedis!, acme)('GET', `/org/{org}/agents/${id}`)).body.name).toBe(
+        'written on the first',
+      );
+      // The one without Redis does not: it reads the replica.
+      expect((await rest(other, acme)('GET', `/org/{org}/agents/${id}`)).body.name).toBe('shared');
+    } finally {
+      await resumeReplay();
+    }
+  });
+
   it('confines replica reads to the caller’s organization', async () => {
     const created = await rest(server, acme)('POST', '/org/{org}/agents', { body: { name: 'acme only' } });
     const id = created.body.id;
@@ -140,7 +163,10 @@ describe.runIf(onPostgres)('read replicas', () => {
       // Left out: the primary answers everyone.
       expect((await rest(server, acme)('GET', `/org/{org}/agents/${id}`)).body.name).toBe('moved on');
       expect((await rest(server, globex)('GET', `/org/{org}/agents/${id}`)).status).toBe(404);
-      expect(await (await fetch(`${server.url}/ready`)).json()).toEqual({ status: 'ready', replicas: 'degraded' });
+      expect(await (await fetch(`${server.url}/ready`)).json()).toMatchObject({
+        status: 'ready',
+        replicas: 'degraded',
+      });
       const metrics = await server.metrics();
       expect(metrics).toMatch(/gateway_db_replica_up\{replica="127\.0\.0\.1:\d+\/gateway"\} 0/);
       expect(metrics).toMatch(/gateway_db_replica_lag_seconds\{replica="127\.0\.0\.1:\d+\/gateway"\} ([6-9]|\d\d)/);
@@ -150,7 +176,7 @@ describe.runIf(onPostgres)('read replicas', () => {
     clock.advance(CHECK_MS);
     await replicas().check();
     expect(replicas().states[0]).toMatchObject({ up: true, lagMs: 0 });
-    expect(await (await fetch(`${server.url}/ready`)).json()).toEqual({ status: 'ready', replicas: 'ok' });
+    expect(await (await fetch(`${server.url}/ready`)).json()).toMatchObject({ status: 'ready', replicas: 'ok' });
     expect(await server.metrics()).toMatch(/gateway_db_replica_up\{replica="[^"]+"\} 1/);
   });
 
@@ -169,7 +195,10 @@ describe.runIf(onPostgres)('read replicas', () => {
       expect(listed.status).toBe(200);
       await replicas().check();
       expect(replicas().states[0]).toMatchObject({ up: false, lagMs: null });
-      expect(await (await fetch(`${server.url}/ready`)).json()).toEqual({ status: 'ready', replicas: 'degraded' });
+      expect(await (await fetch(`${server.url}/ready`)).json()).toMatchObject({
+        status: 'ready',
+        replicas: 'degraded',
+      });
       expect(await server.metrics()).toMatch(/gateway_db_replica_lag_seconds\{replica="[^"]+"\} -1/);
     } finally {
       await cluster!.startReplica();

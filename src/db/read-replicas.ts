@@ -12,8 +12,10 @@
 // it is left out until a later check finds it back. Only reads are routed
 // here: writes, transactions, the engine, the webhook worker and LISTEN
 // keep the primary's Database (docs/scaling.md).
+import type { Redis } from 'ioredis';
 import type { Clock } from '../clock.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
+import type { RedisHealth } from '../redis/redis-health.ts';
 import { type Database, openDatabase, type SqlRunner } from './database.ts';
 import { parseLsn } from './lsn.ts';
 import { replayPosition } from './sql/replay-position.ts';
@@ -117,14 +119,14 @@ export class ReadReplicas {
   private loop: Promise<void> | null = null;
   private readonly listeners = new Set<(degraded: boolean) => void>();
   private reported = false;
+  /** The positions of API keys' last writes: in this instance's memory, and in Redis once shared. */
+  private writes = new WriteTokens();
 
   constructor(
     private readonly primary: Database,
     replicas: { url: string; db: Database }[],
     private readonly settings: ReplicaSettings,
     private readonly clock: Clock,
-    /** The positions of API keys' last writes (in Redis too when there is one). */
-    readonly writes: WriteTokens = new WriteTokens(),
   ) {
     this.replicas = replicas.map(({ url, db }) => {
       const replica: Replica = {
@@ -137,6 +139,12 @@ export class ReadReplicas {
       };
       return Object.assign(replica, { reads: failingOver(db, primary, () => this.leaveOut(replica)) });
     });
+  }
+
+  /** Keeps the keys' last writes in Redis too, for reads on the other instances. */
+  shareWrites(redis: Redis, health: RedisHealth): void {
+    // Past the bound and a check's period, every replica still in rotation has replayed a write.
+    this.writes = new WriteTokens({ redis, health, ttlMs: this.settings.maxLagMs + 2 * this.settings.checkMs });
   }
 
   /** Each replica's state, in the order DATABASE_REPLICA_URLS names them. */

@@ -150,13 +150,14 @@ export async function buildApp({
   registerSecurityHeaders(app);
   await app.register(cors, {
     origin: corsOrigins.includes('*') ? true : corsOrigins,
-    allowedHeaders: ['content-type', 'x-api-key', 'idempotency-key', 'accept'],
+    allowedHeaders: ['content-type', 'x-api-key', 'idempotency-key', 'accept', 'x-consistency'],
     exposedHeaders: [
       'retry-after',
       'x-ratelimit-limit',
       'x-ratelimit-remaining',
       'x-ratelimit-reset',
       'idempotent-replayed',
+      'x-consistency',
     ],
   });
   await app.register(websocket, {

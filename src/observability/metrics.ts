@@ -1,5 +1,6 @@
 // Prometheus metrics (GET /metrics): request latency by route and GraphQL
 // operation, database statements, live subscriptions, whether Redis answers,
+// whether each read replica serves reads and how far it lags,
 // the run engine's throughput, claim latency and queue depth, and webhook
 // deliveries (by outcome, their latency, the outbox's depth), response cache
 // hits and misses. One registry per

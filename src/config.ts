@@ -43,6 +43,9 @@ export const RESPONSE_CACHE_TTL_MS = 10_000;
 export const RESPONSE_CACHE_MAX_ENTRIES = 1_000;
 /** The least time between two executions of one live query (docs/graphql.md, Live queries). */
 export const LIVE_QUERY_THROTTLE_MS = 250;
+/** How far behind the primary a read replica may fall and still serve reads, and how often that is checked (docs/scaling.md). */
+const REPLICA_MAX_LAG_MS = 10_000;
+const REPLICA_CHECK_MS = 1_000;
 
 // Sizes of bulk inputs (DECISIONS.md).
 const bulkLimitVariables = z.object({
@@ -64,6 +67,18 @@ const environment = bulkLimitVariables.extend({
   REDIS_URL: z.string().url().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  DATABASE_REPLICA_URLS: z
+    .string()
+    .transform((text) =>
+      text
+        .split(',')
+        .map((url) => url.trim())
+        .filter((url) => url !== ''),
+    )
+    .pipe(z.array(z.string().url()))
+    .default([]),
+  DATABASE_REPLICA_MAX_LAG_MS: z.coerce.number().int().min(0).max(3_600_000).default(REPLICA_MAX_LAG_MS),
+  DATABASE_REPLICA_CHECK_MS: z.coerce.number().int().min(100).max(60_000).default(REPLICA_CHECK_MS),
   ENCRYPTION_KEY: z.string().optional(),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1200),
   AGENT_UPDATE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(60),
@@ -120,6 +135,7 @@ const LIVEKIT_REQUIRED = ['LIVEKIT_URL', 'LIVEKIT_API_KEY', 'LIVEKIT_API_SECRET'
 /** Credentials: named in an error, never shown. */
 const SECRET_VARIABLES = new Set([
   'DATABASE_URL',
+  'DATABASE_REPLICA_URLS',
   'REDIS_URL',
   'ENCRYPTION_KEY',
   'METRICS_TOKEN',
@@ -171,6 +187,8 @@ export interface Config {
   port: number;
   host: string;
   storage: Storage;
+  /** Streaming replicas that serve reads (docs/scaling.md); none: the primary serves everything. */
+  replicas: ReplicaConfig;
   redisUrl: string | undefined;
   /** Seals secrets at rest; see src/domain/secrets.ts for the embedded default. */
   encryptionKey: string | undefined;
@@ -198,6 +216,15 @@ export interface Config {
   livekit: LiveKitSettings | null;
   logLevel: z.infer<typeof environment>['LOG_LEVEL'];
   bulkLimits: BulkLimits;
+}
+
+interface ReplicaConfig {
+  /** DATABASE_REPLICA_URLS. */
+  urls: string[];
+  /** A replica further behind than this is left out until it catches up. */
+  maxLagMs: number;
+  /** How often the replicas' positions are read. */
+  checkMs: number;
 }
 
 interface EngineConfig {
@@ -234,12 +261,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (livekitMissing.length > 0) {
     throw new ConfigError(`invalid configuration: DIALER=livekit needs ${livekitMissing.join(', ')}`);
   }
+  if (values.DATABASE_REPLICA_URLS.length > 0 && !values.DATABASE_URL) {
+    throw new ConfigError(
+      'invalid configuration: DATABASE_REPLICA_URLS needs DATABASE_URL (replicas of a PostgreSQL primary)',
+    );
+  }
   return {
     port: values.PORT,
     host: values.HOST,
     storage: values.DATABASE_URL
       ? { kind: 'postgres', url: values.DATABASE_URL, poolSize: values.DATABASE_POOL_SIZE }
       : { kind: 'embedded', dataDir: path.resolve(values.DATA_DIR) },
+    replicas: {
+      urls: values.DATABASE_REPLICA_URLS,
+      maxLagMs: values.DATABASE_REPLICA_MAX_LAG_MS,
+      checkMs: values.DATABASE_REPLICA_CHECK_MS,
+    },
     redisUrl: values.REDIS_URL,
     encryptionKey: values.ENCRYPTION_KEY,
     rateLimits: {

@@ -5,6 +5,7 @@ import type { Redis } from 'ioredis';
 import { systemClock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
+import { openReadReplicas } from './db/read-replicas.ts';
 import { createOrganization } from './domain/organizations.ts';
 import { prepareDatabase } from './domain/prepare-database.ts';
 import { loadSecretBox } from './domain/secrets.ts';
@@ -75,6 +76,16 @@ export async function startServer(config: Config): Promise<RunningServer> {
   // Before anything that traces: off unless the OTEL_* variables ask (the SDK is loaded only then).
   const traces = await startTracing();
   const db = await prepareDatabase(config.storage);
+  // Reads go to streaming replicas when there are some (docs/scaling.md); everything else stays on `db`.
+  const replicas =
+    config.replicas.urls.length > 0 && config.storage.kind === 'postgres'
+      ? await openReadReplicas(
+          db,
+          config.replicas.urls,
+          { ...config.replicas, poolSize: config.storage.poolSize },
+          systemClock,
+        )
+      : undefined;
   // Shared state between instances (rate-limit counters, events) lives in Redis when there is one.
   // The client is loaded only then: without Redis it would hold memory for nothing (BENCHMARKS.md (f)).
   const redis: Redis | undefined = config.redisUrl
@@ -82,6 +93,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     : undefined;
   const services = createServices({
     db,
+    replicas,
     secrets: loadSecretBox(config.storage, config.encryptionKey),
     redis,
     livekit: config.livekit,
@@ -103,6 +115,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     insights?.stop();
     await services.close();
     await redis?.quit().catch(() => redis.disconnect());
+    await replicas?.close();
     await db.close();
     await traces.shutdown();
   };

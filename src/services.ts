@@ -10,6 +10,7 @@ import {
   type LiveKitSettings,
 } from './config.ts';
 import type { Database } from './db/database.ts';
+import type { ReadReplicas } from './db/read-replicas.ts';
 import type { SecretBox } from './domain/secrets.ts';
 import { BatchProgressHub } from './events/batch-progress.ts';
 import { batchIdentifiers, LiveInvalidations } from './events/live-invalidations.ts';
@@ -24,6 +25,8 @@ import { RedisHealth } from './redis/redis-health.ts';
 
 export interface Services {
   db: Database;
+  /** The streaming replicas reads go to (DATABASE_REPLICA_URLS); absent: the primary serves every read. */
+  replicas?: ReadReplicas;
   /** The API keys this instance verified lately, forgotten as soon as they are revoked (src/auth/api-key-cache.ts). */
   apiKeys: ApiKeyCache;
   secrets: SecretBox;
@@ -52,6 +55,8 @@ export interface Services {
 /** What the services are made of: storage and the secret box, and the settings that differ from the defaults. */
 export interface ServiceOptions {
   db: Database;
+  /** Streaming replicas for reads, checked already; the caller closes them. */
+  replicas?: ReadReplicas;
   secrets: SecretBox;
   /** Shares counters and events between instances; absent on a single instance. */
   redis?: Redis;
@@ -68,6 +73,7 @@ export interface ServiceOptions {
 
 export function createServices({
   db,
+  replicas,
   secrets,
   redis,
   livekit: livekitSettings = null,
@@ -82,6 +88,7 @@ export function createServices({
   const redisHealth = redis && subscriber ? new RedisHealth([redis, subscriber]) : undefined;
   const channels =
     redis && subscriber && redisHealth ? { publish: redis, subscribe: subscriber, health: redisHealth } : undefined;
+  if (replicas && redis && redisHealth) replicas.shareWrites(redis, redisHealth);
   const events = new BatchProgressHub((batchId) => db.prisma.batch.findUnique({ where: { id: batchId } }), channels);
   const live = new LiveInvalidations(liveQueryThrottleMs, channels);
   const responseCache = new ResponseCacheStore(responseCacheSettings, channels);
@@ -94,12 +101,13 @@ export function createServices({
   const apiKeys = new ApiKeyCache(db, { ttlMs: apiKeyCacheTtlMs });
   return {
     db,
+    replicas,
     apiKeys,
     secrets,
     events,
     live,
     responseCache,
-    metrics: createMetrics(db, events, redisHealth),
+    metrics: createMetrics(db, events, redisHealth, replicas),
     redis,
     redisHealth,
     livekit: liveKit,

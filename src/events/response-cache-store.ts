@@ -70,19 +70,7 @@ function memoryCache(maxEntries: number): Cache {
  */
 function redisCache(redis: Redis, health: Health): Cache {
   /** A command's outcome told to the health check; a failure is a miss, or a change not kept. */
-  const guarded = <T>(command: () => Promise<T>, fallback: T): Promise<T> => {
-    if (!health.tryRedis()) return Promise.resolve(fallback);
-    return command().then(
-      (value) => {
-        health.commandSucceeded();
-        return value;
-      },
-      () => {
-        health.commandFailed();
-        return fallback;
-      },
-    );
-  };
+  const guarded = <T>(command: () => Promise<T>, fallback: T) => health.guarded(command, fallback);
   return {
     get: (key) =>
       guarded(async () => {

@@ -6,6 +6,7 @@ import { GraphQLError } from 'graphql';
 import { createYoga, maskError, type YogaServerInstance } from 'graphql-yoga';
 import { authenticate, type Viewer } from '../auth/authenticate.ts';
 import type { GraphQLLimits } from '../config/request-limits.ts';
+import type { RequestConsistency } from '../db/read-replicas.ts';
 import { isTransientDatabaseError } from '../db/transient.ts';
 import { DomainError, httpStatusOf, RETRY_AFTER_SECONDS, unavailable } from '../domain/errors.ts';
 import type { RequestAudit } from '../observability/request-log.ts';
@@ -20,6 +21,7 @@ import { useBadInputCode } from './use-bad-input-code.ts';
 import { useLiveQueries } from './use-live-queries.ts';
 import { useOperationBounds } from './use-operation-bounds.ts';
 import { useOperationMetrics } from './use-operation-metrics.ts';
+import { useReadReplicas } from './use-read-replicas.ts';
 import { useRequestBodies } from './use-request-bodies.ts';
 import { useSharedResponseCache } from './use-response-cache.ts';
 import { useSharedSubscriptionEvents } from './use-shared-subscription-events.ts';
@@ -41,6 +43,8 @@ export interface ServerContext {
   audit?: RequestAudit;
   /** The REST router's parsed body, which the operation's mutation takes as its input. */
   parsedBody?: ParsedBody;
+  /** With read replicas: the request's X-Consistency token, and who wrote (src/requests/consistency.ts). */
+  consistency?: RequestConsistency;
   /**
    * Holds one of the organization's subscription slots for this HTTP request's
    * subscription (SSE) until its response ends; the refusal when it has none left.
@@ -131,17 +135,18 @@ export function createGraphQLServer(
       useOperationMetrics(services.metrics, operations),
       useSubscriptionSlots(),
       useSharedSubscriptionEvents(),
+      ...(services.replicas ? [useReadReplicas(services.replicas)] : []),
       // Last, so the operation's span is active in the executor the plugins above chose (graphql-jit's or graphql-js's).
       ...[tracing().graphqlPlugin].filter((plugin) => plugin !== null),
     ],
-    context: async ({ request, viewer: authenticated, audit, parsedBody }): Promise<GraphQLContext> => {
+    context: async ({ request, viewer: authenticated, audit, parsedBody, consistency }): Promise<GraphQLContext> => {
       const viewer =
         authenticated !== undefined
           ? authenticated
           : await authenticate(services.db, request.headers.get('x-api-key'), services.apiKeys);
       if (!viewer) throw unauthenticated();
       if (audit) audit.organizationId = viewer.organizationId;
-      return createContext(services, viewer, parsedBody);
+      return createContext(services, viewer, parsedBody, consistency);
     },
   });
 }

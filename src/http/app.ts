@@ -23,6 +23,7 @@ import { graphqlWebSocketHandler } from '../graphql/websocket.ts';
 import { createGraphQLServer } from '../graphql/yoga.ts';
 import { registerRequestLog, requestIdOf } from '../observability/request-log.ts';
 import { tracing } from '../observability/tracing.ts';
+import { registerConsistency } from '../requests/consistency.ts';
 import { errorBody, sendError } from '../requests/error-body.ts';
 import { registerRateLimits, unlimited } from '../requests/rate-limits.ts';
 import { requestViewers } from '../requests/request-viewer.ts';
@@ -76,7 +77,7 @@ export async function buildApp({
   logLevel = 'silent',
   logStream,
 }: AppOptions): Promise<FastifyInstance> {
-  const { db, redis, redisHealth } = services;
+  const { db, redis, redisHealth, replicas } = services;
   // Requests ride out a lost connection, a deadlock or a serialization failure: their database
   // work is tried again (src/db/retrying.ts). The run engine keeps the plain database.
   const requestServices: Services = { ...services, db: retryingDatabase(db) };
@@ -128,7 +129,16 @@ export async function buildApp({
         )
       : app.log.info('Redis answers again: rate limits and progress events are shared again'),
   );
-  app.addHook('onClose', async () => stopReportingRedis?.());
+  const stopReportingReplicas = replicas?.onChange((degraded) =>
+    degraded
+      ? app.log.warn('a read replica is away or lags past DATABASE_REPLICA_MAX_LAG_MS: the primary serves its reads')
+      : app.log.info('every read replica serves reads again'),
+  );
+  app.addHook('onClose', async () => {
+    stopReportingRedis?.();
+    stopReportingReplicas?.();
+  });
+  registerConsistency(app, replicas);
 
   const viewers = requestViewers(requestServices.db, services.apiKeys);
   const rateLimiter = await registerRateLimits(app, rateLimits, {
@@ -140,13 +150,14 @@ export async function buildApp({
   registerSecurityHeaders(app);
   await app.register(cors, {
     origin: corsOrigins.includes('*') ? true : corsOrigins,
-    allowedHeaders: ['content-type', 'x-api-key', 'idempotency-key', 'accept'],
+    allowedHeaders: ['content-type', 'x-api-key', 'idempotency-key', 'accept', 'x-consistency'],
     exposedHeaders: [
       'retry-after',
       'x-ratelimit-limit',
       'x-ratelimit-remaining',
       'x-ratelimit-reset',
       'idempotent-replayed',
+      'x-consistency',
     ],
   });
   await app.register(websocket, {
@@ -168,6 +179,7 @@ export async function buildApp({
       const viewer = await viewers(request).catch(() => undefined);
       const response = await graphql.handleNodeRequestAndResponse(request, reply, {
         audit: request.audit,
+        consistency: request.consistency,
         viewer,
         // An SSE subscription holds its organization's slot until its response ends, however it ends.
         holdSubscription: (organizationId) => {
@@ -210,6 +222,7 @@ export async function buildApp({
     graphql,
     rateLimiter,
     secrets: services.secrets,
+    replicas,
   });
   if (services.livekit) await registerLiveKitWebhook(app, services.livekit);
   await registerPages(app);
@@ -218,15 +231,20 @@ export async function buildApp({
 
   app.get('/health', { config: unlimited }, async () => ({ status: 'ok' }));
 
-  // Ready when the database answers. Redis is not needed to serve (src/redis/redis-health.ts):
-  // without it the instance is ready, and says that it runs degraded.
+  // Ready when the database answers. Redis is not needed to serve (src/redis/redis-health.ts), nor are read
+  // replicas (the primary serves their reads): without them the instance is ready, and says that it runs degraded.
   app.get('/ready', { config: unlimited }, async (_request, reply) => {
     try {
       await ping(db.sql);
     } catch {
       return sendError(reply, 503, 'the database is not reachable');
     }
-    return redisHealth ? { status: 'ready', redis: redisHealth.degraded ? 'degraded' : 'ok' } : { status: 'ready' };
+    const state = (degraded: boolean) => (degraded ? 'degraded' : 'ok');
+    return {
+      status: 'ready',
+      ...(redisHealth ? { redis: state(redisHealth.degraded) } : {}),
+      ...(replicas ? { replicas: state(replicas.degraded) } : {}),
+    };
   });
 
   return app;

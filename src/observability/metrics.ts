@@ -1,11 +1,13 @@
 // Prometheus metrics (GET /metrics): request latency by route and GraphQL
 // operation, database statements, live subscriptions, whether Redis answers,
+// whether each read replica serves reads and how far it lags,
 // the run engine's throughput, claim latency and queue depth, and webhook
 // deliveries (by outcome, their latency, the outbox's depth), response cache
 // hits and misses. One registry per
 // process (per app in tests).
 import client from 'prom-client';
 import type { Database } from '../db/database.ts';
+import type { ReadReplicas } from '../db/read-replicas.ts';
 import { outboxDepth } from '../db/sql/outbox-depth.ts';
 import { queueDepth } from '../db/sql/queue-depth.ts';
 import type { BatchProgressHub } from '../events/batch-progress.ts';
@@ -26,7 +28,12 @@ export interface WebhookGauges {
 // Queue depths are counted up to this many: beyond it the exact number does not matter.
 const QUEUE_DEPTH_CAP = 100_000;
 
-export function createMetrics(db: Database, events: BatchProgressHub, redisHealth?: RedisHealth) {
+export function createMetrics(
+  db: Database,
+  events: BatchProgressHub,
+  redisHealth?: RedisHealth,
+  replicas?: ReadReplicas,
+) {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry });
   let engine: EngineGauges | null = null;
@@ -65,6 +72,26 @@ export function createMetrics(db: Database, events: BatchProgressHub, redisHealt
     registers: [registry],
     collect() {
       this.set(redisHealth?.degraded ? 1 : 0);
+    },
+  });
+  new client.Gauge({
+    name: 'gateway_db_replica_up',
+    help: '1 while reads go to this streaming replica (DATABASE_REPLICA_URLS); 0 while it is left out (away or lagging).',
+    labelNames: ['replica'],
+    registers: [registry],
+    collect() {
+      for (const replica of replicas?.states ?? []) this.set({ replica: replica.name }, replica.up ? 1 : 0);
+    },
+  });
+  new client.Gauge({
+    name: 'gateway_db_replica_lag_seconds',
+    help: "How far behind the primary's WAL this replica was at the last check; -1 while it does not answer.",
+    labelNames: ['replica'],
+    registers: [registry],
+    collect() {
+      for (const replica of replicas?.states ?? []) {
+        this.set({ replica: replica.name }, replica.lagMs === null ? -1 : replica.lagMs / 1000);
+      }
     },
   });
   new client.Gauge({

@@ -70,6 +70,21 @@ export class RedisHealth {
     return true;
   }
 
+  /** `command`'s answer, its outcome told here; `fallback` when Redis is not to be tried now (tryRedis) or the command fails. */
+  guarded<T>(command: () => Promise<T>, fallback: T): Promise<T> {
+    if (!this.tryRedis()) return Promise.resolve(fallback);
+    return command().then(
+      (value) => {
+        this.commandSucceeded();
+        return value;
+      },
+      () => {
+        this.commandFailed();
+        return fallback;
+      },
+    );
+  }
+
   commandFailed(): void {
     this.mark(() => (this.failedAt = this.now()));
   }

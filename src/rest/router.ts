@@ -13,6 +13,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Viewer } from '../auth/authenticate.ts';
 import type { Database } from '../db/database.ts';
+import type { ReadReplicas } from '../db/read-replicas.ts';
 import { tenantClient } from '../db/tenant.ts';
 import { DomainError, forbidden, httpStatusOf, notFound } from '../domain/errors.ts';
 import type { Scope } from '../domain/scope.ts';
@@ -26,7 +27,7 @@ import { jsonTextDepth, MAX_JSON_DEPTH } from '../requests/json-depth.ts';
 import { type RateLimiter, unlimited } from '../requests/rate-limits.ts';
 import type { RequestViewers } from '../requests/request-viewer.ts';
 import { INVALID_UTF8, utf8Text } from '../requests/utf8.ts';
-import { createLoaders } from '../schema/loaders.ts';
+import { readingFrom } from '../schema/context.ts';
 import { claimIdempotencyKey, openMembers, requestHashOf, sealMembers, validKey } from './idempotency.ts';
 import { decodeJsonMembers } from './json-bytes.ts';
 import { openApiDocument } from './openapi.ts';
@@ -69,7 +70,12 @@ async function runOperation(
     schema: route.body instanceof z.ZodPipe ? route.body.out : route.body,
     value: input.body,
   };
-  const result = await run(route.operation, route.variables(input), { viewer, audit: request.audit, parsedBody });
+  const result = await run(route.operation, route.variables(input), {
+    viewer,
+    audit: request.audit,
+    parsedBody,
+    consistency: request.consistency,
+  });
   const [error] = result.errors ?? [];
   if (error) {
     const { code, detail } = error.extensions as { code?: string; detail?: unknown };
@@ -135,7 +141,7 @@ function prepareText(
   query: unknown,
 ): Prepared {
   const { organizationId } = viewer;
-  const loaders = createLoaders(tenantClient(db.prisma, organizationId), db.sql, organizationId);
+  const { loaders } = readingFrom(db, organizationId);
   return {
     identity: { params, query },
     respond: async () =>
@@ -185,7 +191,13 @@ async function prepareUpload(
   };
 }
 
-function handlerFor(route: Route, { db, viewers, secrets }: RestDependencies, run: OperationRunner) {
+/** Where a text route (a GET) reads: a replica that has the caller's writes, else the primary. */
+async function readsFor(request: FastifyRequest, viewer: Viewer, { db, replicas }: RestDependencies) {
+  return (await replicas?.reader(viewer.apiKeyId, request.consistency?.token)) ?? db;
+}
+
+function handlerFor(route: Route, dependencies: RestDependencies, run: OperationRunner) {
+  const { db, viewers, secrets } = dependencies;
   return async (request: FastifyRequest, reply: FastifyReply) => {
     try {
       const viewer = await viewers(request);
@@ -201,6 +213,8 @@ function handlerFor(route: Route, { db, viewers, secrets }: RestDependencies, ru
       // A route that runs no GraphQL operation checks the scope of the field it does the work of;
       // the others are checked by their operation's fields (src/schema/key-scope-checks.ts).
       if ('field' in route && route.field) refuseMissingScope(viewer, route.field);
+      // A route that writes without a GraphQL mutation (an upload) answers its token too (src/requests/consistency.ts).
+      if (route.upload && request.consistency) request.consistency.writer = viewer.apiKeyId;
       const query = route.query ? parseOrThrow(route.query, request.query) : {};
       const status = route.status ?? 200;
       const idempotencyKey = request.headers['idempotency-key'];
@@ -208,7 +222,7 @@ function handlerFor(route: Route, { db, viewers, secrets }: RestDependencies, ru
       const prepared = route.upload
         ? await prepareUpload(route, db, request, viewer, params, query)
         : 'answer' in route
-          ? prepareText(route, db, viewer, params, query)
+          ? prepareText(route, await readsFor(request, viewer, dependencies), viewer, params, query)
           : prepareOperation(route, run, request, viewer, params, query);
       if (key === undefined) return send(reply, status, await prepared.respond());
       const claim = await claimIdempotencyKey(
@@ -251,6 +265,8 @@ export interface RestDependencies {
   rateLimiter: RateLimiter;
   /** Seals the secrets an answer kept for its Idempotency-Key shows. */
   secrets: SecretBox;
+  /** Read replicas for the text routes' reads (the operations' are chosen in src/graphql/use-read-replicas.ts). */
+  replicas?: ReadReplicas;
 }
 
 export async function registerRestRoutes(app: FastifyInstance, dependencies: RestDependencies) {

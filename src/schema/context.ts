@@ -1,4 +1,6 @@
 import type { Viewer } from '../auth/authenticate.ts';
+import type { Database } from '../db/database.ts';
+import type { RequestConsistency } from '../db/read-replicas.ts';
 import { type TenantClient, tenantClient } from '../db/tenant.ts';
 import type { CallTransferer } from '../domain/call-transfers.ts';
 import type { Scope } from '../domain/scope.ts';
@@ -40,16 +42,21 @@ export interface GraphQLContext {
   apiKeysPerOrganization: number;
   /** A REST request's body, parsed by the router: the mutation's input (src/schema/parsed-input.ts). */
   parsedBody?: ParsedBody;
+  /** The HTTP request's X-Consistency token and who wrote through it, with read replicas (src/requests/consistency.ts). */
+  consistency?: RequestConsistency;
   [unscoped]: PrismaClient;
 }
 
-export function createContext(services: Services, viewer: Viewer, parsedBody?: ParsedBody): GraphQLContext {
-  const db = tenantClient(services.db.prisma, viewer.organizationId);
+export function createContext(
+  services: Services,
+  viewer: Viewer,
+  parsedBody?: ParsedBody,
+  consistency?: RequestConsistency,
+): GraphQLContext {
   return {
     viewer,
     apiKey: { id: viewer.apiKeyId, name: viewer.apiKeyName ?? null, scopes: viewer.scopes },
-    db,
-    loaders: createLoaders(db, services.db.sql, viewer.organizationId),
+    ...readingFrom(services.db, viewer.organizationId),
     events: services.events,
     secrets: services.secrets,
     outbound: services.webhooks,
@@ -57,8 +64,18 @@ export function createContext(services: Services, viewer: Viewer, parsedBody?: P
     transfers: services.livekit?.transfers ?? null,
     apiKeysPerOrganization: services.apiKeysPerOrganization,
     parsedBody,
+    consistency,
     [unscoped]: services.db.prisma,
   };
+}
+
+/**
+ * The organization's client and dataloaders over `reads` (the primary, or a read replica for a query):
+ * the same tenant scope (src/db/tenant.ts) and the same SQL, which names the organization itself.
+ */
+export function readingFrom(reads: Database, organizationId: string): Pick<GraphQLContext, 'db' | 'loaders'> {
+  const db = tenantClient(reads.prisma, organizationId);
+  return { db, loaders: createLoaders(db, reads.sql, organizationId) };
 }
 
 /** What a domain operation runs as: the caller, through the client confined to its organization. */

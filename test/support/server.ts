@@ -6,8 +6,9 @@ import type { Clock } from '../../src/clock.ts';
 import type { GraphQLLimits, RateLimits, SubscriptionLimits } from '../../src/config/request-limits.ts';
 import type { OutcomeShares } from '../../src/config/simulated-calls.ts';
 import { defaultWebhookSettings, type WebhookSettings } from '../../src/config/webhook-settings.ts';
-import type { LiveKitSettings } from '../../src/config.ts';
+import type { LiveKitSettings, Storage } from '../../src/config.ts';
 import type { Database } from '../../src/db/database.ts';
+import { openReadReplicas } from '../../src/db/read-replicas.ts';
 import { createOrganization } from '../../src/domain/organizations.ts';
 import { prepareDatabase } from '../../src/domain/prepare-database.ts';
 import { SecretBox } from '../../src/domain/secrets.ts';
@@ -63,6 +64,10 @@ export interface TestServerOptions {
   responseCache?: { ttlMs: number; maxEntries: number };
   /** Webhook settings (http and private addresses are allowed unless these say otherwise). */
   webhooks?: TestWebhookOptions;
+  /** Run on this storage, migrated here if it is empty (the test owns it), instead of a fresh copy. */
+  storage?: Storage;
+  /** Send reads to these streaming replicas (DATABASE_REPLICA_URLS), checked on `clock`. */
+  replicas?: { urls: string[]; maxLagMs: number; checkMs: number; clock: Clock };
 }
 
 interface TestWebhookOptions extends Partial<WebhookSettings> {
@@ -121,7 +126,7 @@ function testEngine(services: Services, options: TestEngineOptions): RunEngine {
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const storage = options.sharing ? null : await createTestStorage();
+  const storage = options.sharing || options.storage ? null : await createTestStorage();
   // A second instance on PostgreSQL gets a pool of its own, as another process would;
   // the embedded database admits one process, so instances in it share the handle.
   const shared = options.sharing?.db;
@@ -130,15 +135,19 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ? ownDatabase
       ? await prepareDatabase(shared.storage)
       : shared
-    : await prepareDatabase(storage!.storage);
+    : await prepareDatabase(options.storage ?? storage!.storage);
   const redis = options.redisUrl ? new Redis(options.redisUrl, redisClientOptions) : undefined;
   // Instances of one deployment share the key, as ENCRYPTION_KEY makes them.
   const secrets = options.sharing?.secrets ?? new SecretBox(randomBytes(32));
   // Tests send webhooks to receivers on the loopback interface, over http.
   const { deliver, clock: webhookClock, ...webhookSettings } = options.webhooks ?? {};
   const webhookConfig = { ...defaultWebhookSettings, allowHttp: true, allowPrivate: true, ...webhookSettings };
+  const replicas =
+    options.replicas &&
+    (await openReadReplicas(db, options.replicas.urls, { ...options.replicas, poolSize: 5 }, options.replicas.clock));
   const services = createServices({
     db,
+    replicas,
     secrets,
     redis,
     livekit: options.livekit,
@@ -217,6 +226,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       await app.close();
       await services.close();
       await redis?.quit();
+      await replicas?.close();
       if (ownDatabase) await db.close();
       await storage?.dispose();
     },

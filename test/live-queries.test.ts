@@ -1,63 +1,10 @@
-import { type Client, createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { graphqlCalls } from './support/graphql.ts';
+import { stream as follow, wsClient } from './support/graphql-ws.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
 const LIVE_BATCH = `query($id: ID!) @live { batch(id: $id) { id status stats { pausedCount totalCount } } }`;
 const LIVE_BATCHES = `query @live { batches(first: 10) { totalCount nodes { id name } } }`;
-
-interface Followed<T> {
-  results: { at: number; data: T }[];
-  errors: unknown[];
-  stop: () => void;
-  until: (done: () => boolean, timeoutMs?: number) => Promise<void>;
-}
-
-/** Collects a live query's results over graphql-ws, each with when it arrived. */
-function follow<T>(client: Client, query: string, variables: Record<string, unknown> = {}): Followed<T> {
-  const results: { at: number; data: T }[] = [];
-  const errors: unknown[] = [];
-  const waiters: (() => void)[] = [];
-  const wake = () => {
-    for (const resolve of waiters.splice(0)) resolve();
-  };
-  const stop = client.subscribe<T>(
-    { query, variables },
-    {
-      next: (message) => {
-        if (message.errors) errors.push(...message.errors);
-        if (message.data) results.push({ at: Date.now(), data: message.data as T });
-        wake();
-      },
-      error: (error) => {
-        errors.push(error);
-        wake();
-      },
-      complete: wake,
-    },
-  );
-  const until = async (done: () => boolean, timeoutMs = 10_000) => {
-    const deadline = Date.now() + timeoutMs;
-    while (!done()) {
-      if (Date.now() > deadline)
-        throw new Error(`timed out; results: ${JSON.stringify(results)} errors: ${JSON.stringify(errors)}`);
-      await new Promise<void>((resolve) => {
-        waiters.push(resolve);
-        setTimeout(resolve, 50);
-      });
-    }
-  };
-  return { results, errors, stop, until };
-}
-
-const wsClient = (url: string, apiKey: string) =>
-  createClient({
-    url: `${url.replace('http', 'ws')}/graphql`,
-    webSocketImpl: WebSocket,
-    connectionParams: { 'x-api-key': apiKey },
-    retryAttempts: 0,
-  });
 
 type BatchResult = { batch: { id: string; status: string; stats: { pausedCount: number; totalCount: number } } };
 

@@ -31,6 +31,16 @@ const parsed = <T>(parse: (text: string) => T) =>
     }
   });
 
+/** REDIS_CLUSTER_NODES: `host:port` of some of the cluster's nodes (ioredis finds the others). */
+function parseClusterNodes(text: string): { host: string; port: number }[] {
+  return text.split(',').map((entry) => {
+    const match = /^\s*([^\s:]+|\[[0-9a-fA-F:]+\]):(\d{1,5})\s*$/.exec(entry);
+    const port = Number(match?.[2]);
+    if (!match || port < 1 || port > 65535) throw new Error(`expected host:port, comma-separated (got "${entry}")`);
+    return { host: match[1]!.replace(/^\[|\]$/g, ''), port };
+  });
+}
+
 /** How long an instance remembers a verified API key (src/auth/api-key-cache.ts); 0: not at all. */
 export const API_KEY_CACHE_TTL_MS = 30_000;
 // The longest a revoked key may still be accepted when revocations go unheard (a notification lost).
@@ -65,6 +75,7 @@ const environment = bulkLimitVariables.extend({
   DATABASE_URL: z.string().url().optional(),
   DATA_DIR: z.string().default('./data'),
   REDIS_URL: z.string().url().optional(),
+  REDIS_CLUSTER_NODES: parsed(parseClusterNodes).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   DATABASE_REPLICA_URLS: z
@@ -183,13 +194,19 @@ export const loadBulkLimits = (env: NodeJS.ProcessEnv = process.env): BulkLimits
 
 export type Storage = { kind: 'embedded'; dataDir: string } | { kind: 'postgres'; url: string; poolSize: number };
 
+/** Where the shared Redis is: one server (REDIS_URL) or a Redis Cluster (REDIS_CLUSTER_NODES). */
+export type RedisTarget =
+  | { kind: 'server'; url: string }
+  | { kind: 'cluster'; nodes: { host: string; port: number }[] };
+
 export interface Config {
   port: number;
   host: string;
   storage: Storage;
   /** Streaming replicas that serve reads (docs/scaling.md); none: the primary serves everything. */
   replicas: ReplicaConfig;
-  redisUrl: string | undefined;
+  /** Shares events, counters and cached answers between instances; unset on a single instance. */
+  redis: RedisTarget | undefined;
   /** Seals secrets at rest; see src/domain/secrets.ts for the embedded default. */
   encryptionKey: string | undefined;
   rateLimits: RateLimits;
@@ -266,6 +283,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'invalid configuration: DATABASE_REPLICA_URLS needs DATABASE_URL (replicas of a PostgreSQL primary)',
     );
   }
+  if (values.REDIS_URL && values.REDIS_CLUSTER_NODES) {
+    throw new ConfigError(
+      'invalid configuration: set REDIS_URL (one server) or REDIS_CLUSTER_NODES (a cluster), not both',
+    );
+  }
   return {
     port: values.PORT,
     host: values.HOST,
@@ -277,7 +299,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxLagMs: values.DATABASE_REPLICA_MAX_LAG_MS,
       checkMs: values.DATABASE_REPLICA_CHECK_MS,
     },
-    redisUrl: values.REDIS_URL,
+    redis: values.REDIS_CLUSTER_NODES
+      ? { kind: 'cluster', nodes: values.REDIS_CLUSTER_NODES }
+      : values.REDIS_URL
+        ? { kind: 'server', url: values.REDIS_URL }
+        : undefined,
     encryptionKey: values.ENCRYPTION_KEY,
     rateLimits: {
       perOrganization: values.RATE_LIMIT_PER_MINUTE,

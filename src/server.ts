@@ -1,7 +1,6 @@
 // Starting and stopping the gateway: storage, migrations, catalog, first
 // organization, HTTP. The entry point (src/main.ts) only calls these.
 import type { FastifyInstance } from 'fastify';
-import type { Redis } from 'ioredis';
 import { systemClock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
@@ -15,7 +14,7 @@ import { type EngineOptions, RunEngine } from './engine/run-engine.ts';
 import { defaultStepHandlers } from './engine/steps.ts';
 import { buildApp } from './http/app.ts';
 import { startTracing } from './observability/tracing.ts';
-import { redisClientOptions } from './redis/redis-health.ts';
+import { connectRedis } from './redis/shared-redis.ts';
 import { createServices, type Services } from './services.ts';
 import { WebhookWorker, type WebhookWorkerOptions } from './webhooks/webhook-worker.ts';
 
@@ -87,10 +86,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
         )
       : undefined;
   // Shared state between instances (rate-limit counters, events) lives in Redis when there is one.
-  // The client is loaded only then: without Redis it would hold memory for nothing (BENCHMARKS.md (f)).
-  const redis: Redis | undefined = config.redisUrl
-    ? new (await import('ioredis')).Redis(config.redisUrl, redisClientOptions)
-    : undefined;
+  const redis = config.redis && (await connectRedis(config.redis));
   const services = createServices({
     db,
     replicas,

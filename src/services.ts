@@ -1,6 +1,5 @@
 // What the process provides every request and the run engine: storage, the
 // secret box and batch-progress events (through Redis when there is one).
-import type { Redis } from 'ioredis';
 import { ApiKeyCache } from './auth/api-key-cache.ts';
 import { defaultWebhookSettings, type WebhookSettings } from './config/webhook-settings.ts';
 import {
@@ -12,6 +11,7 @@ import {
 import type { Database } from './db/database.ts';
 import type { ReadReplicas } from './db/read-replicas.ts';
 import type { SecretBox } from './domain/secrets.ts';
+import { batchOrganizations } from './events/batch-organizations.ts';
 import { BatchProgressHub } from './events/batch-progress.ts';
 import { batchIdentifiers, LiveInvalidations } from './events/live-invalidations.ts';
 import {
@@ -21,7 +21,8 @@ import {
 } from './events/response-cache-store.ts';
 import { LiveKit } from './livekit/livekit.ts';
 import { createMetrics, type Metrics } from './observability/metrics.ts';
-import { RedisHealth } from './redis/redis-health.ts';
+import type { RedisHealth } from './redis/redis-health.ts';
+import { type RedisClient, type SharedRedis, sharedRedis } from './redis/shared-redis.ts';
 
 export interface Services {
   db: Database;
@@ -37,10 +38,10 @@ export interface Services {
   responseCache: ResponseCacheStore;
   metrics: Metrics;
   /**
-   * Shares rate-limit counters and events between instances; absent on a single instance.
+   * Shares rate-limit counters and events between instances (one Redis server or a cluster); absent on a single instance.
    * Made with `redisClientOptions` (src/redis/redis-health.ts): requests must not wait for it.
    */
-  redis?: Redis;
+  redis?: SharedRedis;
   /** Whether Redis answers (with `redis` only). */
   redisHealth?: RedisHealth;
   /** Calls and trunks through LiveKit (DIALER=livekit); null with the simulated dialer. */
@@ -58,8 +59,8 @@ export interface ServiceOptions {
   /** Streaming replicas for reads, checked already; the caller closes them. */
   replicas?: ReadReplicas;
   secrets: SecretBox;
-  /** Shares counters and events between instances; absent on a single instance. */
-  redis?: Redis;
+  /** Shares counters and events between instances (src/redis/shared-redis.ts connectRedis); absent on a single instance. */
+  redis?: RedisClient;
   /** DIALER=livekit's settings; null or absent with the simulated dialer. */
   livekit?: LiveKitSettings | null;
   webhooks?: WebhookSettings;
@@ -83,19 +84,21 @@ export function createServices({
   liveQueryThrottleMs = LIVE_QUERY_THROTTLE_MS,
   responseCache: responseCacheSettings = defaultResponseCacheSettings,
 }: ServiceOptions): Services {
-  // Redis delivers a subscriber's messages only on a connection of its own.
-  const subscriber = redis?.duplicate();
-  const redisHealth = redis && subscriber ? new RedisHealth([redis, subscriber]) : undefined;
-  const channels =
-    redis && subscriber && redisHealth ? { publish: redis, subscribe: subscriber, health: redisHealth } : undefined;
-  if (replicas && redis && redisHealth) replicas.shareWrites(redis, redisHealth);
-  const events = new BatchProgressHub((batchId) => db.prisma.batch.findUnique({ where: { id: batchId } }), channels);
-  const live = new LiveInvalidations(liveQueryThrottleMs, channels);
-  const responseCache = new ResponseCacheStore(responseCacheSettings, channels);
+  const shared = redis && sharedRedis(redis);
+  if (replicas && shared) replicas.shareWrites(shared.client, shared.health);
+  const events = new BatchProgressHub((batchId) => db.prisma.batch.findUnique({ where: { id: batchId } }), shared);
+  const live = new LiveInvalidations(liveQueryThrottleMs, shared);
+  const responseCache = new ResponseCacheStore(responseCacheSettings, shared);
   // What drives batchProgress drives the live queries that read the batch, and drops the cached answers holding it.
+  const batchChanged = (batchId: string, organizationId: string | null) => {
+    live.invalidate(batchIdentifiers(batchId), organizationId);
+    responseCache.batchChanged(batchId, organizationId);
+  };
+  // On a cluster both go to the batch's organization's slot: the engine announces batches by id alone.
+  const organizationOf = shared?.sharded ? batchOrganizations(db) : null;
   events.onBatchChanged((batchId) => {
-    live.invalidate(batchIdentifiers(batchId));
-    responseCache.batchChanged(batchId);
+    if (!organizationOf) return batchChanged(batchId, null);
+    void organizationOf(batchId).then((organizationId) => organizationId && batchChanged(batchId, organizationId));
   });
   const liveKit = livekitSettings && new LiveKit(livekitSettings, db.prisma);
   const apiKeys = new ApiKeyCache(db, { ttlMs: apiKeyCacheTtlMs });
@@ -107,9 +110,9 @@ export function createServices({
     events,
     live,
     responseCache,
-    metrics: createMetrics(db, events, redisHealth, replicas),
-    redis,
-    redisHealth,
+    metrics: createMetrics(db, events, shared?.health, replicas),
+    redis: shared,
+    redisHealth: shared?.health,
     livekit: liveKit,
     webhooks,
     apiKeysPerOrganization,
@@ -118,10 +121,8 @@ export function createServices({
       await apiKeys.close();
       events.close();
       live.close();
-      redisHealth?.stop();
-      // quit, not disconnect: the unsubscribe commands events.close() sent are answered first.
-      // With Redis away there is nothing to wait for.
-      await subscriber?.quit().catch(() => subscriber.disconnect());
+      // After the unsubscribe commands events.close() and live.close() sent.
+      await shared?.close();
     },
   };
 }

@@ -12,10 +12,11 @@
 // it is left out until a later check finds it back. Only reads are routed
 // here: writes, transactions, the engine, the webhook worker and LISTEN
 // keep the primary's Database (docs/scaling.md).
-import type { Redis } from 'ioredis';
+
 import type { Clock } from '../clock.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { RedisHealth } from '../redis/redis-health.ts';
+import type { RedisClient } from '../redis/shared-redis.ts';
 import { type Database, openDatabase, type SqlRunner } from './database.ts';
 import { parseLsn } from './lsn.ts';
 import { replayPosition } from './sql/replay-position.ts';
@@ -142,7 +143,7 @@ export class ReadReplicas {
   }
 
   /** Keeps the keys' last writes in Redis too, for reads on the other instances. */
-  shareWrites(redis: Redis, health: RedisHealth): void {
+  shareWrites(redis: RedisClient, health: RedisHealth): void {
     // Past the bound and a check's period, every replica still in rotation has replayed a write.
     this.writes = new WriteTokens({ redis, health, ttlMs: this.settings.maxLagMs + 2 * this.settings.checkMs });
   }

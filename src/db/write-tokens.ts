@@ -4,16 +4,17 @@
 // memory, and in Redis when there is one: another instance's read asks Redis.
 // While Redis does not answer (src/redis/redis-health.ts), only the instance
 // that wrote knows; a client that reads elsewhere sends its token.
-import type { Redis } from 'ioredis';
+
 import { BoundedMap } from '../bounded-map.ts';
 import type { RedisHealth } from '../redis/redis-health.ts';
+import type { RedisClient } from '../redis/shared-redis.ts';
 
 /** API keys whose last write is remembered; the least recently written forgets first (its replicas have caught up long since). */
 const REMEMBERED_KEYS = 10_000;
 const PREFIX = 'replicaReads:lastWrite:';
 
 export interface SharedWriteTokens {
-  redis: Redis;
+  redis: RedisClient;
   health: RedisHealth;
   /** How long Redis keeps a key's last write: past it, every replica still in rotation has replayed it. */
   ttlMs: number;

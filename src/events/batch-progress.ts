@@ -18,9 +18,12 @@
 // subscribers only with some later change. It remembers each batch it could not
 // announce (once per batch, whatever the number of changes) and announces them
 // all when Redis answers again; one whose announcement fails is kept for the next.
-import type { Redis } from 'ioredis';
+//
+// On a Redis Cluster (REDIS_CLUSTER_NODES) each batch's channel carries the
+// batch's id as its hash tag: announcements go over sharded pub/sub to the
+// one master serving that slot, and batches spread over the masters.
 import type { Batch } from '../generated/prisma/client.ts';
-import type { RedisHealth } from '../redis/redis-health.ts';
+import type { SharedRedis } from '../redis/shared-redis.ts';
 
 const PROGRESS_INTERVAL_MS = 100;
 /** How often a followed batch is read while Redis is away. */
@@ -28,18 +31,14 @@ const POLL_INTERVAL_MS = 1_000;
 
 /**
  * One channel per batch: an instance hears only of the batches its clients
- * follow. Channel and message are those of the version before (yoga's Redis
- * event target), so old and new instances hear each other during a rolling deploy.
+ * follow. On one server, channel and message are those of the version before
+ * (yoga's Redis event target), so old and new instances hear each other during
+ * a rolling deploy; on a cluster the batch id is the channel's hash tag.
  */
 const CHANNEL_PREFIX = 'batchChanged:';
 const MESSAGE = 'true';
 
-export interface RedisChannels {
-  publish: Redis;
-  /** A connection of its own: Redis delivers a subscriber's messages only there. */
-  subscribe: Redis;
-  health: RedisHealth;
-}
+const channelOf = (redis: SharedRedis, batchId: string) => CHANNEL_PREFIX + redis.hashTag(batchId);
 
 export interface HubTimings {
   /** At most one read per batch per this (default PROGRESS_INTERVAL_MS). */
@@ -50,6 +49,8 @@ export interface HubTimings {
 
 interface Watcher {
   batchId: string;
+  /** Its Redis channel (empty without Redis). */
+  channel: string;
   listeners: Set<(batch: Batch) => void>;
   timer: NodeJS.Timeout | null;
   lastReadAt: number;
@@ -104,6 +105,8 @@ class LatestValue<T> implements AsyncIterableIterator<T> {
 
 export class BatchProgressHub {
   private readonly watchers = new Map<string, Watcher>();
+  /** The watchers by their batch's channel (with Redis). */
+  private readonly channels = new Map<string, Watcher>();
   private readonly intervalMs: number;
   private readonly stopRedis: () => void = () => {};
   /**
@@ -118,20 +121,20 @@ export class BatchProgressHub {
   constructor(
     /** Reads a batch by id, whatever its organization (subscribers were checked when they subscribed). */
     private readonly readBatch: (batchId: string) => Promise<Batch | null>,
-    private readonly redis?: RedisChannels,
+    private readonly redis?: SharedRedis,
     { intervalMs = PROGRESS_INTERVAL_MS, pollMs = POLL_INTERVAL_MS }: HubTimings = {},
   ) {
     this.intervalMs = intervalMs;
     if (!redis) return;
+    // The channel of each followed batch, to find its watcher by.
     const onMessage = (channel: string) => {
-      const watcher = channel.startsWith(CHANNEL_PREFIX)
-        ? this.watchers.get(channel.slice(CHANNEL_PREFIX.length))
-        : undefined;
+      const watcher = this.channels.get(channel);
       if (watcher) this.schedule(watcher);
     };
     // Back (or connected for the first time): subscribe every watcher's channel, then catch up on what passed meanwhile.
     const onReady = () => this.subscribe([...this.watchers.values()]);
-    redis.subscribe.on('message', onMessage).on('ready', onReady);
+    const stopMessages = redis.onMessage(onMessage);
+    const stopReady = redis.onReady(onReady);
     // Redis answers again: tell the other instances what changed while it did not.
     const stopHealth = redis.health.onChange((degraded) => {
       if (!degraded) this.announceMissed();
@@ -147,7 +150,8 @@ export class BatchProgressHub {
     this.stopRedis = () => {
       clearInterval(poller);
       stopHealth();
-      redis.subscribe.off('message', onMessage).off('ready', onReady);
+      stopMessages();
+      stopReady();
     };
   }
 
@@ -199,6 +203,7 @@ export class BatchProgressHub {
   private startWatcher(batchId: string): Watcher {
     const watcher: Watcher = {
       batchId,
+      channel: this.redis ? channelOf(this.redis, batchId) : '',
       listeners: new Set(),
       timer: null,
       lastReadAt: 0,
@@ -206,14 +211,15 @@ export class BatchProgressHub {
       reading: false,
     };
     this.watchers.set(batchId, watcher);
+    if (this.redis) this.channels.set(watcher.channel, watcher);
     this.subscribe([watcher]);
     return watcher;
   }
 
   /** Announces through Redis; a failed announcement is kept for when Redis answers again. */
-  private publish(redis: RedisChannels, batchId: string) {
+  private publish(redis: SharedRedis, batchId: string) {
     this.unannounced.delete(batchId);
-    redis.publish.publish(CHANNEL_PREFIX + batchId, MESSAGE).then(
+    redis.publish(channelOf(redis, batchId), MESSAGE).then(
       () => redis.health.commandSucceeded(),
       () => {
         this.unannounced.add(batchId);
@@ -231,8 +237,9 @@ export class BatchProgressHub {
   private stopWatcher(watcher: Watcher) {
     if (watcher.timer) clearTimeout(watcher.timer);
     this.watchers.delete(watcher.batchId);
+    this.channels.delete(watcher.channel);
     // Failing while Redis is away is harmless: its subscriptions went with the connection.
-    this.redis?.subscribe.unsubscribe(CHANNEL_PREFIX + watcher.batchId).catch(() => {});
+    this.redis?.unsubscribe([watcher.channel]).catch(() => {});
   }
 
   /**
@@ -242,9 +249,8 @@ export class BatchProgressHub {
    */
   private subscribe(watchers: Watcher[]) {
     if (!this.redis || watchers.length === 0) return;
-    const channels = watchers.map((watcher) => CHANNEL_PREFIX + watcher.batchId);
-    void this.redis.subscribe
-      .subscribe(...channels)
+    void this.redis
+      .subscribe(watchers.map((watcher) => watcher.channel))
       .catch(() => {})
       .then(() => {
         for (const watcher of watchers) this.schedule(watcher);

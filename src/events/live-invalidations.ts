@@ -6,14 +6,22 @@
 // only what its organization can read, so an invalidation for one organization
 // never re-executes another's.
 //
-// Instances tell each other through one Redis channel: every instance
-// subscribes to it, and hears its own invalidations there too. Without Redis,
-// or while it does not answer (src/redis/redis-health.ts), invalidations stay
-// on this instance.
+// Instances tell each other through Redis, and hear their own invalidations
+// there too. On one server, through one channel every instance subscribes to.
+// On a Redis Cluster (REDIS_CLUSTER_NODES), through one sharded channel per
+// organization (its id the hash tag), which an instance subscribes to while
+// it runs a live query of the organization (`follow`): invalidations reach only
+// the instances that hold one, and organizations spread over the masters.
+// Without Redis, or while it does not answer (src/redis/redis-health.ts),
+// invalidations stay on this instance.
 import { InMemoryLiveQueryStore } from '@n1ru4l/in-memory-live-query-store';
-import type { RedisChannels } from './batch-progress.ts';
+import type { SharedRedis } from '../redis/shared-redis.ts';
 
 const CHANNEL = 'liveQueryInvalidated';
+
+/** Where an organization's invalidations go: the one channel on one server, the organization's own on a cluster. */
+const channelOf = (redis: SharedRedis, organizationId: string) =>
+  redis.sharded ? `${CHANNEL}:${redis.hashTag(organizationId)}` : CHANNEL;
 
 /** The identifiers a batch's change invalidates: the batch, and the root fields that read it by id. */
 export const batchIdentifiers = (batchId: string) => [
@@ -31,11 +39,13 @@ export const organizationIdentifier = (organizationId: string) => `Organization:
 export class LiveInvalidations {
   readonly store: InMemoryLiveQueryStore;
   private readonly stopRedis: () => void = () => {};
+  /** On a cluster: the organizations' channels subscribed, each with the live queries holding it and its subscription. */
+  private readonly followed = new Map<string, { holders: number; subscribed: Promise<void> }>();
 
   constructor(
     /** The least time between two executions of one live query, whatever it asks (`@live(throttle:)`). */
     readonly throttleMs: number,
-    private readonly redis?: RedisChannels,
+    private readonly redis?: SharedRedis,
   ) {
     this.store = new InMemoryLiveQueryStore({
       includeIdentifierExtension: false,
@@ -44,7 +54,7 @@ export class LiveInvalidations {
     });
     if (!redis) return;
     const onMessage = (channel: string, message: string) => {
-      if (channel !== CHANNEL) return;
+      if (redis.sharded ? !this.followed.has(channel) : channel !== CHANNEL) return;
       try {
         const identifiers: unknown = JSON.parse(message);
         if (Array.isArray(identifiers)) void this.store.invalidate(identifiers.map(String));
@@ -52,23 +62,73 @@ export class LiveInvalidations {
         // Not ours: ignored.
       }
     };
-    const onReady = () => void redis.subscribe.subscribe(CHANNEL).catch(() => {});
-    redis.subscribe.on('message', onMessage).on('ready', onReady);
+    // Subscribed again on each (re)connection: on one server the channel, on a cluster those followed.
+    const subscribed = () => (redis.sharded ? [...this.followed.keys()] : [CHANNEL]);
+    const onReady = () => {
+      const channels = subscribed();
+      if (channels.length > 0) void redis.subscribe(channels).catch(() => {});
+    };
+    const stopMessages = redis.onMessage(onMessage);
+    const stopReady = redis.onReady(onReady);
     onReady();
     this.stopRedis = () => {
-      redis.subscribe.off('message', onMessage).off('ready', onReady);
-      redis.subscribe.unsubscribe(CHANNEL).catch(() => {});
+      stopMessages();
+      stopReady();
+      const channels = subscribed();
+      if (channels.length > 0) redis.unsubscribe(channels).catch(() => {});
     };
   }
 
-  /** Re-executes the live queries (of every instance) that read one of these. */
-  invalidate(identifiers: string[]): void {
+  /** Whether live queries must follow their organization (`follow`): on a cluster only. */
+  get followsOrganizations(): boolean {
+    return this.redis?.sharded === true;
+  }
+
+  /**
+   * Has this instance hear the organization's invalidations from the others
+   * while a live query of it runs here; resolves once subscribed (an
+   * invalidation published after that is heard), with how to stop. On one
+   * server (or without Redis) every invalidation is heard anyway.
+   */
+  async follow(organizationId: string): Promise<() => void> {
     const redis = this.redis;
-    if (!redis?.health.tryRedis()) {
+    if (!redis?.sharded) return () => {};
+    const channel = channelOf(redis, organizationId);
+    let followed = this.followed.get(channel);
+    if (!followed) {
+      // Redis away: the subscription is made again when it is back (onReady).
+      const subscribed = redis.subscribe([channel]).then(
+        () => {},
+        () => {},
+      );
+      followed = { holders: 0, subscribed };
+      this.followed.set(channel, followed);
+    }
+    const entry = followed;
+    entry.holders++;
+    await entry.subscribed;
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      if (--entry.holders > 0 || this.followed.get(channel) !== entry) return;
+      this.followed.delete(channel);
+      redis.unsubscribe([channel]).catch(() => {});
+    };
+  }
+
+  /**
+   * Re-executes the live queries (of every instance) that read one of these.
+   * `organizationId` is the organization they belong to: on a cluster, where
+   * its channel is; null when not known, which on a cluster keeps them on this instance.
+   */
+  invalidate(identifiers: string[], organizationId: string | null): void {
+    const redis = this.redis;
+    if (!redis?.health.tryRedis() || (redis.sharded && organizationId === null)) {
       void this.store.invalidate(identifiers);
       return;
     }
-    redis.publish.publish(CHANNEL, JSON.stringify(identifiers)).then(
+    redis.publish(channelOf(redis, organizationId ?? ''), JSON.stringify(identifiers)).then(
       () => redis.health.commandSucceeded(),
       () => {
         // Not told to the others; this instance's own live queries still are.

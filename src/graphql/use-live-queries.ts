@@ -12,8 +12,12 @@
 // subscription does (over SSE here, over graphql-ws in websocket.ts). It runs
 // on graphql-js's executor (the store executes it on a copy of the schema that
 // collects identifiers), never on graphql-jit's (compiled-execution.ts).
+//
+// On a Redis Cluster a live query has its instance follow its organization's
+// invalidations (LiveInvalidations.follow) from before its first execution
+// until it ends.
 import { getLiveDirectiveNode } from '@n1ru4l/graphql-live-query';
-import { type DocumentNode, type ExecutionArgs, execute, getOperationAST } from 'graphql';
+import { type DocumentNode, type ExecutionArgs, type ExecutionResult, execute, getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { type LiveInvalidations, organizationIdentifier } from '../events/live-invalidations.ts';
 import type { GraphQLContext } from '../schema/context.ts';
@@ -24,6 +28,42 @@ export function isLiveQuery(document: DocumentNode, operationName?: string | nul
   const operation = getOperationAST(document, operationName);
   return operation?.operation === 'query' && getLiveDirectiveNode(operation) !== null;
 }
+
+type Results = ExecutionResult | AsyncIterableIterator<ExecutionResult>;
+type Execute = (args: ExecutionArgs) => Results | Promise<Results>;
+
+/** The live query's results, calling `release` once they end, however they end. */
+function releasing(
+  results: AsyncIterableIterator<ExecutionResult>,
+  release: () => void,
+): AsyncIterableIterator<ExecutionResult> {
+  const ended = <T>(value: T) => {
+    release();
+    return value;
+  };
+  return {
+    next: () =>
+      results.next().then(
+        (step) => (step.done ? ended(step) : step),
+        (error) => ended(Promise.reject(error)),
+      ),
+    return: () => ended(results.return?.() ?? Promise.resolve({ value: undefined, done: true })),
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+}
+
+/** Executes a live query once its instance follows the organization's invalidations. */
+const following =
+  (live: LiveInvalidations, organizationId: string, liveExecute: Execute): Execute =>
+  async (args) => {
+    const release = await live.follow(organizationId);
+    const results = await liveExecute(args);
+    if (Symbol.asyncIterator in results) return releasing(results, release);
+    release();
+    return results;
+  };
 
 /** What the store hands each execution as its context (it passes the resolvers the original). */
 interface CollectingContext {
@@ -48,7 +88,12 @@ export function useLiveQueries(live: LiveInvalidations): Plugin<ServerContext & 
         );
         return execute(execution);
       };
-      setExecuteFn(live.store.makeExecute(tagged) as typeof execute);
+      const liveExecute = live.store.makeExecute(tagged) as Execute;
+      setExecuteFn(
+        (live.followsOrganizations
+          ? following(live, viewer.organizationId, liveExecute)
+          : liveExecute) as typeof execute,
+      );
     },
   };
 }

@@ -19,7 +19,7 @@ export const useWriteInvalidations = (
     const { organizationId } = args.contextValue.viewer;
     return {
       onExecuteDone: () => {
-        live.invalidate([organizationIdentifier(organizationId)]);
+        live.invalidate([organizationIdentifier(organizationId)], organizationId);
         responses.organizationChanged(organizationId);
       },
     };

@@ -143,7 +143,7 @@ export async function buildApp({
   const viewers = requestViewers(requestServices.db, services.apiKeys);
   const rateLimiter = await registerRateLimits(app, rateLimits, {
     viewers,
-    shared: redis && redisHealth ? { redis, health: redisHealth } : undefined,
+    shared: redis,
   });
   const subscriptionSlots = new SubscriptionSlots(subscriptionLimits.perOrganization);
 

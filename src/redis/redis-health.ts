@@ -3,7 +3,7 @@
 // rate limits count on each instance and progress events are polled
 // (src/requests/rate-limits.ts, src/events/batch-progress.ts), and they learn when
 // that is from here, as do /ready, /metrics and the log (one line per change).
-import type { Redis, RedisOptions } from 'ioredis';
+import type { Cluster, Redis, RedisOptions } from 'ioredis';
 
 /**
  * Options for every Redis client: no command waits long for Redis. Commands
@@ -24,7 +24,7 @@ const PROBE_INTERVAL_MS = 1_000;
 
 export class RedisHealth {
   /** Clients whose connection is lost. */
-  private readonly down = new Set<Redis>();
+  private readonly down = new Set<Redis | Cluster>();
   /** When a command last failed (or a probe was let through), while none has succeeded since. */
   private failedAt: number | null = null;
   private readonly listeners = new Set<(degraded: boolean) => void>();
@@ -32,7 +32,8 @@ export class RedisHealth {
   private readonly detach: (() => void)[] = [];
 
   constructor(
-    clients: Redis[],
+    /** One server's clients, or a cluster's (which is ready while it reaches the masters of every slot). */
+    clients: (Redis | Cluster)[],
     private readonly now: () => number = Date.now,
   ) {
     for (const client of clients) {

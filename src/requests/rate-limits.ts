@@ -7,7 +7,9 @@
 // organization too. With Redis the counters are shared by every instance;
 // while Redis does not answer, each instance counts on its own (an
 // organization may then make up to its quota on each instance) rather than
-// failing requests.
+// failing requests. On a Redis Cluster each counter carries its organization
+// (or client address) as its hash tag, so an organization's counters share a
+// slot; each is a single-key script all the same.
 import { createRequire } from 'node:module';
 import rateLimit, {
   type FastifyRateLimitStore,
@@ -15,9 +17,9 @@ import rateLimit, {
   normalizeIP,
 } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
-import type { Redis } from 'ioredis';
 import type { RateLimits } from '../config/request-limits.ts';
 import type { RedisHealth } from '../redis/redis-health.ts';
+import type { SharedRedis } from '../redis/shared-redis.ts';
 import type { RequestViewers } from './request-viewer.ts';
 
 // The plugin's own stores, in Redis and in this process's memory (the package exports no path to them).
@@ -78,21 +80,19 @@ class SharedOrLocalStore implements FastifyRateLimitStore {
 /** Where the counters live in Redis. */
 const NAMESPACE = 'gateway-rate-limit:';
 
-interface SharedCounters {
-  redis: Redis;
-  health: RedisHealth;
-}
-
 /**
  * The counter a request draws on: its organization's, or its client address's when its key is missing or
  * not valid, or cannot be looked up now (the database away: the route then answers that, 503).
  */
-async function counterOf(request: FastifyRequest, viewers: RequestViewers): Promise<string> {
+async function counterOf(request: FastifyRequest, viewers: RequestViewers, hashTag: HashTag): Promise<string> {
   const viewer = await viewers(request).catch(() => null);
-  return viewer ? organizationCounter(viewer.organizationId) : `ip:${normalizeIP(request.ip)}`;
+  return viewer ? organizationCounter(viewer.organizationId, hashTag) : `ip:${hashTag(normalizeIP(request.ip))}`;
 }
 
-const organizationCounter = (organizationId: string) => `org:${organizationId}`;
+type HashTag = SharedRedis['hashTag'];
+const organizationCounter = (organizationId: string, hashTag: HashTag) => `org:${hashTag(organizationId)}`;
+/** Without Redis (or in this process's memory) names have no slot to choose. */
+const noHashTag: HashTag = (id) => id;
 
 /** What a refusal says, over HTTP (SPEC.md's error body) and graphql-ws alike. */
 export const rateLimitedMessage = (retryAfterSeconds: number) => `rate limit exceeded: retry in ${retryAfterSeconds} s`;
@@ -111,8 +111,8 @@ export interface RateLimiter {
 
 export interface RateLimitDependencies {
   viewers: RequestViewers;
-  /** Redis, for counters shared by every instance; absent on a single instance. */
-  shared: SharedCounters | undefined;
+  /** Redis (a server or a cluster), for counters shared by every instance; absent on a single instance. */
+  shared: SharedRedis | undefined;
 }
 
 export async function registerRateLimits(
@@ -122,13 +122,14 @@ export async function registerRateLimits(
 ): Promise<RateLimiter> {
   const local = new LocalStore(false, false);
   const store = shared
-    ? new SharedOrLocalStore(new RedisStore(false, false, shared.redis, NAMESPACE), local, shared.health)
+    ? new SharedOrLocalStore(new RedisStore(false, false, shared.client, NAMESPACE), local, shared.health)
     : local;
+  const hashTag = shared?.hashTag ?? noHashTag;
   await app.register(rateLimit, {
     global: true,
     max: limits.perOrganization,
     timeWindow: limits.windowMs,
-    keyGenerator: (request) => counterOf(request, viewers),
+    keyGenerator: (request) => counterOf(request, viewers, hashTag),
     // The plugin makes its store from a class: this one hands it the store above, whose counters
     // graphql-ws operations are counted on too (an object returned by a constructor is what `new` gives).
     store: function storeMadeAbove() {
@@ -147,12 +148,12 @@ export async function registerRateLimits(
     agentUpdate: app.rateLimit({
       max: limits.agentUpdate,
       timeWindow: limits.windowMs,
-      keyGenerator: async (request: FastifyRequest) => `agent-update:${await counterOf(request, viewers)}`,
+      keyGenerator: async (request: FastifyRequest) => `agent-update:${await counterOf(request, viewers, hashTag)}`,
     }),
     countOperation: (organizationId) =>
       new Promise((resolve) =>
         store.incr(
-          organizationCounter(organizationId),
+          organizationCounter(organizationId, hashTag),
           // As for HTTP (skipOnError): were the store to fail, the operation goes through.
           (error, counted) =>
             resolve(

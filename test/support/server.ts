@@ -1,12 +1,11 @@
 // The real gateway on a loopback port, over fresh storage, for HTTP tests.
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
 import type { Clock } from '../../src/clock.ts';
 import type { GraphQLLimits, RateLimits, SubscriptionLimits } from '../../src/config/request-limits.ts';
 import type { OutcomeShares } from '../../src/config/simulated-calls.ts';
 import { defaultWebhookSettings, type WebhookSettings } from '../../src/config/webhook-settings.ts';
-import type { LiveKitSettings, Storage } from '../../src/config.ts';
+import { type LiveKitSettings, loadConfig, type Storage } from '../../src/config.ts';
 import type { Database } from '../../src/db/database.ts';
 import { openReadReplicas } from '../../src/db/read-replicas.ts';
 import { createOrganization } from '../../src/domain/organizations.ts';
@@ -16,7 +15,7 @@ import type { Dialer } from '../../src/engine/dialer.ts';
 import type { RunEngine } from '../../src/engine/run-engine.ts';
 import { defaultStepHandlers, type StepHandler } from '../../src/engine/steps.ts';
 import { buildApp } from '../../src/http/app.ts';
-import { redisClientOptions } from '../../src/redis/redis-health.ts';
+import { connectRedis } from '../../src/redis/shared-redis.ts';
 import { createEngine, createWebhookWorker } from '../../src/server.ts';
 import { createServices, type Services } from '../../src/services.ts';
 import type { WebhookWorker } from '../../src/webhooks/webhook-worker.ts';
@@ -54,6 +53,8 @@ export interface TestServerOptions {
   sharing?: TestServer;
   /** Carry events and rate-limit counters through this Redis. */
   redisUrl?: string;
+  /** …or through this Redis Cluster (REDIS_CLUSTER_NODES: `host:port` of its nodes). */
+  redisCluster?: string[];
   /** DIALER=livekit against this LiveKit (a double: test/support/livekit-double.ts); the engine, if any, calls through it. */
   livekit?: LiveKitSettings;
   /** LIVE_QUERY_THROTTLE_MS (0 unless given: each invalidation re-executes at once). */
@@ -136,7 +137,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       ? await prepareDatabase(shared.storage)
       : shared
     : await prepareDatabase(options.storage ?? storage!.storage);
-  const redis = options.redisUrl ? new Redis(options.redisUrl, redisClientOptions) : undefined;
+  // Read as the server reads its environment.
+  const redisTarget = loadConfig({
+    REDIS_URL: options.redisUrl,
+    REDIS_CLUSTER_NODES: options.redisCluster?.join(','),
+  }).redis;
+  const redis = redisTarget && (await connectRedis(redisTarget));
   // Instances of one deployment share the key, as ENCRYPTION_KEY makes them.
   const secrets = options.sharing?.secrets ?? new SecretBox(randomBytes(32));
   // Tests send webhooks to receivers on the loopback interface, over http.

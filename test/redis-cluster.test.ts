@@ -3,7 +3,8 @@
 // over sharded pub/sub on the batch's own slot, live-query invalidations over
 // the organization's sharded channel (subscribed only by instances running one
 // of its live queries), and cached answers and rate-limit counters sit behind
-// the organization's hash tag. Run with TEST_REDIS_URL set, as in CI.
+// the organization's hash tag. With a master down, an instance answers as
+// with Redis away. Run with TEST_REDIS_URL set, as in CI.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { issueApiKey } from '../src/domain/organizations.ts';
@@ -186,5 +187,32 @@ describe.runIf(process.env.TEST_REDIS_URL)('two instances over a Redis Cluster',
     expect(statuses.slice(rateLimits.perOrganization)).toEqual([429, 429]);
     const counter = `gateway-rate-limit:org:{${organizationId}}`;
     expect(await cluster!.onNodeOf(counter, 'get', counter)).toEqual([String(rateLimits.perOrganization + 2)]);
+  });
+});
+
+describe.runIf(process.env.TEST_REDIS_URL)('an instance over a Redis Cluster, a master down', () => {
+  let cluster: TestRedisCluster | undefined;
+  let server: TestServer | undefined;
+  beforeAll(async () => {
+    cluster = await startRedisCluster();
+    server = await startTestServer({ redisCluster: cluster.nodes });
+  }, 60_000);
+  afterAll(async () => {
+    await server?.close();
+    await cluster?.stop();
+  });
+
+  it('answers as with Redis away: requests go on, /ready says degraded', async () => {
+    const { organizationId, apiKey } = await server!.createOrganization();
+    const ready = async () => (await fetch(`${server!.url}/ready`)).json();
+    expect((await server!.graphql(apiKey, '{ organization { id } }')).status).toBe(200);
+    expect(await ready()).toEqual({ status: 'ready', redis: 'ok' });
+    // The master serving the organization's slot (its counters, its cached answers) goes away, unreplaced.
+    await cluster!.onNodeOf(`{${organizationId}}`, 'shutdown', 'nosave');
+    for (let request = 0; request < 3; request++) {
+      const { status, body } = await server!.graphql(apiKey, '{ organization { id } }');
+      expect({ status, id: body.data.organization.id }).toEqual({ status: 200, id: organizationId });
+    }
+    expect(await ready()).toEqual({ status: 'ready', redis: 'degraded' });
   });
 });

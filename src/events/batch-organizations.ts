@@ -3,7 +3,7 @@
 // organization's slot (src/events/live-invalidations.ts,
 // src/events/response-cache-store.ts), while the run engine announces batches
 // by id alone. A batch never changes organization, so each is read once and
-// remembered (the most recently used BATCHES_REMEMBERED).
+// remembered (the last BATCHES_REMEMBERED read).
 import { BoundedMap } from '../bounded-map.ts';
 import type { Database } from '../db/database.ts';
 

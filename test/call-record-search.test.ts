@@ -193,6 +193,50 @@ describe('call record search', () => {
     expect(body.data.callRecords.nodes[0]).toEqual({ id: expect.any(String), disposition: { label: 'demo booked' } });
   });
 
+  it('ranks the newest 1,000 matches; older matches follow by time, and every match is counted', async () => {
+    // 1,003 records of one run say "walrus", a second apart, the oldest (attempt 2) four times, attempt 502 twice,
+    // the rest once: the best match is the oldest, past the newest 1,000.
+    const bulk = await server.createOrganization('Bulk');
+    const { runIds } = await finishedRuns(flows(server, bulk.apiKey), 1);
+    await server.db.prisma.$executeRaw`
+      INSERT INTO "RunAttempt" ("organizationId", "runId", "batchId", number, "stepId", "startedAt", "endedAt", outcome, "toNumber")
+      SELECT a."organizationId", a."runId", a."batchId", g, a."stepId", a."startedAt", a."endedAt", a.outcome, a."toNumber"
+      FROM "RunAttempt" AS a, generate_series(2, 1004) AS g WHERE a."runId" = ${runIds[0]} AND a.number = 1`;
+    await server.db.prisma.$executeRaw`
+      INSERT INTO "CallRecord" ("organizationId", "attemptId", "runId", "attemptNumber", "batchId", "agentId",
+        transcript, summary, "searchVector", "createdAt", "updatedAt")
+      SELECT a."organizationId", a.id, a."runId", a.number, a."batchId", '', '[]', said.text,
+        to_tsvector('english', said.text), timestamptz '2026-01-01T00:00:00Z' + a.number * interval '1 second', now()
+      FROM "RunAttempt" AS a CROSS JOIN LATERAL (SELECT CASE a.number WHEN 2 THEN 'walrus walrus walrus walrus'
+        WHEN 502 THEN 'a walrus and a walrus' ELSE 'a walrus' END AS text) AS said
+      WHERE a."runId" = ${runIds[0]} AND a.number >= 2`;
+    const bulkRest = restClient(server, bulk.organizationId, bulk.apiKey);
+    const walrus = async (page: number, limit: number) => {
+      const found = await bulkRest('GET', `/org/{org}/call-records?q=walrus&page=${page}&limit=${limit}`);
+      expect(found.status).toBe(200);
+      return found.body as { data: { attempt: number }[]; pagination: Record<string, number> };
+    };
+    const { result: first, statements } = await recordStatements(server.db, () => walrus(1, 5));
+    // The page and its total in one statement.
+    expect(statements.filter((sql) => sql.includes('"CallRecord"'))).toHaveLength(1);
+    // The best of the newest 1,000 first, then equal ranks newest first.
+    expect(first.data.map((record) => record.attempt)).toEqual([502, 1004, 1003, 1002, 1001]);
+    expect(first.pagination).toEqual({ page: 1, limit: 5, total: 1003, total_pages: 201 });
+    // Past the newest 1,000 (positions 1,000 to 1,002): by time, newest first; the best match overall is last.
+    const last = await walrus(201, 5);
+    expect(last.data.map((record) => record.attempt)).toEqual([4, 3, 2]);
+    expect(last.pagination.total).toBe(1003);
+    // A page across the bound: the last ranked ones, then the first by time.
+    expect((await walrus(143, 7)).data.map((record) => record.attempt)).toEqual([10, 9, 8, 7, 6, 5, 4]);
+    const { body } = await server.graphql(
+      bulk.apiKey,
+      `{ callRecords(search: "walrus", first: 2, after: "${Buffer.from('OffsetConnection:998').toString('base64')}") {
+        totalCount nodes { attemptNumber } } }`,
+    );
+    expect(body.errors).toBeUndefined();
+    expect(body.data.callRecords).toEqual({ totalCount: 1003, nodes: [{ attemptNumber: 5 }, { attemptNumber: 4 }] });
+  });
+
   it("never shows another organization's records, even named by its agent or batch", async () => {
     const theirAgent = await find({ agent_id: theirs.agent_id });
     expect(theirAgent.body.data).toEqual([]);

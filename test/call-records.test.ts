@@ -150,6 +150,23 @@ describe('call records', () => {
     expect(body.data.run.callAttempts).toEqual([{ record: { attemptNumber: 1, endedBy: 'callee', transcript: [] } }]);
   });
 
+  it('keeps every part of parts reported side by side for one attempt: each merges into what the others wrote', async () => {
+    const { batchId, runId } = await runInFlight();
+    calls.end(runId, answered);
+    await batchIn(server.db, batchId, ['FINISHED']);
+    const parts = Array.from({ length: 6 }, (_, index) => ({
+      transcript: [{ role: 'agent', text: `Part ${index}`, started_ms: index * 1000, ended_ms: index * 1000 + 500 }],
+    }));
+    const answers = await Promise.all(parts.map((part) => report(runId, part)));
+    expect(answers.map((answer) => answer.status)).toEqual(parts.map(() => 200));
+    const record = await server.db.prisma.callRecord.findFirstOrThrow({ where: { runId } });
+    expect((record.transcript as { text: string }[]).map((turn) => turn.text)).toEqual(
+      parts.map((_, index) => `Part ${index}`),
+    );
+    // The last part written answers the whole transcript.
+    expect(answers.map((answer) => answer.body.transcript.length)).toContain(parts.length);
+  });
+
   async function agentOfRun(runId: string) {
     const run = await server.db.prisma.run.findUniqueOrThrow({ where: { id: runId }, include: { batch: true } });
     const version = await server.db.prisma.workflowVersion.findUniqueOrThrow({ where: { id: run.workflowVersionId } });

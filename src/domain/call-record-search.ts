@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { CallRecordConditions } from '../db/parts/call-record-conditions.ts';
 import { callRecordsPage } from '../db/sql/call-records-page.ts';
 import { countCallRecords } from '../db/sql/count-call-records.ts';
+import { searchedCallRecordsPage } from '../db/sql/searched-call-records-page.ts';
 import type { SqlClient } from '../db/tx.ts';
 import { CALL_RECORD_BOUNDS, callDetection, callDisposition } from '../records/call-records.ts';
 
@@ -13,16 +14,30 @@ import { CALL_RECORD_BOUNDS, callDetection, callDisposition } from '../records/c
 const CALL_RECORD_SEARCH_BOUNDS = {
   /** Characters of the words searched (`q`, `search`). */
   searchChars: 200,
+  /**
+   * Matches ranked when words are searched: the newest this many, best first;
+   * the matches past them follow by time. Ranking reads each ranked record's
+   * words, so a common word over a million records costs what this many do.
+   */
+  rankedMatches: 1_000,
 } as const;
+
+type Page = { offset: number; limit: number };
 
 const rfc3339 = () => z.iso.datetime({ offset: true, local: false });
 
 export const callRecordFilter = z
   .strictObject({
-    search: z.string().trim().max(CALL_RECORD_SEARCH_BOUNDS.searchChars).optional().meta({
-      description:
-        'words said or summarized, as a web search engine reads them ("quoted phrase", or, -word); the best matches first',
-    }),
+    search: z
+      .string()
+      .trim()
+      .max(CALL_RECORD_SEARCH_BOUNDS.searchChars)
+      .optional()
+      .meta({
+        description:
+          'words said or summarized, as a web search engine reads them ("quoted phrase", or, -word); the best of the ' +
+          `newest ${CALL_RECORD_SEARCH_BOUNDS.rankedMatches.toLocaleString('en')} matches first, then the older ones newest first`,
+      }),
     agent_id: z.string().min(1).optional().meta({ description: 'records of this agent (`agt_…`)' }),
     batch_id: z.string().min(1).optional().meta({ description: 'records of this batch (`bat_…`)' }),
     disposition: z
@@ -56,11 +71,31 @@ const conditionsOf = (filter: CallRecordFilter): CallRecordConditions => ({
   to: filter.to ? new Date(filter.to) : undefined,
 });
 
-/** The organization's call records `filter` keeps, a page at a time, and how many there are. */
+/**
+ * The organization's call records `filter` keeps, a page at a time, and how
+ * many there are. Words searched: the page's statement counts the matches
+ * too, so a page and its total are one statement (the count's own only when
+ * the page found none past the first, or is asked for after its total).
+ */
 export function callRecordSearch(db: SqlClient, organizationId: string, filter: CallRecordFilter) {
   const conditions = conditionsOf(filter);
+  const { search } = conditions;
+  const count = () => countCallRecords(db, organizationId, conditions);
+  if (search === undefined)
+    return { page: (page: Page) => callRecordsPage(db, organizationId, conditions, page), count };
+  let counted: number | undefined;
   return {
-    page: (page: { offset: number; limit: number }) => callRecordsPage(db, organizationId, conditions, page),
-    count: () => countCallRecords(db, organizationId, conditions),
+    page: async (page: Page) => {
+      const rows = await searchedCallRecordsPage(
+        db,
+        organizationId,
+        { ...conditions, search },
+        page,
+        CALL_RECORD_SEARCH_BOUNDS.rankedMatches,
+      );
+      counted = rows[0]?.total ?? (page.offset === 0 ? 0 : undefined);
+      return rows.map(({ total: _, ...record }) => record);
+    },
+    count: async () => counted ?? count(),
   };
 }

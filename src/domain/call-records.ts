@@ -6,6 +6,7 @@
 // `detection` (and the `outcome` member, as the outcome route) decides how the
 // attempt ends; after it, a part changes the record only.
 import { z } from 'zod';
+import { callRecordOfAttempt } from '../db/sql/call-record-of-attempt.ts';
 import { callRecordTarget } from '../db/sql/call-record-target.ts';
 import { type CallRecordColumns, writeCallRecord } from '../db/sql/write-call-record.ts';
 import type { Tx } from '../db/tx.ts';
@@ -195,7 +196,7 @@ export async function reportCallRecord(
     if (!target) throw notFound('call attempt');
     const { agentId } = target;
     await checkEvaluations(tx, agentId, report);
-    const existing = await tx.callRecord.findUnique({ where: { attemptId: target.attemptId } });
+    const existing = await callRecordOfAttempt(tx, target.attemptId);
     const before = storedOf(existing);
     const after = merge(before, report, target.redactPii ? maskPii : (text) => text);
     if (after.transcript.length > CALL_RECORD_BOUNDS.turns)
@@ -221,7 +222,7 @@ export async function reportCallRecord(
     if (inFlight && reported)
       await tx.runAttempt.update({ where: { id: target.attemptId }, data: { reportedOutcome: reported } });
     if (existing && sameRecord(before, after)) return existing;
-    await writeCallRecord(
+    const written = await writeCallRecord(
       tx,
       {
         organizationId,
@@ -250,6 +251,6 @@ export async function reportCallRecord(
       await new Outbox()
         .add('call.record.completed', organizationId, { kind: 'record', runId, number: attemptNumber })
         .write(tx, now);
-    return (await tx.callRecord.findUnique({ where: { attemptId: target.attemptId } }))!;
+    return written;
   });
 }

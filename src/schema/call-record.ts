@@ -112,8 +112,9 @@ builder.queryFields((t) => ({
   callRecords: t.connection({
     type: CallRecord,
     description:
-      "The organization's call records that every argument given keeps: the best matches first when `search` is " +
-      'given, else newest first (REST: `GET /call-records`). BAD_INPUT names an argument out of its bounds.',
+      "The organization's call records that every argument given keeps. With `search`, the newest 1,000 matches " +
+      'come first, best match first, then the older matches newest first (`totalCount` counts them all); without ' +
+      'it, newest first (REST: `GET /call-records`). BAD_INPUT names an argument out of its bounds.',
     args: {
       search: t.arg.string({
         description:

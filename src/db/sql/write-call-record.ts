@@ -1,3 +1,5 @@
+import type { CallRecord } from '../../generated/prisma/client.ts';
+import { callRecordColumns } from '../parts/call-record-columns.ts';
 import type { SqlClient } from '../tx.ts';
 
 /** A call record's members as its row keeps them; objects as their JSON (wire names). */
@@ -27,11 +29,17 @@ const json = (value: unknown) => (value === null || value === undefined ? null :
 /**
  * Writes an attempt's whole record (the report merged with what was there),
  * its searched words made in the organization's text search configuration
- * `language` (its transcript's turns and its summary, GET /call-records?q=).
+ * `language` (its transcript's turns and its summary, GET /call-records?q=);
+ * answers the record as written (the report's answer, without reading it again).
  * Index: "CallRecord_attemptId_key", the upsert's conflict target.
  */
-export function writeCallRecord(tx: SqlClient, record: CallRecordColumns, language: string, now: Date) {
-  return tx.$executeRaw`
+export async function writeCallRecord(
+  tx: SqlClient,
+  record: CallRecordColumns,
+  language: string,
+  now: Date,
+): Promise<CallRecord> {
+  const [written] = await tx.$queryRaw<CallRecord[]>`
     INSERT INTO "CallRecord" AS c ("organizationId", "attemptId", "runId", "attemptNumber", "batchId", "agentId",
       transcript, detection, "detectionResult", summary, disposition, "dispositionLabel", "dispositionCategory", data,
       sentiment, "endedBy", "recordingUrl", latency, "callbackAt", evaluations, transfer, "searchVector", "createdAt", "updatedAt")
@@ -51,5 +59,7 @@ export function writeCallRecord(tx: SqlClient, record: CallRecordColumns, langua
       data = excluded.data, sentiment = excluded.sentiment, "endedBy" = excluded."endedBy",
       "recordingUrl" = excluded."recordingUrl", latency = excluded.latency, "callbackAt" = excluded."callbackAt",
       evaluations = excluded.evaluations, transfer = excluded.transfer, "searchVector" = excluded."searchVector",
-      "updatedAt" = excluded."updatedAt"`;
+      "updatedAt" = excluded."updatedAt"
+    RETURNING ${callRecordColumns}`;
+  return written!;
 }

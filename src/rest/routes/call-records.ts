@@ -27,8 +27,9 @@ export const callRecordRoutes = [
     path: '/call-records',
     endpoint: null,
     summary:
-      "Find call records by words said or summarized (q, in the organization's transcript_language; best matches " +
-      'first) and by agent, batch, disposition, category, detection and time (newest first)',
+      "Find call records by words said or summarized (q, in the organization's transcript_language; the best of " +
+      'the newest 1,000 matches first, then the older ones newest first) and by agent, batch, disposition, category, ' +
+      'detection and time (newest first)',
     operation: `query($search: String, $agentId: ID, $batchId: ID, $disposition: String, $category: String,
       $detection: String, $from: String, $to: String, $first: Int, $after: String) {
       callRecords(search: $search, agentId: $agentId, batchId: $batchId, disposition: $disposition,

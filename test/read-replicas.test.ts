@@ -109,6 +109,27 @@ describe.runIf(onPostgres)('read replicas', () => {
     expect((await rest(other, acme)('GET', `/org/{org}/agents/${id}`)).body.name).toBe('mine');
   });
 
+  it('answers a GraphQL mutation with its token, and a query without one', async () => {
+    const post = (query: string) =>
+      server.app.inject({
+        method: 'POST',
+        url: '/graphql',
+        headers: { 'content-type': 'application/json', 'x-api-key': acme.apiKey },
+        payload: JSON.stringify({ query }),
+      });
+    const mutation = await post('mutation { createAgent(input: { name: "over graphql" }) { id } }');
+    expect(mutation.statusCode).toBe(200);
+    const token = String(mutation.headers['x-consistency']);
+    expect(token).toMatch(/^[0-9A-F]+\/[0-9A-F]+$/);
+    const [{ reached }] = (await cluster!.primary<{ reached: boolean }>(
+      `SELECT pg_current_wal_lsn() >= '${token}'::pg_lsn AS reached`,
+    )) as [{ reached: boolean }];
+    expect(reached).toBe(true);
+    const query = await post('{ agents(first: 1) { edges { node { id } } } }');
+    expect(query.statusCode).toBe(200);
+    expect(query.headers['x-consistency']).toBeUndefined();
+  });
+
   it.runIf(redisUrl)('tells the instances sharing Redis of a key’s last write', async () => {
     const created = await rest(server, acme)('POST', '/org/{org}/agents', { body: { name: 'shared' } });
     const id = created.body.id;

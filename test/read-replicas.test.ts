@@ -3,7 +3,11 @@
 // the replica's replay (pg_wal_replay_pause) makes its lag deterministic: what
 // a read then sees tells which server answered it, the replica (the state
 // before the pause) or the primary (the latest).
+import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { loadConfig } from '../src/config.ts';
+import { flows } from './support/flows.ts';
 import { ManualClock } from './support/manual-clock.ts';
 import { type ReplicaCluster, startReplicaCluster } from './support/replica-cluster.ts';
 import { restClient } from './support/rest.ts';
@@ -105,6 +109,27 @@ describe.runIf(onPostgres)('read replicas', () => {
     expect((await rest(other, acme)('GET', `/org/{org}/agents/${id}`)).body.name).toBe('mine');
   });
 
+  it('answers a GraphQL mutation with its token, and a query without one', async () => {
+    const post = (query: string) =>
+      server.app.inject({
+        method: 'POST',
+        url: '/graphql',
+        headers: { 'content-type': 'application/json', 'x-api-key': acme.apiKey },
+        payload: JSON.stringify({ query }),
+      });
+    const mutation = await post('mutation { createAgent(input: { name: "over graphql" }) { id } }');
+    expect(mutation.statusCode).toBe(200);
+    const token = String(mutation.headers['x-consistency']);
+    expect(token).toMatch(/^[0-9A-F]+\/[0-9A-F]+$/);
+    const [{ reached }] = (await cluster!.primary<{ reached: boolean }>(
+      `SELECT pg_current_wal_lsn() >= '${token}'::pg_lsn AS reached`,
+    )) as [{ reached: boolean }];
+    expect(reached).toBe(true);
+    const query = await post('{ agents(first: 1) { edges { node { id } } } }');
+    expect(query.statusCode).toBe(200);
+    expect(query.headers['x-consistency']).toBeUndefined();
+  });
+
   it.runIf(redisUrl)('tells the instances sharing Redis of a key’s last write', async () => {
     const created = await rest(server, acme)('POST', '/org/{org}/agents', { body: { name: 'shared' } });
     const id = created.body.id;
@@ -119,6 +144,53 @@ describe.runIf(onPostgres)('read replicas', () => {
       // The one without Redis does not: it reads the replica.
       expect((await rest(other, acme)('GET', `/org/{org}/agents/${id}`)).body.name).toBe('shared');
     } finally {
+      await resumeReplay();
+    }
+  });
+
+  it('reads a subscription’s first state on the replica; its events carry the primary’s row', async () => {
+    const build = flows(server, acme.apiKey);
+    const batchId = await build.batch(await build.workflow([{ id: 'dial', type: 'call' }]), await build.prospects(1), {
+      name: 'as created',
+    });
+    await cluster!.caughtUp();
+    await pauseReplay();
+    const client = createClient({
+      url: `${server.url.replace('http', 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { 'x-api-key': acme.apiKey },
+      retryAttempts: 0,
+    });
+    const events: { status: string; batch: { name: string } }[] = [];
+    let arrived = () => {};
+    try {
+      await cluster!.primary(`UPDATE "Batch" SET name = 'renamed behind' WHERE id = '${batchId}'`, 'gateway');
+      const next = () => new Promise<void>((resolve) => (arrived = resolve));
+      const first = next();
+      client.subscribe<{ batchProgress: (typeof events)[number] }>(
+        {
+          query: 'subscription($id: ID!) { batchProgress(batchId: $id) { status batch { name } } }',
+          variables: { id: batchId },
+        },
+        {
+          next: (message) => {
+            events.push(message.data!.batchProgress);
+            arrived();
+          },
+          error: () => {},
+          complete: () => {},
+        },
+      );
+      await first;
+      // The replica's row: the rename is not there.
+      expect(events[0]).toEqual({ status: 'PENDING', batch: { name: 'as created' } });
+      const second = next();
+      await build.setStatus(batchId, 'PAUSED');
+      await second;
+      // The change's row, read once on the primary for every subscriber: current.
+      expect(events[1]).toEqual({ status: 'PAUSED', batch: { name: 'renamed behind' } });
+    } finally {
+      await client.dispose();
       await resumeReplay();
     }
   });
@@ -207,5 +279,34 @@ describe.runIf(onPostgres)('read replicas', () => {
     await replicas().check();
     expect(replicas().states[0]).toMatchObject({ up: true });
     expect((await rest(other, acme)('GET', `/org/{org}/agents/${id}`)).body.name).toBe('before the stop');
+  });
+});
+
+describe('DATABASE_REPLICA_URLS', () => {
+  it('is read as a comma-separated list of URLs beside DATABASE_URL, with the lag bound and the check period', () => {
+    const config = loadConfig({
+      DATABASE_URL: 'postgresql://primary/gateway',
+      DATABASE_REPLICA_URLS: 'postgresql://r1/gateway, postgresql://r2:5433/gateway',
+      DATABASE_REPLICA_MAX_LAG_MS: '2500',
+    });
+    expect(config.replicas).toEqual({
+      urls: ['postgresql://r1/gateway', 'postgresql://r2:5433/gateway'],
+      maxLagMs: 2500,
+      checkMs: 1000,
+    });
+    expect(loadConfig({}).replicas.urls).toEqual([]);
+  });
+
+  it('refuses a value that is no URL (without showing it), or replicas without a PostgreSQL primary', () => {
+    expect(() =>
+      loadConfig({
+        DATABASE_URL: 'postgresql://primary/gateway',
+        DATABASE_REPLICA_URLS: 'postgresql://u:secret@r1/db,nope',
+      }),
+    ).toThrow(/DATABASE_REPLICA_URLS: .*its value not shown/);
+    expect(() => loadConfig({ DATABASE_REPLICA_URLS: 'postgresql://r1/gateway' })).toThrow(/needs DATABASE_URL/);
+    expect(() =>
+      loadConfig({ DATABASE_URL: 'postgresql://primary/gateway', DATABASE_REPLICA_MAX_LAG_MS: '-1' }),
+    ).toThrow(/DATABASE_REPLICA_MAX_LAG_MS/);
   });
 });

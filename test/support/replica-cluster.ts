@@ -1,5 +1,5 @@
 // A PostgreSQL primary and a streaming replica of it, made by PostgreSQL's own
-// tools for one test file (about 2 s): initdb on a port of its own (the
+// tools for one test file (a few seconds): initdb on a port of its own (the
 // machine's server need not allow replication), pg_basebackup -R for the
 // replica, pg_ctl to start and stop either. As root, every tool runs as the
 // `postgres` user (initdb refuses root). `close` stops both and removes their
@@ -99,6 +99,8 @@ export async function startReplicaCluster(): Promise<ReplicaCluster> {
       '-R',
       '-X',
       'stream',
+      // Start at once: the default spreads the checkpoint it begins with over minutes.
+      '--checkpoint=fast',
     ]);
     await start(replicaDir, replicaPort);
   } catch (error) {

@@ -130,4 +130,36 @@ describe('retention', () => {
     expect(await job.runOnce(new Date(now.getTime() + 31 * DAY_MS))).toMatchObject({ runs: 1 });
     expect(JSON.stringify((await rest('GET', `/org/{org}/runs/${recent}`)).body)).not.toContain(said);
   });
+  it('skips an organization another instance is scrubbing (its advisory lock held), on PostgreSQL', async () => {
+    // The embedded database has one connection: no second instance can hold the lock meanwhile.
+    if (server.db.storage.kind !== 'postgres') return;
+    const later = new Date(Date.now() + 365 * DAY_MS);
+    // From the start again: scrubbing is idempotent, every run is due.
+    await server.db.prisma.organization.update({
+      where: { id: organizationId },
+      data: { retainedAfterAt: null, retainedAfterRunId: null },
+    });
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let taken: () => void = () => {};
+    const lockTaken = new Promise<void>((resolve) => {
+      taken = resolve;
+    });
+    const holder = server.db.prisma.$transaction(
+      async (tx) => {
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`retention ${organizationId}`}))`;
+        taken();
+        await released;
+      },
+      { timeout: 60_000 },
+    );
+    await lockTaken;
+    const job = new RetentionJob(server.db.prisma, { intervalMs: 0, log: console });
+    expect(await job.runOnce(later)).toMatchObject({ runs: 0, batches: 0 });
+    release();
+    await holder;
+    expect(await job.runOnce(later)).toMatchObject({ runs: 3, batches: 1 });
+  });
 });

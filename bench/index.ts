@@ -21,11 +21,14 @@
 //       Redis, and one batch change reaching 500 live queries (bench/cache.ts)
 //   (l) call records: 40-turn records ingested, full-text search over
 //       1,000,000 records (bench/records.ts)
+//   (m) retention: the oldest tenth of the 1M-run dataset's ended runs
+//       scrubbed, and an engine's statements meanwhile (bench/retention.ts)
 //
 // `npm run bench -- --only engine` (or BENCH_ONLY=engine) runs (g) alone,
 // without the 1M-run dataset; `--only csv` runs (h) alone, `--only tracing`
 // (i), `--only subscribers` (j), `--only cache` (k), `--only records` (l): call
-// records ingested and searched over 1,000,000 (bench/records.ts).
+// records ingested and searched over 1,000,000 (bench/records.ts), `--only
+// retention` (m), on a dataset of its own (BENCH_SEED_RUNS runs).
 // The Markdown report is printed and saved to BENCH_REPORT (default
 // bench-report.md in the system's temporary directory).
 import { execFileSync, spawn } from 'node:child_process';
@@ -54,6 +57,7 @@ import {
 } from './queries.ts';
 import { measureRecords, recordsTargets, reportRecords } from './records.ts';
 import { mib, ms, Report, ratio, rps, verdict } from './report.ts';
+import { measureRetention, reportRetention } from './retention.ts';
 import { SEED, seed } from './seed.ts';
 import { DASHBOARD_SQL, RUNS_COUNTING_SQL, RUNS_SQL } from './sql.ts';
 import { type CapturedRequest, captureStatements, explain } from './statements.ts';
@@ -95,10 +99,10 @@ const elapsed = () => `${((performance.now() - startedAt) / 1000).toFixed(0)} s`
 
 const onlyArgument = process.argv.indexOf('--only');
 const only = process.env.BENCH_ONLY || (onlyArgument >= 0 ? (process.argv[onlyArgument + 1] ?? '') : undefined);
-const ALONE = ['engine', 'csv', 'tracing', 'subscribers', 'cache', 'records'] as const;
+const ALONE = ['engine', 'csv', 'tracing', 'subscribers', 'cache', 'records', 'retention'] as const;
 if (only !== undefined && !(ALONE as readonly string[]).includes(only)) {
   log(
-    `--only ${only}: the scenarios that run alone are "engine", "csv", "tracing", "subscribers", "cache" and "records"`,
+    `--only ${only}: the scenarios that run alone are "engine", "csv", "tracing", "subscribers", "cache", "records" and "retention"`,
   );
   process.exit(2);
 }
@@ -248,6 +252,11 @@ const aloneScenarios: Record<(typeof ALONE)[number], () => Promise<void>> = {
     const fanout = await measureFanout(database, log);
     reportFanout(report, fanout);
     targetsSection(fanoutTargets(fanout));
+  },
+  retention: async () => {
+    const database = await newDatabase();
+    await machineSection(database);
+    reportRetention(report, await measureRetention(database, log));
   },
   cache: async () => {
     const database = await newDatabase();

@@ -127,6 +127,7 @@ const environment = bulkLimitVariables.extend({
   RUN_MAX_RECOVERIES: z.coerce.number().int().min(1).max(100).default(3),
   ENGINE_DRAIN_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
   INSIGHTS_INTERVAL_MS: z.coerce.number().int().min(0).default(3_600_000),
+  RETENTION_INTERVAL_MS: z.coerce.number().int().min(0).default(3_600_000),
   WEBHOOK_ALLOW_HTTP: z.enum(['on', 'off']).default('off'),
   WEBHOOK_ALLOW_PRIVATE: z.enum(['on', 'off']).default('off'),
   WEBHOOK_RETRY_SCHEDULE_MS: parsed(parseRetrySchedule).optional(),
@@ -257,6 +258,8 @@ interface EngineConfig {
   simulatedCalls: SimulatedCalls;
   /** How often insights are regenerated (0: never, only by the mutation). */
   insightsIntervalMs: number;
+  /** How often runs past their organization's `retention_days` are scrubbed (0: never). */
+  retentionIntervalMs: number;
 }
 
 /** The LiveKit project (Cloud or self-hosted) calls go through, and the agent worker dispatched to them. */
@@ -342,6 +345,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       drainMs: values.ENGINE_DRAIN_MS,
       simulatedCalls: { durationMs: values.SIMULATED_CALL_MS, outcomes: values.SIMULATED_CALL_OUTCOMES },
       insightsIntervalMs: values.INSIGHTS_INTERVAL_MS,
+      retentionIntervalMs: values.RETENTION_INTERVAL_MS,
     },
     livekit:
       values.DIALER === 'livekit'

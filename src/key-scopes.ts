@@ -139,6 +139,15 @@ export const FIELD_SCOPES: Record<string, Needs> = {
   'Mutation.updateOrganizationSettings': ['keys:admin'],
 };
 
+/**
+ * What reading an object of these types by id (`node(id:)`, `nodes(ids:)`)
+ * needs beyond `read`: the same as listing them. Without it the object reads
+ * as null, as one the caller cannot see.
+ */
+export const NODE_TYPE_SCOPES: Record<string, Needs> = {
+  ApiKey: FIELD_SCOPES['Query.apiKeys']!,
+};
+
 /** Whether a key holding `held` may use a field needing `needs`. */
 export function allows(held: readonly string[], needs: readonly string[]): boolean {
   if (needs.length === 0 || held.includes(ALL_SCOPES)) return true;

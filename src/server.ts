@@ -10,6 +10,7 @@ import { prepareDatabase } from './domain/prepare-database.ts';
 import { loadSecretBox } from './domain/secrets.ts';
 import { simulatedDialer } from './engine/dialer.ts';
 import { InsightScheduler } from './engine/insight-scheduler.ts';
+import { RetentionJob } from './engine/retention-job.ts';
 import { type EngineOptions, RunEngine } from './engine/run-engine.ts';
 import { defaultStepHandlers } from './engine/steps.ts';
 import { buildApp } from './http/app.ts';
@@ -103,11 +104,12 @@ export async function startServer(config: Config): Promise<RunningServer> {
   let engine: RunEngine | null = null;
   let webhooks: WebhookWorker | null = null;
   let insights: InsightScheduler | null = null;
+  let retention: RetentionJob | null = null;
   // Shutdown order: stop accepting and finish the requests in flight (WebSockets
   // are told 1001), then hand this instance's runs and webhook deliveries back, then the connections.
   const release = async () => {
     await app?.close();
-    await Promise.all([engine?.stop(), webhooks?.stop()]);
+    await Promise.all([engine?.stop(), webhooks?.stop(), retention?.stop()]);
     insights?.stop();
     await services.close();
     await redis?.quit().catch(() => redis.disconnect());
@@ -138,6 +140,10 @@ export async function startServer(config: Config): Promise<RunningServer> {
       ? new InsightScheduler(db.prisma, config.engine.insightsIntervalMs, app.log)
       : null;
     insights?.start();
+    retention = config.engine.enabled
+      ? new RetentionJob(db.prisma, { intervalMs: config.engine.retentionIntervalMs, log: app.log })
+      : null;
+    retention?.start();
     if (firstOrganization) {
       // Printed once: the key is stored only as a hash.
       process.stdout.write(

@@ -1,6 +1,7 @@
 // What the process provides every request and the run engine: storage, the
 // secret box and batch-progress events (through Redis when there is one).
 import { ApiKeyCache } from './auth/api-key-cache.ts';
+import type { Clock } from './clock.ts';
 import { defaultWebhookSettings, type WebhookSettings } from './config/webhook-settings.ts';
 import {
   API_KEY_CACHE_TTL_MS,
@@ -65,6 +66,8 @@ export interface ServiceOptions {
   livekit?: LiveKitSettings | null;
   webhooks?: WebhookSettings;
   apiKeyCacheTtlMs?: number;
+  /** The time keys expire by and the key cache counts its TTL on (the system's unless given: tests move their own). */
+  apiKeyClock?: Clock;
   apiKeysPerOrganization?: number;
   /** The least time between two executions of one live query (LIVE_QUERY_THROTTLE_MS). */
   liveQueryThrottleMs?: number;
@@ -80,6 +83,7 @@ export function createServices({
   livekit: livekitSettings = null,
   webhooks = defaultWebhookSettings,
   apiKeyCacheTtlMs = API_KEY_CACHE_TTL_MS,
+  apiKeyClock,
   apiKeysPerOrganization = API_KEYS_PER_ORGANIZATION,
   liveQueryThrottleMs = LIVE_QUERY_THROTTLE_MS,
   responseCache: responseCacheSettings = defaultResponseCacheSettings,
@@ -101,7 +105,7 @@ export function createServices({
     void organizationOf(batchId).then((organizationId) => organizationId && batchChanged(batchId, organizationId));
   });
   const liveKit = livekitSettings && new LiveKit(livekitSettings, db.prisma);
-  const apiKeys = new ApiKeyCache(db, { ttlMs: apiKeyCacheTtlMs });
+  const apiKeys = new ApiKeyCache(db, { ttlMs: apiKeyCacheTtlMs, clock: apiKeyClock });
   return {
     db,
     replicas,

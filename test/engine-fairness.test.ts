@@ -131,6 +131,7 @@ describe('organization settings', () => {
         max_concurrent_calls: 7,
         redact_pii: true,
         transcript_language: 'english',
+        retention_days: null,
       });
       for (const value of [0, -1, 1.5, 'ten', 100_001]) {
         const refused = expectErrorBody(
@@ -145,6 +146,7 @@ describe('organization settings', () => {
         max_concurrent_calls: 7,
         redact_pii: true,
         transcript_language: 'english',
+        retention_days: null,
       });
       expect(await noisy.ok('{ organization { settings { maxConcurrentCalls } } }')).toEqual({
         organization: { settings: { maxConcurrentCalls: 7 } },

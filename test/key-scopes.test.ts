@@ -110,6 +110,32 @@ describe('scoped keys', () => {
     expect(await prospects()).toBe(before);
   });
 
+  it('node(id:) and nodes(ids:) read an API key only with keys:admin (null otherwise, as one not seen)', async () => {
+    const listed = await keyWith(['read'], 'listed');
+    const query = `query ($id: ID!) { node(id: $id) { id ... on ApiKey { name scopes } } nodes(ids: [$id]) { id } }`;
+    const asAdmin = await server.graphql(adminKey, query, { id: listed.id });
+    expect(asAdmin.body.data).toEqual({
+      node: { id: listed.id, name: 'listed', scopes: ['read'] },
+      nodes: [{ id: listed.id }],
+    });
+    const { api_key: admin } = await keyWith(['read', 'keys:admin']);
+    expect((await server.graphql(admin, query, { id: listed.id })).body.data.node.id).toBe(listed.id);
+    for (const scopes of [['read'], ['read', 'agents:write', 'webhooks:write']]) {
+      const { api_key: key } = await keyWith(scopes);
+      const answer = await server.graphql(key, query, { id: listed.id });
+      expect(answer.body.data).toEqual({ node: null, nodes: [null] });
+      // Its own key too: `currentApiKey` is what says what it may do.
+      const own = await server.graphql(key, query, {
+        id: (await server.graphql(key, '{ currentApiKey { id } }')).body.data.currentApiKey.id,
+      });
+      expect(own.body.data.node).toBeNull();
+    }
+    // Other types still read with `read`.
+    const agent = (await rest('POST', '/org/{org}/agents', { body: { name: 'Node agent' } })).body;
+    const { api_key: reader } = await keyWith(['read']);
+    expect((await server.graphql(reader, query, { id: agent.id })).body.data.node).toEqual({ id: agent.id });
+  });
+
   it('a subscription needs read', async () => {
     const { api_key: key } = await keyWith(['batches:write']);
     const client = createClient({

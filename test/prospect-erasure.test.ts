@@ -129,7 +129,13 @@ describe('erasing a prospect', () => {
     expect(await found()).toBe(1);
     const [, runBefore, , , , batchBefore] = before;
 
-    const earlier = new Set((await server.db.prisma.webhookEvent.findMany({ select: { id: true } })).map((e) => e.id));
+    // The events written before about the person's run (run.*, call.*) carry them, as their deliveries would send them.
+    const stored = await server.db.prisma.webhookEvent.findMany({ orderBy: { id: 'asc' } });
+    const earlier = new Set(stored.map((event) => event.id));
+    const personal = (payloads: unknown[]) => mentioned(JSON.stringify(payloads)).sort();
+    expect(personal(stored.map((event) => event.payload))).toEqual(
+      [person.firstName, person.lastName, person.email, person.phone, ...said, recordingUrl, variable].sort(),
+    );
     const erased = await rest('DELETE', `/org/{org}/prospects/${prospectId}`);
     expect(erased.status).toBe(200);
     expect(erased.body).toEqual({});
@@ -183,6 +189,23 @@ describe('erasing a prospect', () => {
     expect(data.erased_at).toBe(row.erasedAt!.toISOString());
     expect(events.some((event) => event.type === 'call.record.completed')).toBe(true);
     expect(mentioned(JSON.stringify(events.map((event) => event.payload)))).toEqual([]);
+    // Those written before are scrubbed too, so a delivery still due or a replay (which send the stored
+    // payload) never sends the person again; what they say of the run's progress stays.
+    const rewritten = await server.db.prisma.webhookEvent.findMany({ where: { id: { in: [...earlier] } } });
+    expect(rewritten).toHaveLength(stored.length);
+    expect(personal(rewritten.map((event) => event.payload))).toEqual([]);
+    const finished = rewritten.find((event) => event.type === 'run.finished')!.payload as { data: any };
+    expect(finished.data).toMatchObject({
+      id: runId,
+      status: 'FINISHED',
+      prospect: { first_name: '', last_name: '', email: '', phone: '' },
+    });
+    expect(finished.data.call_attempts[0]).toMatchObject({
+      outcome: runBefore.call_attempts[0].outcome,
+      to_number: '',
+      dynamic_variables: null,
+      record: { transcript: [], summary: null, sentiment: 0.5 },
+    });
 
     // Again, under the other prefix: the same answer, no second event, the first time kept.
     const again = await rest('DELETE', `/api/org/{org}/prospects/${prospectId}`);

@@ -2,6 +2,8 @@ import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphqlCalls } from './support/graphql.ts';
 import { follow, wsClient } from './support/graphql-ws.ts';
+import { ManualClock } from './support/manual-clock.ts';
+import { restClient } from './support/rest.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 import { recordStatements } from './support/statements.ts';
 
@@ -51,8 +53,11 @@ describe('Subscription.batchProgress', () => {
       s: status,
     });
 
+  // The key cache's clock (API_KEY_CACHE_TTL_MS, 30 s): a connection's key is verified again each time it passes.
+  const keyClock = new ManualClock(new Date());
+
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ apiKeyClock: keyClock });
     org = await server.createOrganization();
   });
   afterAll(() => server.close());
@@ -126,6 +131,52 @@ describe('Subscription.batchProgress', () => {
       );
     });
     expect(await closed).toBe(4403);
+  });
+
+  /** A key of the organization with `read`, and a client on it whose close code `closed` resolves with. */
+  async function keyedClient(expiresAt: Date | null = null) {
+    const issued = await restClient(server, org.organizationId, org.apiKey)('POST', '/org/{org}/api-keys', {
+      body: { name: 'watcher', scopes: ['read'], ...(expiresAt ? { expires_at: expiresAt.toISOString() } : {}) },
+    });
+    expect(issued.status).toBe(201);
+    let closedWith: (code: number) => void = () => {};
+    const closed = new Promise<number>((resolve) => {
+      closedWith = resolve;
+    });
+    const client = wsClient(server.url, issued.body.api_key, {
+      on: { closed: (event) => closedWith((event as { code: number }).code) },
+    });
+    return { id: issued.body.id as string, client, closed };
+  }
+
+  it('closes a connection whose key is revoked once the key cache TTL has passed (4403)', async () => {
+    const batchId = await newBatch();
+    const { id, client, closed } = await keyedClient();
+    const progress = followProgress(client, batchId);
+    await progress.until(() => progress.events.length >= 1);
+    const revoked = await restClient(server, org.organizationId, org.apiKey)('DELETE', `/org/{org}/api-keys/${id}`);
+    expect(revoked.status).toBe(200);
+    // Within the TTL the connection may still hear events: it is open until the key is verified again.
+    await setStatus(batchId, 'PAUSED');
+    await progress.until(() => progress.events.at(-1)?.status === 'PAUSED');
+    keyClock.advance(30_000);
+    expect(await closed).toBe(4403);
+    const heard = progress.events.length;
+    await setStatus(batchId, 'PENDING');
+    await untilNoSubscribers();
+    expect(progress.events).toHaveLength(heard);
+    await client.dispose();
+  });
+
+  it('closes a connection whose key expires, within the TTL of its expiry (4403)', async () => {
+    const batchId = await newBatch();
+    const { client, closed } = await keyedClient(new Date(keyClock.now().getTime() + 45_000));
+    const progress = followProgress(client, batchId);
+    await progress.until(() => progress.events.length >= 1);
+    keyClock.advance(60_000);
+    expect(await closed).toBe(4403);
+    await untilNoSubscribers();
+    await client.dispose();
   });
 
   it('executes a change once for all the subscribers holding the same operation', async () => {

@@ -30,6 +30,9 @@ import type { Viewer } from './authenticate.ts';
 /** The channel the "ApiKey" trigger notifies, with the hash of the key revoked. */
 const REVOKED_KEYS_CHANNEL = 'api_key_revoked';
 
+/** How often a long-lived connection's key is verified again when keys are not cached (API_KEY_CACHE_TTL_MS=0). */
+const RECHECK_UNCACHED_MS = 1_000;
+
 /** Keys one cache holds at most (a few MiB): past it, the least recently used is forgotten. */
 const API_KEY_CACHE_MAX_ENTRIES = 10_000;
 
@@ -116,6 +119,16 @@ export class ApiKeyCache {
     // Back at the end: the Map's order is the order of last use.
     this.#entries.set(hash, entry);
     return entry;
+  }
+
+  /**
+   * Resolves when a key verified now is to be verified again, on this cache's
+   * clock: after the TTL (what a revoked or expired key may still be accepted
+   * for), so a long-lived connection (graphql-ws) stops within it too.
+   * Rejects when `signal` aborts.
+   */
+  untilRecheck(signal: AbortSignal): Promise<void> {
+    return this.#clock.sleepUntil(new Date(this.now() + (this.#ttlMs || RECHECK_UNCACHED_MS)), signal);
   }
 
   /** Taken before reading a key from the database, and given back to `keep` with what was read. */

@@ -7,5 +7,7 @@ export const limits = loadBulkLimits();
 
 /** Call-backs a run is granted at most: a callee (or a worker gone wrong) cannot keep a run calling forever. */
 export const MAX_CALLBACKS_PER_RUN = 5;
+/** The longest `retention_days` an organization may set (ten years); null keeps data until erased. */
+export const MAX_RETENTION_DAYS = 3650;
 /** How far ahead a call-back may be asked for. */
 export const MAX_CALLBACK_DAYS = 14;

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { searchConfigurationNamed } from '../db/sql/search-configuration-named.ts';
 import { int } from '../records/values.ts';
 import { badInput, notFound } from './errors.ts';
+import { MAX_RETENTION_DAYS } from './limits.ts';
 import type { Scope } from './scope.ts';
 
 export const organizationSettingsUpdate = z
@@ -16,6 +17,10 @@ export const organizationSettingsUpdate = z
     redact_pii: z.boolean().optional().meta({
       description:
         "Mask phone numbers, e-mail addresses and card numbers in call records' transcripts and summaries as they are reported (default true)",
+    }),
+    retention_days: int(1, MAX_RETENTION_DAYS).nullable().optional().meta({
+      description:
+        "Days a run's personal data is kept after it ended (its attempts' numbers and pre-call variables, its call records' words, its webhook events' copies); then it is scrubbed in the background, counts and outcomes kept. null (the default): kept until erased",
     }),
     transcript_language: z
       .string()
@@ -30,12 +35,18 @@ export const organizationSettingsUpdate = z
 type OrganizationSettingsUpdate = z.output<typeof organizationSettingsUpdate>;
 
 /** The settings as the organization's row holds them. */
-const settingsColumns = { maxConcurrentCalls: true, redactPii: true, transcriptLanguage: true } as const;
+const settingsColumns = {
+  maxConcurrentCalls: true,
+  redactPii: true,
+  transcriptLanguage: true,
+  retentionDays: true,
+} as const;
 
 export interface OrganizationSettings {
   maxConcurrentCalls: number | null;
   redactPii: boolean;
   transcriptLanguage: string;
+  retentionDays: number | null;
 }
 
 const isSearchConfiguration = async (scope: Scope, name: string) =>
@@ -66,6 +77,7 @@ export async function updateOrganizationSettings(
       maxConcurrentCalls: data.max_concurrent_calls,
       redactPii: data.redact_pii,
       transcriptLanguage: data.transcript_language,
+      retentionDays: data.retention_days,
     },
     select: settingsColumns,
   });

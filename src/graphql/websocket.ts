@@ -13,7 +13,13 @@
 // SUBSCRIPTIONS_PER_CONNECTION subscriptions, and each takes one of its
 // organization's slots (src/graphql/subscription-slots.ts), given back when it
 // completes or the connection closes; past either, TOO_MANY_SUBSCRIPTIONS.
-import type { WebsocketHandler } from '@fastify/websocket';
+//
+// The key is verified again every API_KEY_CACHE_TTL_MS while the connection is
+// open (on the key cache's clock, src/auth/api-key-cache.ts): once it is
+// revoked, expired, or holds other scopes, the connection is closed (4403), so
+// it receives nothing more after the TTL, as an HTTP request with it would be
+// refused.
+import type { WebSocket, WebsocketHandler } from '@fastify/websocket';
 import { type ExecutionArgs, GraphQLError, getOperationAST } from 'graphql';
 import { makeHandler } from 'graphql-ws/use/@fastify/websocket';
 import { authenticate, type Viewer } from '../auth/authenticate.ts';
@@ -38,6 +44,8 @@ export interface WebSocketLimits {
 // A type, not an interface: graphql-ws wants an index signature of its `extra`.
 type Connection = {
   viewer: Viewer;
+  /** Ends the watch over the key (src/graphql/websocket.ts watchKey). */
+  unwatch: AbortController;
   /** The connection's subscriptions by operation id, each with its organization slot. */
   subscriptions: Map<string, ReleaseSlot>;
 };
@@ -51,6 +59,12 @@ function release(connection: Partial<Connection>, id: string) {
   connection.subscriptions?.get(id)?.();
   connection.subscriptions?.delete(id);
 }
+
+/** The close code of a connection whose key is not, or no longer, valid (graphql-ws's own Forbidden). */
+const FORBIDDEN = 4403;
+
+const sameScopes = (a: Viewer, b: Viewer) =>
+  a.scopes.length === b.scopes.length && a.scopes.every((s, i) => s === b.scopes[i]);
 
 export function graphqlWebSocketHandler(
   graphql: GraphQLServer,
@@ -71,12 +85,35 @@ export function graphqlWebSocketHandler(
     return null;
   }
 
+  /** Verifies the connection's key every TTL until the connection closes; closes it once the key no longer holds. */
+  async function watchKey(socket: WebSocket, key: string, connection: Connection) {
+    const { signal } = connection.unwatch;
+    while (!signal.aborted) {
+      try {
+        await services.apiKeys.untilRecheck(signal);
+      } catch {
+        return; // the connection closed
+      }
+      // A failed read (the database away a moment) keeps the connection: the next turn reads again.
+      const viewer = await authenticate(services.db, key, services.apiKeys).catch(() => connection.viewer);
+      if (signal.aborted) return;
+      if (!viewer || !sameScopes(viewer, connection.viewer)) {
+        socket.close(FORBIDDEN, 'Forbidden: the API key was revoked, expired or changed');
+        return;
+      }
+    }
+  }
+
   return makeHandler<Record<string, unknown>, Connection>({
     onConnect: async (context) => {
       const key = context.connectionParams?.['x-api-key'];
-      const viewer = await authenticate(services.db, typeof key === 'string' ? key : null, services.apiKeys);
-      if (!viewer) return false;
-      Object.assign(context.extra, { viewer, subscriptions: new Map() } satisfies Connection);
+      if (typeof key !== 'string') return false;
+      const viewer = await authenticate(services.db, key, services.apiKeys);
+      // Closed while the key was read: nothing to watch.
+      if (!viewer || context.extra.socket.readyState !== context.extra.socket.OPEN) return false;
+      const connection: Connection = { viewer, unwatch: new AbortController(), subscriptions: new Map() };
+      Object.assign(context.extra, connection);
+      void watchKey(context.extra.socket, key, connection);
       return true;
     },
     execute: (args) => (args.rootValue as Enveloped).execute(args),
@@ -121,6 +158,7 @@ export function graphqlWebSocketHandler(
     onComplete: (context, id) => release(context.extra, id),
     // What did not complete before the connection closed (a failure while subscribing).
     onClose: (context) => {
+      context.extra.unwatch?.abort();
       for (const id of context.extra.subscriptions?.keys() ?? []) release(context.extra, id);
     },
   });

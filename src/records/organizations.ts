@@ -5,7 +5,12 @@ import { integer } from './values.ts';
 
 export const organizationSettings = record(
   { id: 'OrganizationSettings' },
-  { max_concurrent_calls: integer().nullable(), redact_pii: z.boolean(), transcript_language: z.string() },
+  {
+    max_concurrent_calls: integer().nullable(),
+    redact_pii: z.boolean(),
+    transcript_language: z.string(),
+    retention_days: integer().nullable(),
+  },
 );
 
 /** Shown once, as it is made. */

@@ -1,10 +1,13 @@
 // `node(id:)` and `nodes(ids:)`: objects of any types by their global ids, read
 // in one statement per type (Relay's default reads one row per id), through the
 // client confined to the caller's organization, so an id of another
-// organization's object, or of none, reads as null.
+// organization's object, or of none, reads as null. So does an object whose
+// type needs a scope the key lacks (an API key without `keys:admin`:
+// NODE_TYPE_SCOPES in src/key-scopes.ts).
 import { brandWithType } from '@pothos/core';
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import type { GraphQLResolveInfo } from 'graphql';
+import { allows, NODE_TYPE_SCOPES } from '../key-scopes.ts';
 import type { GraphQLContext } from './context.ts';
 import { primaryKeyOf } from './global-ids.ts';
 
@@ -33,6 +36,8 @@ export async function loadNodes(
 ): Promise<(object | null)[]> {
   const keysByType = new Map<string, Set<string | number>>();
   for (const { typename, id } of ids) {
+    const needs = NODE_TYPE_SCOPES[typename];
+    if (needs && !allows(context.apiKey.scopes, needs)) continue;
     const keys = keysByType.get(typename) ?? new Set();
     keys.add(primaryKeyOf(typename, id));
     keysByType.set(typename, keys);

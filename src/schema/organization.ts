@@ -23,6 +23,11 @@ const OrganizationSettings = builder.objectRef<Settings>('OrganizationSettings')
     transcriptLanguage: t.exposeString('transcriptLanguage', {
       description: 'The PostgreSQL text search configuration call records are searched in (`english`, `simple`, …).',
     }),
+    retentionDays: t.exposeInt('retentionDays', {
+      nullable: true,
+      description:
+        "Days a run's personal data is kept after it ended, then scrubbed (counts and outcomes kept); null: until erased.",
+    }),
   }),
 });
 

@@ -41,6 +41,8 @@ export interface TestServerOptions {
   subscriptionLimits?: SubscriptionLimits;
   /** Unrevoked API keys an organization may hold (API_KEYS_PER_ORGANIZATION's default unless given). */
   apiKeysPerOrganization?: number;
+  /** The clock keys expire by and the key cache counts its TTL on (API_KEY_CACHE_TTL_MS's default). */
+  apiKeyClock?: Clock;
   graphqlLimits?: GraphQLLimits;
   corsOrigins?: string[];
   /** METRICS_TOKEN: TEST_METRICS_TOKEN unless given; null: unset (/metrics off). */
@@ -121,6 +123,7 @@ function testEngine(services: Services, options: TestEngineOptions): RunEngine {
     drainMs: options.drainMs ?? 0,
     simulatedCalls: { durationMs: options.callMs ?? 20, outcomes: options.outcomes ?? { answered: 1 } },
     insightsIntervalMs: 0,
+    retentionIntervalMs: 0,
   };
   const handlers = new Map([...defaultStepHandlers(), ...Object.entries(options.handlers ?? {})]);
   return createEngine({ engine }, services, { pollMs: 50, handlers, dialer: options.dialer, clock: options.clock })!;
@@ -159,6 +162,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     livekit: options.livekit,
     webhooks: webhookConfig,
     apiKeysPerOrganization: options.apiKeysPerOrganization,
+    apiKeyClock: options.apiKeyClock,
     liveQueryThrottleMs: options.liveQueryThrottleMs ?? 0,
     responseCache: options.responseCache,
   });

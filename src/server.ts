@@ -8,6 +8,7 @@ import type { Database } from './db/database.ts';
 import { createOrganization } from './domain/organizations.ts';
 import { prepareDatabase } from './domain/prepare-database.ts';
 import { loadSecretBox } from './domain/secrets.ts';
+import { AuditRetention } from './engine/audit-retention.ts';
 import { simulatedDialer } from './engine/dialer.ts';
 import { InsightScheduler } from './engine/insight-scheduler.ts';
 import { type EngineOptions, RunEngine } from './engine/run-engine.ts';
@@ -95,12 +96,14 @@ export async function startServer(config: Config): Promise<RunningServer> {
   let engine: RunEngine | null = null;
   let webhooks: WebhookWorker | null = null;
   let insights: InsightScheduler | null = null;
+  let auditRetention: AuditRetention | null = null;
   // Shutdown order: stop accepting and finish the requests in flight (WebSockets
   // are told 1001), then hand this instance's runs and webhook deliveries back, then the connections.
   const release = async () => {
     await app?.close();
     await Promise.all([engine?.stop(), webhooks?.stop()]);
     insights?.stop();
+    auditRetention?.stop();
     await services.close();
     await redis?.quit().catch(() => redis.disconnect());
     await db.close();
@@ -129,6 +132,10 @@ export async function startServer(config: Config): Promise<RunningServer> {
       ? new InsightScheduler(db.prisma, config.engine.insightsIntervalMs, app.log)
       : null;
     insights?.start();
+    auditRetention = config.engine.enabled
+      ? new AuditRetention(db.prisma, config.engine.auditRetentionDays, systemClock, app.log)
+      : null;
+    auditRetention?.start();
     if (firstOrganization) {
       // Printed once: the key is stored only as a hash.
       process.stdout.write(

@@ -64,13 +64,18 @@ async function audited<Client extends { $transaction: unknown }, T>(
   return recordWrite(client, { organizationId, actor, operation, made }, work);
 }
 
-/** The key `key` names (its id and organization), to record a write about it; null when there is none. */
+/**
+ * The working (unrevoked, unexpired) key `key` names (its id and organization), to record a write
+ * about it; null when there is none (nothing is written, nothing recorded).
+ */
 async function keyNamed(db: Database, key: string) {
   const [{ apiKeyByHash }, { hashApiKey }] = await Promise.all([
     import('./db/sql/api-key-by-hash.ts'),
     import('./auth/api-keys.ts'),
   ]);
-  return apiKeyByHash(db.sql, hashApiKey(key));
+  const row = await apiKeyByHash(db.sql, hashApiKey(key));
+  const expired = row?.expiresAt && row.expiresAt.getTime() <= Date.now();
+  return row && !row.revokedAt && !expired ? row : null;
 }
 
 /** `gateway prospects import`: the file streamed into the import, with its progress on stderr. */

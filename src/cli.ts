@@ -48,13 +48,43 @@ async function* counted(stream: AsyncIterable<Buffer>, progress: Progress) {
   }
 }
 
+/**
+ * A write of the CLI with its audit event, in one transaction
+ * (src/domain/audit-log.ts): recorded as no key's, from the command line.
+ */
+async function audited<Client extends { $transaction: unknown }, T>(
+  client: Client,
+  organizationId: string,
+  operation: string,
+  work: (prisma: Client) => Promise<T>,
+  made: (result: T) => { type: string; id: string } | null,
+): Promise<T> {
+  const { recordWrite } = await import('./domain/audit-log.ts');
+  const actor = { keyId: null, keyName: null, sourceIp: null, userAgent: 'gateway cli' };
+  return recordWrite(client, { organizationId, actor, operation, made }, work);
+}
+
+/**
+ * The working (unrevoked, unexpired) key `key` names (its id and organization), to record a write
+ * about it; null when there is none (nothing is written, nothing recorded).
+ */
+async function keyNamed(db: Database, key: string) {
+  const [{ apiKeyByHash }, { hashApiKey }] = await Promise.all([
+    import('./db/sql/api-key-by-hash.ts'),
+    import('./auth/api-keys.ts'),
+  ]);
+  const row = await apiKeyByHash(db.sql, hashApiKey(key));
+  const expired = row?.expiresAt && row.expiresAt.getTime() <= Date.now();
+  return row && !row.revokedAt && !expired ? row : null;
+}
+
 /** `gateway prospects import`: the file streamed into the import, with its progress on stderr. */
 async function importFile(db: Database, values: Record<string, string>, file: string) {
   const [
     { createReadStream },
     { stat },
     { tenantClient },
-    { importProspects, prospectImportOptions },
+    { importOptionsOf, prospectImportOptions, readProspectCsv, writeProspectImport },
     { parseOrThrow },
     { presentImport },
   ] = await Promise.all([
@@ -85,14 +115,24 @@ async function importFile(db: Database, values: Record<string, string>, file: st
   progress.start((await stat(file)).size, 'reading');
   let written = 0;
   try {
-    const result = await importProspects(scope, counted(createReadStream(file), progress), options, (rows, total) => {
-      if (written === 0) {
-        progress.stop();
-        progress.start(total, 'writing');
-      }
-      progress.advance(rows - written);
-      written = rows;
-    });
+    const checked = await importOptionsOf(scope, options);
+    // Read and checked before the write's transaction opens: it holds only the writing.
+    const parsed = await readProspectCsv(counted(createReadStream(file), progress), checked);
+    const result = await audited(
+      scope.prisma,
+      organizationId,
+      'importProspects',
+      (prisma) =>
+        writeProspectImport({ ...scope, prisma }, parsed, checked, (rows, total) => {
+          if (written === 0) {
+            progress.stop();
+            progress.start(total, 'writing');
+          }
+          progress.advance(rows - written);
+          written = rows;
+        }),
+      () => null,
+    );
     return presentImport(result);
   } finally {
     progress.stop();
@@ -151,12 +191,19 @@ const commands: Record<string, Command> = {
           scopes: values.scopes?.split(',').map((scope) => scope.trim()) ?? [ALL_SCOPES],
           expires_at: values['expires-at'],
         });
-        const issued = await domain.issueApiKey(db.prisma, values.org!, {
-          name: data.name,
-          scopes: data.scopes,
-          expiresAt: data.expires_at ? new Date(data.expires_at) : null,
-          maxActiveKeys: loadConfig().apiKeysPerOrganization,
-        });
+        const issued = await audited(
+          db.prisma,
+          values.org!,
+          'createApiKey',
+          (prisma) =>
+            domain.issueApiKey(prisma, values.org!, {
+              name: data.name,
+              scopes: data.scopes,
+              expiresAt: data.expires_at ? new Date(data.expires_at) : null,
+              maxActiveKeys: loadConfig().apiKeysPerOrganization,
+            }),
+          (key) => ({ type: 'ApiKey', id: key.apiKeyId }),
+        );
         return { id: issued.apiKeyId, api_key: issued.apiKey, scopes: issued.scopes, expires_at: issued.expiresAt };
       }),
   },
@@ -203,7 +250,16 @@ const commands: Record<string, Command> = {
         const domain = await organizations();
         const grace = values['grace-seconds'];
         const data = domain.parseKeyRotate({ grace_seconds: grace === undefined ? undefined : Number(grace) });
-        const issued = await domain.rotateApiKey(db.prisma, { key: values.key! }, { graceSeconds: data.grace_seconds });
+        const named = await keyNamed(db, values.key!);
+        const issued = named
+          ? await audited(
+              db.prisma,
+              named.organizationId,
+              'rotateApiKey',
+              (prisma) => domain.rotateApiKey(prisma, { key: values.key! }, { graceSeconds: data.grace_seconds }),
+              () => ({ type: 'ApiKey', id: named.id }),
+            )
+          : null;
         if (!issued) throw new Error('no such key, or it was revoked or has expired already');
         return { api_key: issued.apiKey, scopes: issued.scopes };
       }),
@@ -265,7 +321,19 @@ const commands: Record<string, Command> = {
     summary: 'Revoke an API key; it is refused from then on.',
     options: { key: { type: 'string', description: 'the API key to revoke', required: true } },
     run: ({ key }) =>
-      withDatabase(async (db) => ({ revoked: await (await organizations()).revokeApiKey(db.prisma, key!) })),
+      withDatabase(async (db) => {
+        const domain = await organizations();
+        const named = await keyNamed(db, key!);
+        if (!named) return { revoked: 0 };
+        const revoked = await audited(
+          db.prisma,
+          named.organizationId,
+          'revokeApiKey',
+          (prisma) => domain.revokeApiKey(prisma, key!),
+          () => ({ type: 'ApiKey', id: named.id }),
+        );
+        return { revoked };
+      }),
   },
 };
 

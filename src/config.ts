@@ -128,6 +128,8 @@ const environment = bulkLimitVariables.extend({
   ENGINE_DRAIN_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
   INSIGHTS_INTERVAL_MS: z.coerce.number().int().min(0).default(3_600_000),
   RETENTION_INTERVAL_MS: z.coerce.number().int().min(0).default(3_600_000),
+  // At least 30: the audit table's trigger refuses deleting a younger event (prisma/migrations/…_audit_events).
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(30).max(36_500).default(400),
   WEBHOOK_ALLOW_HTTP: z.enum(['on', 'off']).default('off'),
   WEBHOOK_ALLOW_PRIVATE: z.enum(['on', 'off']).default('off'),
   WEBHOOK_RETRY_SCHEDULE_MS: parsed(parseRetrySchedule).optional(),
@@ -260,6 +262,8 @@ interface EngineConfig {
   insightsIntervalMs: number;
   /** How often runs past their organization's `retention_days` are scrubbed (0: never). */
   retentionIntervalMs: number;
+  /** How long audit events are kept (AUDIT_RETENTION_DAYS); older ones are deleted hourly. */
+  auditRetentionDays: number;
 }
 
 /** The LiveKit project (Cloud or self-hosted) calls go through, and the agent worker dispatched to them. */
@@ -346,6 +350,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       simulatedCalls: { durationMs: values.SIMULATED_CALL_MS, outcomes: values.SIMULATED_CALL_OUTCOMES },
       insightsIntervalMs: values.INSIGHTS_INTERVAL_MS,
       retentionIntervalMs: values.RETENTION_INTERVAL_MS,
+      auditRetentionDays: values.AUDIT_RETENTION_DAYS,
     },
     livekit:
       values.DIALER === 'livekit'

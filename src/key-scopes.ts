@@ -40,7 +40,7 @@ export const SCOPE_DESCRIPTIONS: Record<HeldScope, string> = {
   'webhooks:write': 'webhook endpoints, deliveries, the signing secret, integrations',
   'calls:report':
     "the agent worker's: read agents and their evaluations, report call outcomes and records, transfer calls",
-  'keys:admin': "API keys and the organization's settings",
+  'keys:admin': "API keys, the organization's settings and its audit trail",
 };
 
 /** Any one of these suffices; an empty list: any valid key. */
@@ -88,6 +88,8 @@ export const FIELD_SCOPES: Record<string, Needs> = {
   // The caller's own key: what it may do, so a client (the console) can tell before trying.
   'Query.currentApiKey': [],
   'Query.apiKeys': ['keys:admin'],
+  // Who changed what, from where: the administrators' (docs/security.md#audit-log).
+  'Query.auditEvents': ['keys:admin'],
   'Organization.apiKeys': ['keys:admin'],
   'Subscription.batchProgress': READ,
 

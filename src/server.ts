@@ -8,6 +8,7 @@ import { openReadReplicas } from './db/read-replicas.ts';
 import { createOrganization } from './domain/organizations.ts';
 import { prepareDatabase } from './domain/prepare-database.ts';
 import { loadSecretBox } from './domain/secrets.ts';
+import { AuditRetention } from './engine/audit-retention.ts';
 import { simulatedDialer } from './engine/dialer.ts';
 import { InsightScheduler } from './engine/insight-scheduler.ts';
 import { RetentionJob } from './engine/retention-job.ts';
@@ -105,12 +106,14 @@ export async function startServer(config: Config): Promise<RunningServer> {
   let webhooks: WebhookWorker | null = null;
   let insights: InsightScheduler | null = null;
   let retention: RetentionJob | null = null;
+  let auditRetention: AuditRetention | null = null;
   // Shutdown order: stop accepting and finish the requests in flight (WebSockets
   // are told 1001), then hand this instance's runs and webhook deliveries back, then the connections.
   const release = async () => {
     await app?.close();
     await Promise.all([engine?.stop(), webhooks?.stop(), retention?.stop()]);
     insights?.stop();
+    auditRetention?.stop();
     await services.close();
     await redis?.quit().catch(() => redis.disconnect());
     await replicas?.close();
@@ -144,6 +147,10 @@ export async function startServer(config: Config): Promise<RunningServer> {
       ? new RetentionJob(db.prisma, { intervalMs: config.engine.retentionIntervalMs, log: app.log })
       : null;
     retention?.start();
+    auditRetention = config.engine.enabled
+      ? new AuditRetention(db.prisma, config.engine.auditRetentionDays, systemClock, app.log)
+      : null;
+    auditRetention?.start();
     if (firstOrganization) {
       // Printed once: the key is stored only as a hash.
       process.stdout.write(

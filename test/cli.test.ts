@@ -53,6 +53,17 @@ describe('the operator CLI', () => {
 
     const db = await openDatabase(storage.storage);
     try {
+      // Each write is in the audit trail, as the CLI's (no key), the second revocation (nothing revoked) not.
+      const trail = await db.prisma.auditEvent.findMany({
+        where: { organizationId: org.organization_id },
+        orderBy: [{ at: 'asc' }, { id: 'asc' }],
+      });
+      expect(trail.map((event) => [event.operation, event.resourceType, event.keyId, event.userAgent])).toEqual([
+        ['createApiKey', 'ApiKey', null, 'gateway cli'],
+        ['revokeApiKey', 'ApiKey', null, 'gateway cli'],
+        ['createApiKey', 'ApiKey', null, 'gateway cli'],
+        ['rotateApiKey', 'ApiKey', null, 'gateway cli'],
+      ]);
       expect(await authenticate(db, third)).toBeNull();
       expect(await authenticate(db, replacement)).toMatchObject({ organizationId: org.organization_id });
       expect(await authenticate(db, org.api_key)).toMatchObject({ organizationId: org.organization_id });

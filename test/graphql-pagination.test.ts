@@ -171,6 +171,8 @@ describe('backward pagination on every connection', () => {
       'Query.doNotCallNumbers': root(),
       'Query.batches': root(),
       'Query.callRecords': root(),
+      // The writes above appended their audit events.
+      'Query.auditEvents': root(),
       'Query.webhookEndpoints': root(),
       'WebhookEndpoint.deliveries': node('WebhookEndpoint', endpointId),
       'Workflow.versions': node('Workflow', workflowId),

@@ -85,6 +85,9 @@ const REFERENCE_STEMS: Record<string, Kind> = {
   trunk: 'trunk',
   phone_number: 'number',
   insight: 'insight',
+  key: 'apiKey',
+  // An audit event's object (`resource_id`) may be of any kind: an agent stands for them.
+  resource: 'agent',
 };
 
 /** Members named like references that name no object of this API (a TTS vendor's voice). */
@@ -305,6 +308,7 @@ const REST_QUERIES: Record<string, (refs: Refs) => Record<string, string>> = {
   'GET /agents/evals': (refs) => ({ agent_id: refs.agent }),
   'POST /prospects/import': (refs) => ({ tag_ids: refs.tag }),
   'GET /call-records': (refs) => ({ agent_id: refs.agent, batch_id: refs.batch }),
+  'GET /audit-events': (refs) => ({ resource_id: refs.agent, key_id: refs.apiKey }),
   'GET /workflows/:workflow_id/runs': (refs) => ({
     batch_id: refs.batch,
     prospect_id: refs.prospect,

@@ -284,6 +284,40 @@ export const ConsoleCallRecords = operation<
   }
 }`);
 
+/** An audit event as the Audit page lists it (`auditEvents`, `keys:admin`). */
+export interface ListedAuditEvent {
+  id: string;
+  at: string;
+  keyId: string | null;
+  keyName: string | null;
+  sourceIp: string | null;
+  userAgent: string | null;
+  operation: string;
+  resourceType: string | null;
+  resourceId: string | null;
+  changes: Record<string, { before: unknown; after: unknown }> | null;
+}
+
+export interface AuditEventFilter {
+  resourceId?: string;
+  keyId?: string;
+  operation?: string;
+  from?: string;
+  to?: string;
+}
+
+export const ConsoleAuditEvents = operation<
+  { auditEvents: { totalCount: number; pageInfo: PageInfo; nodes: ListedAuditEvent[] } },
+  AuditEventFilter & { first: number; after?: string }
+>(`query ConsoleAuditEvents($resourceId: ID, $keyId: ID, $operation: String, $from: String, $to: String, $first: Int,
+  $after: String) {
+  auditEvents(resourceId: $resourceId, keyId: $keyId, operation: $operation, from: $from, to: $to, first: $first,
+    after: $after) {
+    totalCount ${PAGE_INFO}
+    nodes { id at keyId keyName sourceIp userAgent operation resourceType resourceId changes }
+  }
+}`);
+
 export const ConsoleSetBatchStatus = operation<
   { updateBatchStatus: { id: string; status: BatchStatus } },
   { id: string; status: 'PAUSED' | 'PENDING' | 'CANCELLED' }

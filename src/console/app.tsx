@@ -7,6 +7,7 @@ import { forgetApiKey, storeApiKey, storedApiKey } from './api-key.ts';
 import { createConsoleClient, documentOf } from './client.ts';
 import { AgentPage } from './pages/agent.tsx';
 import { AgentsPage } from './pages/agents.tsx';
+import { AuditPage } from './pages/audit.tsx';
 import { BatchPage } from './pages/batch.tsx';
 import { BatchesPage } from './pages/batches.tsx';
 import { CallsPage } from './pages/calls.tsx';
@@ -23,6 +24,7 @@ const SECTIONS = [
   { page: 'calls', label: 'Calls' },
   { page: 'insights', label: 'Insights' },
   { page: 'webhooks', label: 'Webhooks' },
+  { page: 'audit', label: 'Audit' },
 ] as const;
 
 export function App() {
@@ -170,5 +172,7 @@ function Page({ route }: { route: Route }) {
       return <InsightsPage />;
     case 'webhooks':
       return <WebhooksPage />;
+    case 'audit':
+      return <AuditPage />;
   }
 }

@@ -10,14 +10,16 @@ export type Route =
   | { page: 'agent'; id: string }
   | { page: 'calls' }
   | { page: 'insights' }
-  | { page: 'webhooks' };
+  | { page: 'webhooks' }
+  | { page: 'audit' };
 
 function parseRoute(hash: string): Route {
   const [page, id] = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
   if (page === 'batches' && id) return { page: 'batch', id };
   if (page === 'runs' && id) return { page: 'run', id };
   if (page === 'agents' && id) return { page: 'agent', id };
-  if (page === 'agents' || page === 'calls' || page === 'insights' || page === 'webhooks') return { page };
+  if (page === 'agents' || page === 'calls' || page === 'insights' || page === 'webhooks' || page === 'audit')
+    return { page };
   return { page: 'batches' };
 }
 
@@ -30,6 +32,7 @@ const pathOf: Record<Route['page'], string> = {
   calls: 'calls',
   insights: 'insights',
   webhooks: 'webhooks',
+  audit: 'audit',
 };
 
 export const hrefOf = (route: Route): string =>

@@ -11,3 +11,8 @@ export const MAX_CALLBACKS_PER_RUN = 5;
 export const MAX_RETENTION_DAYS = 3650;
 /** How far ahead a call-back may be asked for. */
 export const MAX_CALLBACK_DAYS = 14;
+
+/** Audit events the retention job deletes per transaction: a large backlog goes in short steps, never one long lock. */
+export const AUDIT_RETENTION_BATCH = 1_000;
+/** Characters of a User-Agent an audit event keeps. */
+export const MAX_AUDIT_USER_AGENT = 500;

@@ -131,7 +131,10 @@ export function graphqlWebSocketHandler(
       } catch (error) {
         return [error as GraphQLError];
       }
-      const enveloped = graphql.getEnveloped({ viewer: connection.viewer, params });
+      // The upgrade request's origin: a mutation sent over the socket is recorded as coming from it.
+      const { ip, headers } = context.extra.request;
+      const audit = { sourceIp: ip, userAgent: headers['user-agent'] };
+      const enveloped = graphql.getEnveloped({ viewer: connection.viewer, params, audit });
       const document = enveloped.parse(text);
       const errors = enveloped.validate(enveloped.schema, document);
       if (errors.length > 0) return errors;

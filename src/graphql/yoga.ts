@@ -146,7 +146,7 @@ export function createGraphQLServer(
           : await authenticate(services.db, request.headers.get('x-api-key'), services.apiKeys);
       if (!viewer) throw unauthenticated();
       if (audit) audit.organizationId = viewer.organizationId;
-      return createContext(services, viewer, parsedBody, consistency);
+      return createContext(services, viewer, parsedBody, consistency, audit);
     },
   });
 }

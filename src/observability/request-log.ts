@@ -13,6 +13,9 @@ export interface RequestAudit {
   operation?: string;
   /** The request's trace and span, when traces are on (src/observability/tracing.ts). */
   trace?: { traceId: string; spanId: string };
+  /** Where it came from, for the audit trail of its writes (src/domain/audit-log.ts). */
+  sourceIp?: string;
+  userAgent?: string;
 }
 
 declare module 'fastify' {
@@ -33,7 +36,7 @@ export function registerRequestLog(app: FastifyInstance, metrics: Metrics) {
   app.decorateRequest('audit', null as unknown as RequestAudit);
   app.addHook('onRequest', async (request, reply) => {
     // The request's span is active here when traces are on: its plugin's hook runs first.
-    request.audit = { trace: tracing().activeIds() };
+    request.audit = { trace: tracing().activeIds(), sourceIp: request.ip, userAgent: request.headers['user-agent'] };
     reply.header('x-request-id', request.id);
   });
   app.addHook('onResponse', async (request, reply) => {

@@ -15,6 +15,7 @@ import type { Viewer } from '../auth/authenticate.ts';
 import type { Database } from '../db/database.ts';
 import type { ReadReplicas } from '../db/read-replicas.ts';
 import { tenantClient } from '../db/tenant.ts';
+import { actorOf, recordWrite } from '../domain/audit-log.ts';
 import { DomainError, forbidden, httpStatusOf, notFound } from '../domain/errors.ts';
 import type { Scope } from '../domain/scope.ts';
 import type { SecretBox } from '../domain/secrets.ts';
@@ -187,7 +188,17 @@ async function prepareUpload(
   return {
     // The file by its digest, and the options it was imported with.
     identity: { params, query, body: digest.digest('hex') },
-    respond: () => route.write(scope, accepted, query),
+    // A write as the mutation it stands for would be: with its audit event, in its transaction.
+    respond: () =>
+      recordWrite(
+        scope.prisma,
+        {
+          organizationId: viewer.organizationId,
+          actor: actorOf(viewer, request.audit),
+          operation: route.field.slice(route.field.indexOf('.') + 1),
+        },
+        (prisma) => route.write({ ...scope, prisma }, accepted, query),
+      ),
   };
 }
 

@@ -75,7 +75,7 @@ export const builder = new SchemaBuilder<{
 });
 
 /** The Prisma model of a node type, as plugin-prisma noted it on the type. */
-const modelOf: ModelOfType = (typename) =>
+export const modelOf: ModelOfType = (typename) =>
   builder.configStore.getTypeConfig(typename, 'Object').extensions?.pothosPrismaModel as string;
 
 builder.queryType({ description: 'Reads. Everything is scoped to the organization of the API key.' });

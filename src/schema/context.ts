@@ -2,6 +2,7 @@ import type { Viewer } from '../auth/authenticate.ts';
 import type { Database } from '../db/database.ts';
 import type { RequestConsistency } from '../db/read-replicas.ts';
 import { type TenantClient, tenantClient } from '../db/tenant.ts';
+import { type AuditActor, actorOf, type RequestOrigin } from '../domain/audit-log.ts';
 import type { CallTransferer } from '../domain/call-transfers.ts';
 import type { Scope } from '../domain/scope.ts';
 import type { SecretBox } from '../domain/secrets.ts';
@@ -29,6 +30,8 @@ export interface GraphQLContext {
   /** The caller's key: its id, name and scopes (what key-scope-checks.ts checks; caches may key on the scopes). */
   apiKey: { id: string; name: string | null; scopes: readonly string[] };
   db: TenantClient;
+  /** Who the caller's writes are recorded as (src/schema/audited-mutations.ts). */
+  actor: AuditActor;
   loaders: Loaders;
   events: BatchProgressHub;
   secrets: SecretBox;
@@ -52,11 +55,13 @@ export function createContext(
   viewer: Viewer,
   parsedBody?: ParsedBody,
   consistency?: RequestConsistency,
+  origin: RequestOrigin = {},
 ): GraphQLContext {
   return {
     viewer,
     apiKey: { id: viewer.apiKeyId, name: viewer.apiKeyName ?? null, scopes: viewer.scopes },
     ...readingFrom(services.db, viewer.organizationId),
+    actor: actorOf(viewer, origin),
     events: services.events,
     secrets: services.secrets,
     outbound: services.webhooks,
@@ -86,3 +91,21 @@ export const scopeOf = (context: GraphQLContext): Scope => ({ prisma: context.db
  * can do uses it: the caller's organization and API keys (organization.ts).
  */
 export const unscopedClient = (context: GraphQLContext) => context[unscoped];
+
+/**
+ * The context a mutation's resolver runs with inside its transaction
+ * (audited-mutations.ts): every client it reaches is the transaction, and
+ * batch changes are announced through `announce`, which the caller calls
+ * once the transaction has committed (subscribers then read what committed).
+ */
+export function inTransaction(
+  context: GraphQLContext,
+  tx: TenantClient,
+  announce: (batchId: string) => void,
+): GraphQLContext {
+  const events = new Proxy(context.events, {
+    get: (hub, property) =>
+      property === 'batchChanged' ? announce : (Reflect.get(hub, property) as (...args: never[]) => unknown),
+  });
+  return { ...context, db: tx, events, [unscoped]: tx as unknown as PrismaClient };
+}

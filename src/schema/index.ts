@@ -2,10 +2,12 @@
 import { GraphQLLiveDirective } from '@n1ru4l/graphql-live-query';
 import { type GraphQLSchema, specifiedDirectives } from 'graphql';
 import { SUBGRAPH_FIELD_SCOPES } from '../key-scopes.ts';
+import { auditMutations } from './audited-mutations.ts';
 import { builder } from './builder.ts';
 import { enforceKeyScopes } from './key-scope-checks.ts';
 import './organization.ts';
 import './api-key.ts';
+import './audit-event.ts';
 import './workflow.ts';
 import './batch.ts';
 import './run.ts';
@@ -26,8 +28,9 @@ import './webhook.ts';
 // `@live` marks a live query (src/graphql/use-live-queries.ts); given directives replace graphql-js's own, so those are listed too.
 const directives = [...specifiedDirectives, GraphQLLiveDirective];
 
-// Every field's scope checked in one place (src/key-scopes.ts, key-scope-checks.ts).
-export const schema = enforceKeyScopes(builder.toSchema({ sortSchema: true, directives }));
+// Every field's scope checked in one place (src/key-scopes.ts, key-scope-checks.ts), before a
+// mutation's transaction opens; every mutation audited (audited-mutations.ts).
+export const schema = enforceKeyScopes(auditMutations(builder.toSchema({ sortSchema: true, directives })));
 
 let subgraph: GraphQLSchema | undefined;
 /**
@@ -35,4 +38,7 @@ let subgraph: GraphQLSchema | undefined;
  * `_entities` and `_service` (federation.ts). Built the first time it is asked for.
  */
 export const subgraphSchema = (): GraphQLSchema =>
-  (subgraph ??= enforceKeyScopes(builder.toSubGraphSchema({ sortSchema: true, directives }), SUBGRAPH_FIELD_SCOPES));
+  (subgraph ??= enforceKeyScopes(
+    auditMutations(builder.toSubGraphSchema({ sortSchema: true, directives })),
+    SUBGRAPH_FIELD_SCOPES,
+  ));

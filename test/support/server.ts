@@ -124,6 +124,7 @@ function testEngine(services: Services, options: TestEngineOptions): RunEngine {
     simulatedCalls: { durationMs: options.callMs ?? 20, outcomes: options.outcomes ?? { answered: 1 } },
     insightsIntervalMs: 0,
     retentionIntervalMs: 0,
+    auditRetentionDays: 400,
   };
   const handlers = new Map([...defaultStepHandlers(), ...Object.entries(options.handlers ?? {})]);
   return createEngine({ engine }, services, { pollMs: 50, handlers, dialer: options.dialer, clock: options.clock })!;

@@ -2,6 +2,7 @@
 import type { Route } from '../route.ts';
 import { agentRoutes } from './agents.ts';
 import { apiKeyRoutes } from './api-keys.ts';
+import { auditEventRoutes } from './audit-events.ts';
 import { callRecordRoutes } from './call-records.ts';
 import { callReportRoutes } from './call-reports.ts';
 import { doNotCallRoutes } from './do-not-call.ts';
@@ -28,4 +29,5 @@ export const routes: Route[] = [
   ...webhookRoutes,
   ...organizationSettingsRoutes,
   ...apiKeyRoutes,
+  ...auditEventRoutes,
 ];

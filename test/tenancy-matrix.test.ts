@@ -264,6 +264,13 @@ const REST_BODIES: Record<string, Template> = {
   'POST /prospects': () => ({ prospects: [{ first_name: 'Attacker', phone: '+14155550100' }] }),
   'PATCH /settings': () => ({ max_concurrent_calls: 3 }),
   'POST /prospects/:prospect_id/tags': (refs) => ({ tag_ids: [refs.tag] }),
+  'POST /prospects/:prospect_id/consents': () => ({
+    scope: 'renewals',
+    source: 'web_form',
+    captured_at: '2026-01-05T10:00:00Z',
+    evidence: 'https://forms.example.com/1',
+  }),
+  'POST /prospects/:prospect_id/consents/revoke': () => ({ scope: 'renewals' }),
   'POST /prospect-lists': (refs) => ({ name: 'Attacker list', prospect_ids: refs.prospects }),
   'POST /tags': () => ({ name: `Attacker tag ${fresh()}` }),
   'POST /integrations': () => ({ slug: 'hubspot', credentials: { private_app_token: 'attacker-token' } }),
@@ -315,6 +322,16 @@ const REST_QUERIES: Record<string, (refs: Refs) => Record<string, string>> = {
 /** Valid variables for every mutation (GraphQL names). */
 const MUTATION_VARIABLES: Record<string, Template> = {
   addDoNotCallNumbers: () => ({ input: { numbers: [freshNumber()], reason: 'attacker' } }),
+  addConsent: (refs) => ({
+    prospectId: refs.prospect,
+    input: {
+      scope: 'renewals',
+      source: 'web_form',
+      capturedAt: '2026-01-05T10:00:00Z',
+      evidence: 'https://forms.example.com/1',
+    },
+  }),
+  revokeConsent: (refs) => ({ prospectId: refs.prospect, input: { scope: 'renewals' } }),
   addTagsToProspect: (refs) => ({ prospectId: refs.prospect, input: { tagIds: [refs.tag] } }),
   connectIntegration: () => ({ input: { slug: 'hubspot', credentials: { private_app_token: 'attacker-token-2' } } }),
   createAgent: () => ({ input: { name: 'Attacker agent' } }),

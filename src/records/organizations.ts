@@ -1,11 +1,18 @@
 // What an organization shows of itself: its settings, and its signing secret as rotated.
 import { z } from 'zod';
-import { record, timestamp } from './record.ts';
+import { blackoutDates } from './blackout-dates.ts';
+import { jsonList, record, timestamp } from './record.ts';
 import { integer } from './values.ts';
 
 export const organizationSettings = record(
   { id: 'OrganizationSettings' },
-  { max_concurrent_calls: integer().nullable(), redact_pii: z.boolean(), transcript_language: z.string() },
+  {
+    max_concurrent_calls: integer().nullable(),
+    redact_pii: z.boolean(),
+    transcript_language: z.string(),
+    require_consent: z.boolean(),
+    blackout_dates: jsonList(blackoutDates),
+  },
 );
 
 /** Shown once, as it is made. */

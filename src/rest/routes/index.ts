@@ -4,6 +4,7 @@ import { agentRoutes } from './agents.ts';
 import { apiKeyRoutes } from './api-keys.ts';
 import { callRecordRoutes } from './call-records.ts';
 import { callReportRoutes } from './call-reports.ts';
+import { consentRoutes } from './consents.ts';
 import { doNotCallRoutes } from './do-not-call.ts';
 import { integrationRoutes } from './integrations.ts';
 import { organizationSettingsRoutes } from './organization-settings.ts';
@@ -19,6 +20,7 @@ export const routes: Route[] = [
   ...workflowRoutes,
   ...prospectRoutes,
   ...prospectImportRoutes,
+  ...consentRoutes,
   ...integrationRoutes,
   ...telephonyRoutes,
   ...doNotCallRoutes,

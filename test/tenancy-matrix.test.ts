@@ -856,6 +856,12 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
     );
     const listedNumber = freshNumber(options.area);
     await ok('POST', '/do-not-call', { numbers: [listedNumber], reason: `${mark} opted out` });
+    await ok('POST', `/prospects/${prospectIds[0]}/consents`, {
+      scope: 'renewals',
+      source: 'web_form',
+      captured_at: '2026-01-05T10:00:00Z',
+      evidence: `${mark} signed form`,
+    });
     const secondKey = await ok('POST', '/api-keys', { name: `${mark} key`, scopes: ['keys:admin'] });
     ownSecrets.push(secondKey.api_key);
     const keys = await server.db.prisma.apiKey.findMany({ where: { organizationId }, orderBy: { createdAt: 'asc' } });

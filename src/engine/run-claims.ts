@@ -37,6 +37,8 @@ export interface ClaimedRun extends DueRun {
   slotAt: Date | null;
   /** The traceparent of the request that created its batch: its attempt's trace links to it. */
   batchTraceparent: string | null;
+  /** Its call needs a live consent (its batch's require_consent, else its organization's). */
+  requireConsent: boolean;
 }
 
 /** The lease runs are claimed under: its owner, and its end for a claim made at `now`. */
@@ -103,6 +105,7 @@ async function claimFromBatch(tx: Tx, batch: DueBatchRow, take: number, now: Dat
         prospect: { id: run.prospectId, firstName, lastName, email, phone, timezone, attributes },
         slotAt,
         batchTraceparent: batch.traceparent,
+        requireConsent: batch.requireConsent,
       });
     }
   }

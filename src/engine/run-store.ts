@@ -24,7 +24,7 @@
 
 import { BoundedMap } from '../bounded-map.ts';
 import type { Clock } from '../clock.ts';
-import { type ConsentInForce, consentsInForce } from '../db/sql/consents-in-force.ts';
+import { consentsInForce } from '../db/sql/consents-in-force.ts';
 import { doNotCallEntries } from '../db/sql/do-not-call-entries.ts';
 import { recordRunSteps } from '../db/sql/record-run-steps.ts';
 import { releaseTrunkSlot } from '../db/sql/release-trunk-slot.ts';
@@ -57,7 +57,7 @@ export class RunStore {
   // What every run does, for many runs at once (coalesced.ts).
   private readonly steps: Coalesced<{ runId: string; stepId: string }, boolean>;
   private readonly doNotCall: Coalesced<{ organizationId: string; number: string }, boolean>;
-  private readonly consents: Coalesced<string, Omit<ConsentInForce, 'runId'>>;
+  private readonly consents: Coalesced<string, string | null>;
   private readonly precallWebhooks: Coalesced<{ organizationId: string; agentId: string }, unknown | null | undefined>;
   private readonly attemptStarts: Coalesced<AttemptStartRequest, boolean>;
   private readonly attemptEnds: Coalesced<AttemptEndRequest, AttemptEndResult>;
@@ -83,8 +83,8 @@ export class RunStore {
     });
     this.consents = new Coalesced(async (runIds) => {
       const rows = await retryTransient(() => consentsInForce(prisma, runIds, clock.now()));
-      const byRun = new Map(rows.map((row) => [row.runId, row]));
-      return runIds.map((id) => byRun.get(id) ?? { required: false, consentId: null });
+      const byRun = new Map(rows.map((row) => [row.runId, row.consentId]));
+      return runIds.map((id) => byRun.get(id) ?? null);
     });
     this.precallWebhooks = new Coalesced(async (wanted) => {
       const agents = await retryTransient(() =>
@@ -143,11 +143,11 @@ export class RunStore {
   }
 
   /**
-   * Whether the run's call needs a consent (its batch's require_consent, else
-   * its organization's) and the live one of its batch's consent_scope, read
-   * as the call is about to be placed: a revocation holds for queued runs.
+   * The id of the run prospect's live consent of its batch's consent_scope,
+   * or null: read as the call is about to be placed, so a revocation holds
+   * for queued runs.
    */
-  consentInForce(runId: string): Promise<Omit<ConsentInForce, 'runId'>> {
+  consentInForce(runId: string): Promise<string | null> {
     return this.consents.submit(runId);
   }
 

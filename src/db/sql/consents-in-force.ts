@@ -1,28 +1,24 @@
 import type { SqlClient } from '../tx.ts';
 
-/** What a run's call needs of consent: whether its batch requires one, and the live one, if any. */
-export interface ConsentInForce {
+/** A run's live consent: the newest of its batch's consent_scope (any scope without one); null: none. */
+interface ConsentInForce {
   runId: string;
-  /** The batch's require_consent, else its organization's. */
-  required: boolean;
-  /** The newest live consent of the batch's consent_scope (any scope without one); null: none. */
   consentId: string | null;
 }
 
 /**
- * For each run about to place a call, at `now`: whether a consent is
- * required (docs/consent.md) and the live one. A consent is live when it is
+ * For each run about to place a call whose batch requires a consent, at
+ * `now`: the live one (docs/consent.md). A consent is live when it is
  * not expired and no revocation of its scope is dated at or after its capture.
  * Index: "Run_pkey" and "Batch_pkey", a probe per run; the prospect's entries
  * on "Consent_prospectId_scope_capturedAt_idx" (its newest first).
  */
 export function consentsInForce(client: SqlClient, runIds: string[], now: Date) {
   return client.$queryRaw<ConsentInForce[]>`
-    SELECT r.id AS "runId", COALESCE(b."requireConsent", o."requireConsent") AS required, live.id AS "consentId"
+    SELECT r.id AS "runId", live.id AS "consentId"
     FROM unnest(${runIds}::text[]) AS given(id)
     JOIN "Run" r ON r.id = given.id
     JOIN "Batch" b ON b.id = r."batchId"
-    JOIN "Organization" o ON o.id = r."organizationId"
     LEFT JOIN LATERAL (
       SELECT c.id FROM "Consent" c
       WHERE c."prospectId" = r."prospectId" AND c."organizationId" = r."organizationId"

@@ -35,7 +35,7 @@ export const SCOPE_DESCRIPTIONS: Record<HeldScope, string> = {
   'agents:write': 'agents, their tools and evaluations',
   'workflows:write': 'workflows and their versions',
   'batches:write': "batches, their status and settings, retries, insights' generation",
-  'prospects:write': 'prospects, lists, tags, imports, the do-not-call list',
+  'prospects:write': 'prospects, lists, tags, imports, consents, the do-not-call list',
   'telephony:write': 'SIP trunks and phone numbers',
   'webhooks:write': 'webhook endpoints, deliveries, the signing secret, integrations',
   'calls:report':
@@ -117,6 +117,8 @@ export const FIELD_SCOPES: Record<string, Needs> = {
   'Mutation.eraseProspect': ['prospects:write'],
   'Mutation.addDoNotCallNumbers': ['prospects:write'],
   'Mutation.removeDoNotCallNumber': ['prospects:write'],
+  'Mutation.addConsent': ['prospects:write'],
+  'Mutation.revokeConsent': ['prospects:write'],
 
   'Mutation.createSipTrunk': ['telephony:write'],
   'Mutation.createPhoneNumber': ['telephony:write'],

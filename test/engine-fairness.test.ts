@@ -132,6 +132,8 @@ describe('organization settings', () => {
         redact_pii: true,
         transcript_language: 'english',
         retention_days: null,
+        require_consent: false,
+        blackout_dates: [],
       });
       for (const value of [0, -1, 1.5, 'ten', 100_001]) {
         const refused = expectErrorBody(
@@ -147,6 +149,8 @@ describe('organization settings', () => {
         redact_pii: true,
         transcript_language: 'english',
         retention_days: null,
+        require_consent: false,
+        blackout_dates: [],
       });
       expect(await noisy.ok('{ organization { settings { maxConcurrentCalls } } }')).toEqual({
         organization: { settings: { maxConcurrentCalls: 7 } },

@@ -40,6 +40,7 @@ const CREATES = new Set(['E4', 'E10', 'E15', 'E16', 'E17', 'E18']);
 /** POSTs that act on what exists instead of creating: 200. */
 const ACTIONS = new Set([
   '/prospects/:prospect_id/tags',
+  '/prospects/:prospect_id/consents/revoke',
   '/batches/:batch_id/retry-failed',
   '/signing-secret/rotate',
   '/runs/:run_id/attempts/:attempt/outcome',

@@ -312,6 +312,13 @@ const REST_BODIES: Record<string, Template> = {
     ],
   }),
   'POST /prospects/:prospect_id/tags': (own) => ({ tag_ids: [own.tag] }),
+  'POST /prospects/:prospect_id/consents': () => ({
+    scope: 'renewals',
+    source: 'web_form',
+    captured_at: '2026-01-05T10:00:00Z',
+    evidence: 'https://forms.example.com/1',
+  }),
+  'POST /prospects/:prospect_id/consents/revoke': () => ({ scope: 'renewals' }),
   'PATCH /settings': () => ({ max_concurrent_calls: 5 }),
   'POST /prospect-lists': (own) => ({ name: 'List', prospect_ids: own.prospects }),
   'POST /tags': () => ({ name: `Tag ${Math.random().toString(36).slice(2)}` }),
@@ -357,6 +364,16 @@ const REST_BODIES: Record<string, Template> = {
 /** Valid variables for the mutations (GraphQL names); others get generated ones only. */
 const MUTATION_VARIABLES: Record<string, Template> = {
   addDoNotCallNumbers: () => ({ input: { numbers: [freshNumber()], reason: 'asked not to be called' } }),
+  addConsent: (own) => ({
+    prospectId: own.prospect,
+    input: {
+      scope: 'renewals',
+      source: 'web_form',
+      capturedAt: '2026-01-05T10:00:00Z',
+      evidence: 'https://forms.example.com/1',
+    },
+  }),
+  revokeConsent: (own) => ({ prospectId: own.prospect, input: { scope: 'renewals' } }),
   addTagsToProspect: (own) => ({ prospectId: own.prospect, input: { tagIds: [own.tag] } }),
   eraseProspect: (own) => ({ id: own.prospect }),
   connectIntegration: () => ({

@@ -267,6 +267,13 @@ const REST_BODIES: Record<string, Template> = {
   'POST /prospects': () => ({ prospects: [{ first_name: 'Attacker', phone: '+14155550100' }] }),
   'PATCH /settings': () => ({ max_concurrent_calls: 3 }),
   'POST /prospects/:prospect_id/tags': (refs) => ({ tag_ids: [refs.tag] }),
+  'POST /prospects/:prospect_id/consents': () => ({
+    scope: 'renewals',
+    source: 'web_form',
+    captured_at: '2026-01-05T10:00:00Z',
+    evidence: 'https://forms.example.com/1',
+  }),
+  'POST /prospects/:prospect_id/consents/revoke': () => ({ scope: 'renewals' }),
   'POST /prospect-lists': (refs) => ({ name: 'Attacker list', prospect_ids: refs.prospects }),
   'POST /tags': () => ({ name: `Attacker tag ${fresh()}` }),
   'POST /integrations': () => ({ slug: 'hubspot', credentials: { private_app_token: 'attacker-token' } }),
@@ -319,6 +326,16 @@ const REST_QUERIES: Record<string, (refs: Refs) => Record<string, string>> = {
 /** Valid variables for every mutation (GraphQL names). */
 const MUTATION_VARIABLES: Record<string, Template> = {
   addDoNotCallNumbers: () => ({ input: { numbers: [freshNumber()], reason: 'attacker' } }),
+  addConsent: (refs) => ({
+    prospectId: refs.prospect,
+    input: {
+      scope: 'renewals',
+      source: 'web_form',
+      capturedAt: '2026-01-05T10:00:00Z',
+      evidence: 'https://forms.example.com/1',
+    },
+  }),
+  revokeConsent: (refs) => ({ prospectId: refs.prospect, input: { scope: 'renewals' } }),
   addTagsToProspect: (refs) => ({ prospectId: refs.prospect, input: { tagIds: [refs.tag] } }),
   connectIntegration: () => ({ input: { slug: 'hubspot', credentials: { private_app_token: 'attacker-token-2' } } }),
   createAgent: () => ({ input: { name: 'Attacker agent' } }),
@@ -843,6 +860,12 @@ describe('tenancy matrix: another organization gets 404 / null, never data, neve
     );
     const listedNumber = freshNumber(options.area);
     await ok('POST', '/do-not-call', { numbers: [listedNumber], reason: `${mark} opted out` });
+    await ok('POST', `/prospects/${prospectIds[0]}/consents`, {
+      scope: 'renewals',
+      source: 'web_form',
+      captured_at: '2026-01-05T10:00:00Z',
+      evidence: `${mark} signed form`,
+    });
     const secondKey = await ok('POST', '/api-keys', { name: `${mark} key`, scopes: ['keys:admin'] });
     ownSecrets.push(secondKey.api_key);
     const keys = await server.db.prisma.apiKey.findMany({ where: { organizationId }, orderBy: { createdAt: 'asc' } });

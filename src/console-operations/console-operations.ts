@@ -221,9 +221,21 @@ export interface CallRecordView {
   transfer: { to: string; status: string } | null;
 }
 
+/** An entry of a prospect's consent history (`Prospect.consents`): a consent, or a revocation (`revokedAt`). */
+export interface ConsentView {
+  id: string;
+  scope: string;
+  source: string;
+  capturedAt: string;
+  evidence: string | null;
+  expiresAt: string | null;
+  revokedAt: string | null;
+}
+
 export interface RunDetail extends RunRow {
   batch: { id: string; name: string };
-  callAttempts: (CallAttempt & { record: CallRecordView | null })[];
+  prospect: RunRow['prospect'] & { consents: ConsentView[] };
+  callAttempts: (CallAttempt & { record: CallRecordView | null; consent: { id: string; scope: string } | null })[];
 }
 
 const CALL_RECORD = `id agentId transcript { role text startedMs endedMs } detection { result confidence detectedMs } summary
@@ -235,8 +247,8 @@ export const ConsoleRun = operation<{ run: RunDetail | null }, { id: string }>(
   run(id: $id) {
     id status attempts lastOutcome currentStepId error reason nextAttemptAt startedAt endedAt
     batch { id name }
-    prospect { firstName lastName phone }
-    callAttempts { number startedAt endedAt outcome reason fromNumber toNumber durationSeconds record { ${CALL_RECORD} } }
+    prospect { firstName lastName phone consents { id scope source capturedAt evidence expiresAt revokedAt } }
+    callAttempts { number startedAt endedAt outcome reason fromNumber toNumber durationSeconds consent { id scope } record { ${CALL_RECORD} } }
   }
 }`,
 );

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { Prisma } from '../generated/prisma/client.ts';
 import { autoPause, callingWindow, retryPolicy } from '../records/campaign-settings.ts';
 import { int } from '../records/values.ts';
+import { consentScopeName } from './consents.ts';
 
 /** The members the batch create (POST /workflows/{workflow_id}/batches) accepts besides the prospects, and the settings PATCH changes. */
 export const batchSettingsShape = {
@@ -25,6 +26,13 @@ export const batchSettingsShape = {
     .meta({ description: 'Attempts started per second, over every instance; none: unpaced.' }),
   retry: retryPolicy.optional(),
   auto_pause: autoPause.nullable().optional(),
+  require_consent: z.boolean().nullable().optional().meta({
+    description:
+      "Place a call only with a live consent of the callee's of `consent_scope` (docs/consent.md); none: the organization's require_consent.",
+  }),
+  consent_scope: consentScopeName.nullable().optional().meta({
+    description: 'The consent scope its calls need ("renewals"); none: a consent of any scope.',
+  }),
 };
 
 export const batchSettingsUpdate = z
@@ -41,6 +49,8 @@ export function settingsColumns(input: BatchSettingsInput): Prisma.BatchUpdateIn
     ...(input.calls_per_second !== undefined ? { callsPerSecond: input.calls_per_second } : {}),
     ...(input.retry !== undefined ? { retry: input.retry } : {}),
     ...(input.auto_pause !== undefined ? { autoPause: json(input.auto_pause) } : {}),
+    ...(input.require_consent !== undefined ? { requireConsent: input.require_consent } : {}),
+    ...(input.consent_scope !== undefined ? { consentScope: input.consent_scope } : {}),
   };
 }
 

@@ -24,6 +24,7 @@ import {
 import { callOutcomes, machineOutcomes } from '../records/campaign-settings.ts';
 import { jsonValue } from '../records/values.ts';
 import { callBackAfterCall } from './call-backs.ts';
+import { appendRevocations } from './consents.ts';
 import { badInput, notFound } from './errors.ts';
 import { MAX_CALLBACK_DAYS } from './limits.ts';
 import { maskPii } from './pii.ts';
@@ -64,6 +65,10 @@ export const callRecordReport = z
       .meta({ description: "scores on the agent's evaluations; one reported again replaces the first" }),
     outcome: z.enum(callOutcomes).optional().meta({
       description: 'how the call ends, while it is in flight (as POST …/outcome); ignored once it has ended',
+    }),
+    consent_revoked: z.boolean().optional().meta({
+      description:
+        "true: the callee asked not to be called again: the prospect's consent of the batch's consent_scope (every scope it has entries in when the batch names none) is revoked, a revocation entry appended (docs/consent.md)",
     }),
   })
   .meta({
@@ -178,6 +183,32 @@ async function checkEvaluations(tx: Tx<Scope['prisma']>, agentId: string, report
   if (problems.length > 0) throw badInput(problems);
 }
 
+/** "Stop calling me" on attempt `attemptNumber` of run `runId`: its batch's consent scope is revoked (consents.ts). */
+async function revokeAfterCall(
+  tx: Tx<Scope['prisma']>,
+  organizationId: string,
+  runId: string,
+  attemptNumber: number,
+  now: Date,
+) {
+  const run = await tx.run.findFirst({
+    where: { id: runId },
+    select: { prospectId: true, batch: { select: { consentScope: true } } },
+  });
+  if (!run) return;
+  const scopes = run.batch.consentScope
+    ? [run.batch.consentScope]
+    : (
+        await tx.consent.findMany({
+          where: { prospectId: run.prospectId },
+          distinct: ['scope'],
+          select: { scope: true },
+        })
+      ).map((entry) => entry.scope);
+  const how = { source: 'call_record', evidence: `the callee asked on ${runId} attempt ${attemptNumber}` };
+  await appendRevocations(tx, organizationId, run.prospectId, scopes, how, now);
+}
+
 /**
  * Adds a part to attempt `attemptNumber`'s record of the caller's run `runId`,
  * in one transaction with the attempt held; answers the record. NOT_FOUND for
@@ -221,6 +252,7 @@ export async function reportCallRecord(
         : undefined);
     if (inFlight && reported)
       await tx.runAttempt.update({ where: { id: target.attemptId }, data: { reportedOutcome: reported } });
+    if (report.consent_revoked) await revokeAfterCall(tx, organizationId, runId, attemptNumber, now);
     if (existing && sameRecord(before, after)) return existing;
     const written = await writeCallRecord(
       tx,

@@ -158,3 +158,19 @@ export function describeWindowWait(opensAt: Date, zone: string, now: Date): stri
   const day = dayOf(wall) === dayOf(wallClock(zone, now.getTime())) ? '' : `${weekdayLabel(weekdayOf(wall))} `;
   return `waiting for ${day}${time} ${zone}`;
 }
+
+/** The calendar date (YYYY-MM-DD) the zone's clock shows at `at`. */
+export function localDate(zone: string, at: Date): string {
+  return new Date(dayOf(wallClock(zone, at.getTime())) * DAY).toISOString().slice(0, 10);
+}
+
+/** The first instant of the zone's next calendar day after `at` (its first existing minute when midnight is skipped). */
+export function nextLocalDay(zone: string, at: Date): Date {
+  const midnight = (dayOf(wallClock(zone, at.getTime())) + 1) * DAY;
+  for (let wall = midnight; wall < midnight + DAY; wall += MINUTE) {
+    const [first] = instantsAt(zone, wall);
+    if (first !== undefined) return new Date(first);
+  }
+  // Unreachable: no zone skips a whole day after midnight but Samoa's, whose next day then starts.
+  return new Date(at.getTime() + DAY);
+}

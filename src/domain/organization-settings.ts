@@ -3,6 +3,7 @@
 // for all its batches and calls. Each is a column of "Organization".
 import { z } from 'zod';
 import { searchConfigurationNamed } from '../db/sql/search-configuration-named.ts';
+import { blackoutDates } from '../records/blackout-dates.ts';
 import { int } from '../records/values.ts';
 import { badInput, notFound } from './errors.ts';
 import { MAX_RETENTION_DAYS } from './limits.ts';
@@ -30,6 +31,14 @@ export const organizationSettingsUpdate = z
         description:
           'The language call records are searched in: a PostgreSQL text search configuration (english, french, simple, …; default english). Records reported from then on use it',
       }),
+    require_consent: z.boolean().optional().meta({
+      description:
+        "Place a call only with a live consent of the callee (docs/consent.md); a batch's own require_consent overrides it (default false)",
+    }),
+    blackout_dates: blackoutDates.nullable().optional().meta({
+      description:
+        "Days no call starts, in the callee's zone, for callees of a country or region (holidays); the list replaces the last; null: none (default none)",
+    }),
   })
   .meta({ id: 'OrganizationSettingsUpdate', description: 'Settings to change: those absent stay, null clears one.' });
 type OrganizationSettingsUpdate = z.output<typeof organizationSettingsUpdate>;
@@ -40,6 +49,8 @@ const settingsColumns = {
   redactPii: true,
   transcriptLanguage: true,
   retentionDays: true,
+  requireConsent: true,
+  blackoutDates: true,
 } as const;
 
 export interface OrganizationSettings {
@@ -47,6 +58,8 @@ export interface OrganizationSettings {
   redactPii: boolean;
   transcriptLanguage: string;
   retentionDays: number | null;
+  requireConsent: boolean;
+  blackoutDates: unknown;
 }
 
 const isSearchConfiguration = async (scope: Scope, name: string) =>
@@ -78,6 +91,8 @@ export async function updateOrganizationSettings(
       redactPii: data.redact_pii,
       transcriptLanguage: data.transcript_language,
       retentionDays: data.retention_days,
+      requireConsent: data.require_consent,
+      blackoutDates: data.blackout_dates === null ? [] : data.blackout_dates,
     },
     select: settingsColumns,
   });

@@ -17,8 +17,10 @@ import { prospectsByPhone } from '../db/sql/prospects-by-phone.ts';
 import { updateProspects } from '../db/sql/update-prospects.ts';
 import type { SqlClient } from '../db/tx.ts';
 import { ianaTimezone } from '../records/time-zones.ts';
+import type { ConsentAdd } from './consents.ts';
 import { DomainError } from './errors.ts';
 import { limits } from './limits.ts';
+import { type CONSENT_CELLS, consentColumnsOf, rowConsent, writeImportedConsents } from './prospect-import-consents.ts';
 import { requireAll } from './prospects.ts';
 import type { Scope } from './scope.ts';
 import { e164 } from './telephony.ts';
@@ -200,6 +202,8 @@ interface Header {
   names: string[];
   fields: Map<Field, number>;
   attributes: [key: string, index: number][];
+  /** The consent columns (prospect-import-consents.ts). */
+  consent: Map<(typeof CONSENT_CELLS)[number], number>;
 }
 
 function readHeader(record: string[], line: number, problems: Problems): Header | null {
@@ -234,7 +238,8 @@ function readHeader(record: string[], line: number, problems: Problems): Header 
   if (!fields.has('phone')) {
     fail(null, 'required column', `the header names no phone column (${FIELD_ALIASES.phone.join(', ')}, in any case)`);
   }
-  return problems.total === before ? { names, fields, attributes } : null;
+  const { cells: consent, rest } = consentColumnsOf(attributes);
+  return problems.total === before ? { names, fields, attributes: rest, consent } : null;
 }
 
 /** The number in E.164, read in `country` when it has no +; null when it is not a possible number. */
@@ -256,6 +261,7 @@ interface Rows {
   phones: string[];
   timezones: (string | null)[];
   attributes: Record<string, string>[];
+  consents: (ConsentAdd | null)[];
 }
 
 /** A file read and checked whole: what `writeProspectImport` writes. */
@@ -278,6 +284,7 @@ class RowReader {
     phones: [],
     timezones: [],
     attributes: [],
+    consents: [],
   };
   repeatsSkipped = 0;
   /** The row index of each phone seen. */
@@ -354,9 +361,10 @@ class RowReader {
         fail(index, 'max length', `has more than ${MAX_LENGTH.attribute} characters`);
       attributes[key] = value;
     }
+    const consent = rowConsent(header.consent, cells, fail);
     if (problems.total !== before || !phone) return;
 
-    const values = { firstName, lastName, email, timezone: timezone || null, attributes };
+    const values = { firstName, lastName, email, timezone: timezone || null, attributes, consent };
     const earlier = this.phones.get(phone);
     if (earlier === undefined) {
       this.phones.set(phone, this.count);
@@ -373,6 +381,7 @@ class RowReader {
       rows.emails[earlier] = values.email;
       rows.timezones[earlier] = values.timezone;
       rows.attributes[earlier] = { ...rows.attributes[earlier], ...attributes };
+      rows.consents[earlier] = consent ?? rows.consents[earlier]!;
     }
   }
 
@@ -385,6 +394,7 @@ class RowReader {
       email: string;
       timezone: string | null;
       attributes: Record<string, string>;
+      consent: ConsentAdd | null;
     },
   ) {
     const { rows } = this;
@@ -395,6 +405,7 @@ class RowReader {
     rows.phones.push(phone);
     rows.timezones.push(values.timezone);
     rows.attributes.push(values.attributes);
+    rows.consents.push(values.consent);
   }
 }
 
@@ -582,6 +593,19 @@ export async function writeProspectImport(
       await writeAll(fresh, (columns) => insertProspects(tx, organizationId, columns, memberships));
       if (options.on_duplicate === 'update') {
         await writeAll(known, (columns) => updateProspects(tx, organizationId, columns, fields, memberships));
+      }
+      const written = options.on_duplicate === 'update' ? [...fresh, ...known] : fresh;
+      const consents = written.flatMap((index) => {
+        const consent = rows.consents[index];
+        return consent ? [{ phone: rows.phones[index]!, consent }] : [];
+      });
+      if (consents.length > 0) {
+        const owners = await existingPhones(
+          tx,
+          organizationId,
+          consents.map(({ phone }) => phone),
+        );
+        await writeImportedConsents(tx, organizationId, consents, owners);
       }
       const skipped = options.on_duplicate === 'skip' ? known.length : 0;
       return { count, listId: list?.id ?? null, duplicatesSkipped: parsed.repeatsSkipped + skipped };

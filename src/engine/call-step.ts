@@ -1,7 +1,8 @@
 // A workflow's `call` step: one attempt to reach the run's prospect. Before
 // dialling: the number must be E.164 (else the run fails, invalid_number),
 // not on the organization's do-not-call list (else it is cancelled,
-// do_not_call), and the agent's pre-call webhook, if any, may skip the call
+// do_not_call), with a live consent when its batch requires one (else it
+// fails, no_consent; the consent is recorded on the attempt), and the agent's pre-call webhook, if any, may skip the call
 // or hand it variables. The call holds one of the instance's lines (lines.ts)
 // from writing its attempt open to its end, nothing longer. The attempt is
 // written open before the call is placed (not at all when the batch was
@@ -81,7 +82,13 @@ export async function performCallStep(
   if (!e164.safeParse(phone).success) {
     return endWithoutCall('FAILED', 'invalid_number', `step ${step.id}: the prospect's phone "${phone}" is not E.164`);
   }
-  if (await store.onDoNotCallList(run.organizationId, phone)) return endWithoutCall('CANCELLED', 'do_not_call', null);
+  // Read at once: the consent lookup (only when the batch requires one) adds no round trip to a call's start.
+  const [listed, consentId] = await Promise.all([
+    store.onDoNotCallList(run.organizationId, phone),
+    run.requireConsent ? store.consentInForce(run.id) : null,
+  ]);
+  if (listed) return endWithoutCall('CANCELLED', 'do_not_call', null);
+  if (run.requireConsent && !consentId) return endWithoutCall('FAILED', 'no_consent', null);
   const webhook = await store.precallWebhookOf(run.organizationId, call.agent_id);
   if (webhook === undefined) throw new StepFailedError(`step ${step.id}: agent ${call.agent_id} no longer exists`);
 
@@ -105,6 +112,7 @@ export async function performCallStep(
         toNumber: phone,
         dynamicVariables: null,
         startedAt: null,
+        consentId,
       };
       if (!(await store.startAttempt(run, attempt))) {
         await dependencies.handBack(run);
@@ -128,7 +136,15 @@ export async function performCallStep(
   run.slotAt = null;
   const line = await dependencies.takeLine(run, { trunkId: call.trunk_id, slotAt }, signal);
   try {
-    const attempt = { number, stepId: step.id, fromNumber, toNumber: phone, dynamicVariables, startedAt: slotAt };
+    const attempt = {
+      number,
+      stepId: step.id,
+      fromNumber,
+      toNumber: phone,
+      dynamicVariables,
+      startedAt: slotAt,
+      consentId,
+    };
     if (!(await store.startAttempt(run, attempt))) {
       line.hangUp();
       await dependencies.handBack(run);

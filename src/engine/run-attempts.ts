@@ -26,6 +26,8 @@ export interface AttemptStart {
   dynamicVariables: unknown;
   /** A paced attempt's slot: when its call is placed (not before). */
   startedAt: Date | null;
+  /** The prospect's consent in force (src/db/sql/consents-in-force.ts), if one is live. */
+  consentId?: string | null;
 }
 
 /** An attempt to write open: the run's attempt `attempt.number`. */
@@ -80,6 +82,7 @@ export async function startAttempts(
         fromNumber: attempt.fromNumber,
         toNumber: attempt.toNumber,
         dynamicVariables: attempt.dynamicVariables,
+        consentId: attempt.consentId ?? null,
       })),
     );
   }

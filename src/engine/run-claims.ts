@@ -3,7 +3,8 @@
 // (calls_per_second) and each organization's max_concurrent_calls, shared
 // fairly between organizations and then between an organization's batches
 // (fair-shares.ts); runs outside their calling window are put off until it
-// opens. FOR UPDATE SKIP LOCKED lets any number of instances share the work.
+// opens, and those on one of their organization's blackout dates until it
+// ends (src/domain/blackout-dates.ts). FOR UPDATE SKIP LOCKED lets any number of instances share the work.
 
 import { countClaimedRuns } from '../db/sql/count-claimed-runs.ts';
 import { deferRuns } from '../db/sql/defer-runs.ts';
@@ -14,8 +15,10 @@ import { runsInProgressByOrganization } from '../db/sql/runs-in-progress-by-orga
 import { startRuns } from '../db/sql/start-runs.ts';
 import type { Tx } from '../db/tx.ts';
 import { settingsOf } from '../domain/batch-settings.ts';
+import { blackoutUntil } from '../domain/blackout-dates.ts';
 import { prospectZone, windowState } from '../domain/calling-window.ts';
 import { Outbox } from '../domain/webhook-events.ts';
+import type { BlackoutDate } from '../records/blackout-dates.ts';
 import { fairShares, type OrganizationLoad } from './fair-shares.ts';
 
 export interface ClaimedRun extends DueRun {
@@ -34,6 +37,8 @@ export interface ClaimedRun extends DueRun {
   slotAt: Date | null;
   /** The traceparent of the request that created its batch: its attempt's trace links to it. */
   batchTraceparent: string | null;
+  /** Its call needs a live consent (its batch's require_consent, else its organization's). */
+  requireConsent: boolean;
 }
 
 /** The lease runs are claimed under: its owner, and its end for a claim made at `now`. */
@@ -71,22 +76,28 @@ function runsToTake(batch: DueBatchRow, free: number, now: Date) {
 
 /**
  * Takes up to `take` due runs of one locked batch, putting off those outside
- * its calling window. The row is kept up to date (its counter, its next slot,
+ * its calling window or on a blackout date. The row is kept up to date (its counter, its next slot,
  * its status) for a later pass of the same claim.
  */
 async function claimFromBatch(tx: Tx, batch: DueBatchRow, take: number, now: Date, lease: Lease, outbox: Outbox) {
   const { callingWindow } = settingsOf(batch);
+  // Stored through the settings' schema (src/records/blackout-dates.ts).
+  const blackouts = (batch.blackoutDates ?? []) as BlackoutDate[];
   const { gapMs, firstSlot } = pacingOf(batch, now);
-  const candidates = await lockDueRuns(tx, batch.id, now, callingWindow ? take + WINDOW_SCAN : take);
+  const scan = callingWindow || blackouts.length > 0;
+  const candidates = await lockDueRuns(tx, batch.id, now, scan ? take + WINDOW_SCAN : take);
   const taken: ClaimedRun[] = [];
   const putOff = new Map<number, string[]>();
   for (const { firstName, lastName, email, phone, timezone, attributes, ...run } of candidates) {
     const state = callingWindow
       ? windowState(callingWindow, prospectZone({ timezone, phone }, callingWindow), now)
       : { open: true as const };
-    if (!state.open) {
-      const opensAt = state.opensAt.getTime();
-      putOff.set(opensAt, [...(putOff.get(opensAt) ?? []), run.id]);
+    const waitUntil = state.open
+      ? blackoutUntil(blackouts, { timezone, phone }, callingWindow?.timezone ?? null, now)
+      : state.opensAt;
+    if (waitUntil) {
+      const until = waitUntil.getTime();
+      putOff.set(until, [...(putOff.get(until) ?? []), run.id]);
     } else if (taken.length < take) {
       const slotAt = gapMs ? new Date(firstSlot + taken.length * gapMs) : null;
       taken.push({
@@ -94,6 +105,7 @@ async function claimFromBatch(tx: Tx, batch: DueBatchRow, take: number, now: Dat
         prospect: { id: run.prospectId, firstName, lastName, email, phone, timezone, attributes },
         slotAt,
         batchTraceparent: batch.traceparent,
+        requireConsent: batch.requireConsent,
       });
     }
   }

@@ -24,6 +24,7 @@
 
 import { BoundedMap } from '../bounded-map.ts';
 import type { Clock } from '../clock.ts';
+import { consentsInForce } from '../db/sql/consents-in-force.ts';
 import { doNotCallEntries } from '../db/sql/do-not-call-entries.ts';
 import { recordRunSteps } from '../db/sql/record-run-steps.ts';
 import { releaseTrunkSlot } from '../db/sql/release-trunk-slot.ts';
@@ -56,6 +57,7 @@ export class RunStore {
   // What every run does, for many runs at once (coalesced.ts).
   private readonly steps: Coalesced<{ runId: string; stepId: string }, boolean>;
   private readonly doNotCall: Coalesced<{ organizationId: string; number: string }, boolean>;
+  private readonly consents: Coalesced<string, string | null>;
   private readonly precallWebhooks: Coalesced<{ organizationId: string; agentId: string }, unknown | null | undefined>;
   private readonly attemptStarts: Coalesced<AttemptStartRequest, boolean>;
   private readonly attemptEnds: Coalesced<AttemptEndRequest, AttemptEndResult>;
@@ -78,6 +80,11 @@ export class RunStore {
       const listed = await retryTransient(() => doNotCallEntries(prisma, numbers));
       const keys = new Set(listed.map((entry) => `${entry.organizationId} ${entry.number}`));
       return numbers.map((entry) => keys.has(`${entry.organizationId} ${entry.number}`));
+    });
+    this.consents = new Coalesced(async (runIds) => {
+      const rows = await retryTransient(() => consentsInForce(prisma, runIds, clock.now()));
+      const byRun = new Map(rows.map((row) => [row.runId, row.consentId]));
+      return runIds.map((id) => byRun.get(id) ?? null);
     });
     this.precallWebhooks = new Coalesced(async (wanted) => {
       const agents = await retryTransient(() =>
@@ -133,6 +140,15 @@ export class RunStore {
   /** True when the organization's do-not-call list holds the number. */
   onDoNotCallList(organizationId: string, number: string): Promise<boolean> {
     return this.doNotCall.submit({ organizationId, number });
+  }
+
+  /**
+   * The id of the run prospect's live consent of its batch's consent_scope,
+   * or null: read as the call is about to be placed, so a revocation holds
+   * for queued runs.
+   */
+  consentInForce(runId: string): Promise<string | null> {
+    return this.consents.submit(runId);
   }
 
   /** The organization's agent's pre-call webhook (null when it has none); undefined when the agent is gone. */

@@ -1,6 +1,7 @@
 // What an organization shows of itself: its settings, and its signing secret as rotated.
 import { z } from 'zod';
-import { record, timestamp } from './record.ts';
+import { blackoutDates } from './blackout-dates.ts';
+import { jsonList, record, timestamp } from './record.ts';
 import { integer } from './values.ts';
 
 export const organizationSettings = record(
@@ -10,6 +11,8 @@ export const organizationSettings = record(
     redact_pii: z.boolean(),
     transcript_language: z.string(),
     retention_days: integer().nullable(),
+    require_consent: z.boolean(),
+    blackout_dates: jsonList(blackoutDates),
   },
 );
 

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { BatchStatus, RunStatus } from '../generated/prisma/enums.ts';
 import { callRecord } from './call-records.ts';
 import { autoPause, callingWindow, callOutcomes, retryPolicy } from './campaign-settings.ts';
+import { consent } from './consents.ts';
 import { camelCase } from './names.ts';
 import { jsonObject, list, nested, record, timestamp, value } from './record.ts';
 import { integer, jsonValue } from './values.ts';
@@ -75,6 +76,8 @@ export const batch = record(
     auto_pause: jsonObject(autoPause.nullable()),
     max_concurrency: integer().nullable(),
     calls_per_second: z.number().nullable(),
+    require_consent: z.boolean().nullable(),
+    consent_scope: z.string().nullable(),
     paused_reason: z.string().nullable(),
   },
 );
@@ -129,6 +132,11 @@ export const callAttempt = record(
     to_number: z.string(),
     duration_seconds: z.number().nullable(),
     dynamic_variables: jsonValue().nullable(),
+    consent: nested(consent, {
+      table: 'Consent',
+      alias: 'k',
+      where: (a) => `k.id = ${a}."consentId" AND k."organizationId" = ${a}."organizationId"`,
+    }).nullable(),
     record: nested(callRecord, {
       table: 'CallRecord',
       alias: 'c',

@@ -184,6 +184,15 @@ export const Batch: NodeRef<'Batch'> = builder.prismaNode('Batch', {
       description: AutoPauseType.description,
       resolve: (batch) => settingsOf(batch).autoPause,
     }),
+    requireConsent: t.exposeBoolean('requireConsent', {
+      nullable: true,
+      description:
+        "Whether its calls are placed only with a live consent of `consentScope` (docs/consent.md); null: the organization's setting.",
+    }),
+    consentScope: t.exposeString('consentScope', {
+      nullable: true,
+      description: 'The consent scope its calls need ("renewals"); null: a consent of any scope.',
+    }),
     pausedReason: t.exposeString('pausedReason', {
       nullable: true,
       description:

@@ -16,6 +16,7 @@ import './call-record.ts';
 import './record-breakdown.ts';
 import './prospect.ts';
 import './prospect-import.ts';
+import './consent.ts';
 import './do-not-call.ts';
 import './telephony.ts';
 import './insight.ts';

@@ -132,6 +132,7 @@ const factories = {
   prospect: byId<Rows.Prospect>('Prospect'),
   sipTrunk: byId<Rows.SipTrunk>('SipTrunk'),
   phoneNumber: byId<Rows.PhoneNumber>('PhoneNumber'),
+  consent: byId<Rows.Consent>('Consent'),
   // The integration catalog is shared by every organization.
   integration: ({ prisma }: Made) =>
     new DataLoader<string, Rows.Integration | null>(async (ids) => {

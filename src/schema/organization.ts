@@ -4,9 +4,12 @@ import {
   type OrganizationSettings as Settings,
   updateOrganizationSettings,
 } from '../domain/organization-settings.ts';
+import { blackoutDate, blackoutDates } from '../records/blackout-dates.ts';
 import { builder } from './builder.ts';
 import { scopeOf, unscopedClient } from './context.ts';
 import { typesFromSchema } from './json-schema-types.ts';
+
+const BlackoutDate = typesFromSchema(blackoutDate);
 
 const OrganizationSettings = builder.objectRef<Settings>('OrganizationSettings').implement({
   description: 'What the organization decides for all its batches and calls (REST `GET /settings`).',
@@ -27,6 +30,15 @@ const OrganizationSettings = builder.objectRef<Settings>('OrganizationSettings')
       nullable: true,
       description:
         "Days a run's personal data is kept after it ended, then scrubbed (counts and outcomes kept); null: until erased.",
+    }),
+    requireConsent: t.exposeBoolean('requireConsent', {
+      description:
+        "Whether calls are placed only with a live consent of the callee (docs/consent.md); a batch's own `requireConsent` overrides it.",
+    }),
+    blackoutDates: t.field({
+      type: [BlackoutDate.output()],
+      description: "Days no call starts, in the callee's zone, for callees of a country or region (holidays).",
+      resolve: (settings) => blackoutDates.parse(settings.blackoutDates ?? []),
     }),
   }),
 });

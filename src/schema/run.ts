@@ -5,6 +5,7 @@ import { parseOrThrow } from '../domain/validation.ts';
 import { Prisma, type Prospect as ProspectRow, type RunAttempt as RunAttemptRow } from '../generated/prisma/client.ts';
 import { Batch } from './batch.ts';
 import { builder, type NodeRef } from './builder.ts';
+import { Consent } from './consent.ts';
 import type { GraphQLContext } from './context.ts';
 import { CallOutcomeEnum, RunOrderEnum, RunStatusEnum } from './enums.ts';
 import { entityById } from './federation.ts';
@@ -110,6 +111,14 @@ export const RunAttempt = builder.objectRef<RunAttemptRow>('RunAttempt').impleme
       type: CallOutcomeEnum,
       nullable: true,
       description: 'The outcome the agent worker reported (`reportCallOutcome`); null when it reported none.',
+    }),
+    consent: t.field({
+      type: Consent,
+      nullable: true,
+      description:
+        "The prospect's consent in force when the call was placed (evidence for a dispute); null when none was live.",
+      resolve: (attempt, _args, context) =>
+        attempt.consentId ? context.loaders.consent.load(attempt.consentId) : null,
     }),
   }),
 });

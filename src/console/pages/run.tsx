@@ -7,6 +7,7 @@ import { useQuery } from '@urql/preact';
 import type { ComponentChildren } from 'preact';
 import {
   type CallRecordView,
+  type ConsentView,
   ConsoleAgentEvaluations,
   ConsoleRun,
   type RunDetail,
@@ -64,6 +65,7 @@ function RunView({ run }: { run: RunDetail }) {
           ))}
         </div>
       </header>
+      <ConsentsView consents={run.prospect.consents} />
       {run.callAttempts.length === 0 ? (
         <Empty>No call attempt yet.</Empty>
       ) : (
@@ -84,6 +86,7 @@ function RunView({ run }: { run: RunDetail }) {
                 {attempt.endedAt && ` → ${time(attempt.endedAt)}`}
                 {attempt.durationSeconds !== null && ` · ${attempt.durationSeconds} s`} · to {attempt.toNumber}
                 {attempt.reason && ` · ${attempt.reason}`}
+                {attempt.consent && ` · consent ${attempt.consent.scope}`}
               </p>
             </header>
             {attempt.record ? (
@@ -93,6 +96,40 @@ function RunView({ run }: { run: RunDetail }) {
             )}
           </article>
         ))
+      )}
+    </section>
+  );
+}
+
+/** The prospect's consent history, newest entry first: consents, and revocations. */
+function ConsentsView({ consents }: { consents: ConsentView[] }) {
+  return (
+    <section class="card consents" aria-labelledby="consents-title">
+      <h2 id="consents-title">Consents</h2>
+      {consents.length === 0 ? (
+        <Empty>No consent recorded.</Empty>
+      ) : (
+        <ul>
+          {consents.map((entry) => (
+            <li key={entry.id} data-consent={entry.id}>
+              {entry.revokedAt ? 'Revoked' : 'Consent'} · {entry.scope} · {entry.source} ·{' '}
+              {dateTime(entry.revokedAt ?? entry.capturedAt)}
+              {entry.expiresAt && ` · expires ${dateTime(entry.expiresAt)}`}
+              {entry.evidence && (
+                <>
+                  {' · '}
+                  {httpsUrl(entry.evidence) ? (
+                    <a href={entry.evidence} rel="noreferrer noopener" target="_blank">
+                      evidence
+                    </a>
+                  ) : (
+                    entry.evidence
+                  )}
+                </>
+              )}
+            </li>
+          ))}
+        </ul>
       )}
     </section>
   );

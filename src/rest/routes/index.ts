@@ -5,6 +5,7 @@ import { apiKeyRoutes } from './api-keys.ts';
 import { auditEventRoutes } from './audit-events.ts';
 import { callRecordRoutes } from './call-records.ts';
 import { callReportRoutes } from './call-reports.ts';
+import { consentRoutes } from './consents.ts';
 import { doNotCallRoutes } from './do-not-call.ts';
 import { integrationRoutes } from './integrations.ts';
 import { organizationSettingsRoutes } from './organization-settings.ts';
@@ -20,6 +21,7 @@ export const routes: Route[] = [
   ...workflowRoutes,
   ...prospectRoutes,
   ...prospectImportRoutes,
+  ...consentRoutes,
   ...integrationRoutes,
   ...telephonyRoutes,
   ...doNotCallRoutes,

@@ -131,6 +131,8 @@ describe('organization settings', () => {
         max_concurrent_calls: 7,
         redact_pii: true,
         transcript_language: 'english',
+        contact_limits: [],
+        number_health: null,
       });
       for (const value of [0, -1, 1.5, 'ten', 100_001]) {
         const refused = expectErrorBody(
@@ -145,6 +147,8 @@ describe('organization settings', () => {
         max_concurrent_calls: 7,
         redact_pii: true,
         transcript_language: 'english',
+        contact_limits: [],
+        number_health: null,
       });
       expect(await noisy.ok('{ organization { settings { maxConcurrentCalls } } }')).toEqual({
         organization: { settings: { maxConcurrentCalls: 7 } },

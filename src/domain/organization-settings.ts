@@ -3,6 +3,13 @@
 // for all its batches and calls. Each is a column of "Organization".
 import { z } from 'zod';
 import { searchConfigurationNamed } from '../db/sql/search-configuration-named.ts';
+import { Prisma } from '../generated/prisma/client.ts';
+import {
+  type ContactLimit,
+  contactLimits,
+  type NumberHealthSettings,
+  numberHealthSettings,
+} from '../records/contact-settings.ts';
 import { int } from '../records/values.ts';
 import { badInput, notFound } from './errors.ts';
 import type { Scope } from './scope.ts';
@@ -25,18 +32,33 @@ export const organizationSettingsUpdate = z
         description:
           'The language call records are searched in: a PostgreSQL text search configuration (english, french, simple, …; default english). Records reported from then on use it',
       }),
+    contact_limits: contactLimits.optional(),
+    number_health: numberHealthSettings.nullable().optional(),
   })
   .meta({ id: 'OrganizationSettingsUpdate', description: 'Settings to change: those absent stay, null clears one.' });
 type OrganizationSettingsUpdate = z.output<typeof organizationSettingsUpdate>;
 
 /** The settings as the organization's row holds them. */
-const settingsColumns = { maxConcurrentCalls: true, redactPii: true, transcriptLanguage: true } as const;
+const settingsColumns = {
+  maxConcurrentCalls: true,
+  redactPii: true,
+  transcriptLanguage: true,
+  contactLimits: true,
+  numberHealth: true,
+} as const;
 
 export interface OrganizationSettings {
   maxConcurrentCalls: number | null;
   redactPii: boolean;
   transcriptLanguage: string;
+  /** JSON columns: the values contact-settings.ts validated when they were set. */
+  contactLimits: unknown;
+  numberHealth: unknown;
 }
+
+/** The contact settings as stored (validated when set). */
+export const contactLimitsOf = (stored: unknown) => (stored ?? []) as ContactLimit[];
+export const numberHealthOf = (stored: unknown) => (stored ?? null) as NumberHealthSettings | null;
 
 const isSearchConfiguration = async (scope: Scope, name: string) =>
   (await searchConfigurationNamed(scope.prisma, name)).length > 0;
@@ -66,6 +88,9 @@ export async function updateOrganizationSettings(
       maxConcurrentCalls: data.max_concurrent_calls,
       redactPii: data.redact_pii,
       transcriptLanguage: data.transcript_language,
+      contactLimits: data.contact_limits,
+      // null clears it (Prisma's DbNull for a JSON column); absent leaves it.
+      numberHealth: data.number_health === null ? Prisma.DbNull : data.number_health,
     },
     select: settingsColumns,
   });

@@ -3,7 +3,7 @@
 // members are emptied, so are the copies of its number and pre-call variables
 // on its runs' attempts and what its calls' records say (transcript, summary,
 // data, recording, searched words), its tags and list memberships are
-// removed, and a `prospect.erased` event ({id, erased_at}) is written. The
+// removed, its calls counted against contact_limits deleted, and a `prospect.erased` event ({id, erased_at}) is written. The
 // rows stay, with their outcomes, dispositions and counters, so batches and
 // insights still add up; a do-not-call entry for the number stays too (it is
 // the person's own request). A second erasure answers the same and writes
@@ -11,6 +11,7 @@
 import { eraseProspect as eraseProspectRow } from '../db/sql/erase-prospect.ts';
 import { eraseProspectAttempts } from '../db/sql/erase-prospect-attempts.ts';
 import { eraseProspectCallRecords } from '../db/sql/erase-prospect-call-records.ts';
+import { eraseProspectContactAttempts } from '../db/sql/erase-prospect-contact-attempts.ts';
 import { notFound } from './errors.ts';
 import type { Scope } from './scope.ts';
 import { Outbox } from './webhook-events.ts';
@@ -22,6 +23,7 @@ export async function eraseProspect(scope: Scope, prospectId: string, now = new 
     const erased = await eraseProspectRow(tx, organizationId, prospectId, now);
     if (!erased) throw notFound('prospect');
     await eraseProspectAttempts(tx, organizationId, prospectId);
+    await eraseProspectContactAttempts(tx, organizationId, prospectId);
     await eraseProspectCallRecords(tx, organizationId, prospectId, now);
     await tx.prospectTag.deleteMany({ where: { prospectId } });
     await tx.prospectListMember.deleteMany({ where: { prospectId } });

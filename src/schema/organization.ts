@@ -1,12 +1,18 @@
 import {
+  contactLimitsOf,
+  numberHealthOf,
   organizationSettings,
   organizationSettingsUpdate,
   type OrganizationSettings as Settings,
   updateOrganizationSettings,
 } from '../domain/organization-settings.ts';
+import { contactLimit, numberHealthSettings } from '../records/contact-settings.ts';
 import { builder } from './builder.ts';
 import { scopeOf, unscopedClient } from './context.ts';
 import { typesFromSchema } from './json-schema-types.ts';
+
+const ContactLimitType = typesFromSchema(contactLimit);
+const NumberHealthType = typesFromSchema(numberHealthSettings);
 
 const OrganizationSettings = builder.objectRef<Settings>('OrganizationSettings').implement({
   description: 'What the organization decides for all its batches and calls (REST `GET /settings`).',
@@ -22,6 +28,18 @@ const OrganizationSettings = builder.objectRef<Settings>('OrganizationSettings')
     }),
     transcriptLanguage: t.exposeString('transcriptLanguage', {
       description: 'The PostgreSQL text search configuration call records are searched in (`english`, `simple`, …).',
+    }),
+    contactLimits: t.field({
+      type: [ContactLimitType.output()],
+      description:
+        "Calls to one number over all the organization's batches, at most, in each window; a run over one waits until it allows (empty: none).",
+      resolve: (settings) => contactLimitsOf(settings.contactLimits),
+    }),
+    numberHealth: t.field({
+      type: NumberHealthType.output(),
+      nullable: true,
+      description: NumberHealthType.description,
+      resolve: (settings) => numberHealthOf(settings.numberHealth),
     }),
   }),
 });

@@ -148,16 +148,21 @@ export class RunStore {
     return organization?.signingSecretEncrypted ?? null;
   }
 
-  /** The caller ids of an outbound trunk, in a stable order (used in turn). */
+  /**
+   * The caller ids of an outbound trunk, in a stable order (used in turn),
+   * less those rested (number health) while it has others.
+   */
   async numbersOfTrunk(trunkId: string): Promise<string[]> {
     const rows = await retryTransient(() =>
       this.prisma.phoneNumber.findMany({
         where: { sipTrunkId: trunkId },
         orderBy: [{ createdAt: 'asc' }, { number: 'asc' }],
-        select: { number: true },
+        select: { number: true, restedUntil: true },
       }),
     );
-    return rows.map((row) => row.number);
+    const now = this.clock.now();
+    const awake = rows.filter((row) => !row.restedUntil || row.restedUntil <= now);
+    return (awake.length > 0 ? awake : rows).map((row) => row.number);
   }
 
   /**

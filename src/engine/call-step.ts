@@ -176,6 +176,8 @@ export async function performCallStep(
     // Closing the last step's call may finish the run: traced as the run's finish.
     const after = await (last ? tracing().inSpan('run.finish', { 'run.attempt': number }, close) : close());
     announce(after.batchIds);
+    // The caller id's breaker (number_health); a failed review is tried again after its next call.
+    if (fromNumber) await store.reviewCallerId(run.organizationId, fromNumber).catch(() => {});
     return after.next;
   } finally {
     line.hangUp();

@@ -3,7 +3,7 @@
 // and when a caller id is rested (number_health); and what a number's health
 // shows (GET /phone-numbers/{id}).
 import { z } from 'zod';
-import { fraction, int } from './values.ts';
+import { fraction, instant, int, integer } from './values.ts';
 
 /** Windows in contact_limits at most. */
 const MAX_CONTACT_LIMITS = 5;
@@ -59,3 +59,31 @@ export const numberHealthSettings = z
       'When a caller id is rested automatically: thresholds on its latest attempts, and for how long. Null: never.',
   });
 export type NumberHealthSettings = z.output<typeof numberHealthSettings>;
+/** A caller id's figures (GET /phone-numbers/{id} `health`, GraphQL `PhoneNumber.health`). */
+export const phoneNumberHealth = z
+  .strictObject({
+    answer_rate: z.number().nullable().meta({ description: 'Share of its latest ended attempts answered;' }),
+    short_call_rate: z
+      .number()
+      .nullable()
+      .meta({ description: 'Share of its latest answered calls that lasted under 10 seconds;' }),
+    voicemail_share: z
+      .number()
+      .nullable()
+      .meta({ description: 'Share of its latest ended attempts that reached voicemail;' }),
+    attempts: integer().meta({ description: 'The ended attempts the shares are taken over;' }),
+    attempts_today: integer().meta({ description: 'Attempts it placed in the last 24 hours;' }),
+    rested_until: instant()
+      .nullable()
+      .meta({ description: 'Until when it is not used for new calls while its trunk has other numbers;' }),
+    rested_reason: z
+      .string()
+      .nullable()
+      .meta({ description: 'Why: the threshold of `number_health` it crossed, or `manual`;' }),
+  })
+  .meta({
+    id: 'PhoneNumberHealth',
+    description:
+      'How a caller id fares, over its latest attempts since it was last restored or its last rest ended (null shares: no attempts yet).',
+  });
+export type PhoneNumberHealth = z.output<typeof phoneNumberHealth>;

@@ -6,6 +6,7 @@ import { callRecordRoutes } from './call-records.ts';
 import { callReportRoutes } from './call-reports.ts';
 import { doNotCallRoutes } from './do-not-call.ts';
 import { integrationRoutes } from './integrations.ts';
+import { numberHealthRoutes } from './number-health.ts';
 import { organizationSettingsRoutes } from './organization-settings.ts';
 import { prospectImportRoutes } from './prospect-import.ts';
 import { prospectRoutes } from './prospects.ts';
@@ -21,6 +22,7 @@ export const routes: Route[] = [
   ...prospectImportRoutes,
   ...integrationRoutes,
   ...telephonyRoutes,
+  ...numberHealthRoutes,
   ...doNotCallRoutes,
   ...signingSecretRoutes,
   ...callReportRoutes,

@@ -123,6 +123,8 @@ export const FIELD_SCOPES: Record<string, Needs> = {
   'Mutation.createSipTrunk': ['telephony:write'],
   'Mutation.createPhoneNumber': ['telephony:write'],
   'Mutation.createPhoneNumbers': ['telephony:write'],
+  'Mutation.restPhoneNumber': ['telephony:write'],
+  'Mutation.restorePhoneNumber': ['telephony:write'],
 
   'Mutation.createWebhookEndpoint': ['webhooks:write'],
   'Mutation.updateWebhookEndpoint': ['webhooks:write'],

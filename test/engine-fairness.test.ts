@@ -134,6 +134,8 @@ describe('organization settings', () => {
         retention_days: null,
         require_consent: false,
         blackout_dates: [],
+        contact_limits: [],
+        number_health: null,
       });
       for (const value of [0, -1, 1.5, 'ten', 100_001]) {
         const refused = expectErrorBody(
@@ -151,6 +153,8 @@ describe('organization settings', () => {
         retention_days: null,
         require_consent: false,
         blackout_dates: [],
+        contact_limits: [],
+        number_health: null,
       });
       expect(await noisy.ok('{ organization { settings { maxConcurrentCalls } } }')).toEqual({
         organization: { settings: { maxConcurrentCalls: 7 } },

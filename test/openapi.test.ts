@@ -49,6 +49,8 @@ const ACTIONS = new Set([
   '/webhook-endpoints/:id/rotate-secret',
   '/webhook-deliveries/:id/replay',
   '/api-keys/:id/rotate',
+  '/phone-numbers/:id/rest',
+  '/phone-numbers/:id/restore',
 ]);
 const expectedSuccess = (endpoint: string | null, method: string, path: string) =>
   endpoint ? (CREATES.has(endpoint) ? '201' : '200') : method === 'POST' && !ACTIONS.has(path) ? '201' : '200';
@@ -107,6 +109,7 @@ const ID_PREFIXES: Record<string, string> = {
   '/webhook-endpoints/:id': 'whe',
   '/webhook-deliveries/:id': 'dlv',
   '/api-keys/:id': 'key',
+  '/phone-numbers/:id': 'num',
 };
 const hex = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
 

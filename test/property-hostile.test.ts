@@ -234,6 +234,8 @@ interface Own {
   prospectList: string;
   tag: string;
   trunk: string;
+  /** A phone number of the trunk's. */
+  number: string;
   connection: string;
   slug: string;
   version: string;
@@ -338,6 +340,7 @@ const REST_BODIES: Record<string, Template> = {
   }),
   'POST /phone-numbers': (own) => ({ number: freshNumber(), sip_trunk_id: own.trunk, label: 'Support' }),
   'POST /phone-numbers/bulk': (own) => ({ sip_trunk_id: own.trunk, numbers: [{ number: freshNumber(), label: 'a' }] }),
+  'POST /phone-numbers/:id/rest': () => ({ hours: 2 }),
   'POST /do-not-call': () => ({ numbers: [freshNumber(), freshNumber()], reason: 'asked not to be called' }),
   'POST /webhook-endpoints': () => ({
     url: 'https://hooks.example.com/gateway',
@@ -390,6 +393,8 @@ const MUTATION_VARIABLES: Record<string, Template> = {
   createEvaluation: (own) => ({ input: { agentId: own.agent, score: 50 } }),
   createPhoneNumber: (own) => ({ input: { number: freshNumber(), sipTrunkId: own.trunk } }),
   createPhoneNumbers: (own) => ({ input: { sipTrunkId: own.trunk, numbers: [{ number: freshNumber() }] } }),
+  restPhoneNumber: (own) => ({ id: own.number, input: { hours: 2 } }),
+  restorePhoneNumber: (own) => ({ id: own.number }),
   createProspectList: (own) => ({ input: { name: 'L', prospectIds: own.prospects } }),
   createProspects: () => ({
     input: { prospects: [{ firstName: 'A', phone: '+14155550100', timezone: 'Europe/Paris' }] },
@@ -743,6 +748,7 @@ describe('hostile input, generated: never a 5xx, always the error body, nothing 
       prospectList: list.id,
       tag: tag.id,
       trunk: trunks.outbound_trunk.id,
+      number: trunks.phone_numbers[0].id,
       connection: connection.id,
       slug: 'hubspot',
       version: versions.data[0].id,
@@ -836,8 +842,12 @@ describe('hostile input, generated: never a 5xx, always the error body, nothing 
       batch_id: own.batch,
       prospect_id: own.prospect,
       slug: own.slug,
-      // `:id` names what the path's segment before it says: a connection, or a webhook endpoint.
-      id: route.path.startsWith('/webhook-endpoints/') ? own.webhookEndpoint : own.connection,
+      // `:id` names what the path's segment before it says: a connection, a webhook endpoint, or a phone number.
+      id: route.path.startsWith('/webhook-endpoints/')
+        ? own.webhookEndpoint
+        : route.path.startsWith('/phone-numbers/')
+          ? own.number
+          : own.connection,
     };
     // A delete only ever names objects that never existed.
     return route.method === 'DELETE' ? undefined : byName[param];

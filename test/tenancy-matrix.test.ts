@@ -285,6 +285,7 @@ const REST_BODIES: Record<string, Template> = {
   }),
   'POST /phone-numbers': (refs) => ({ number: freshNumber(), sip_trunk_id: refs.trunk, label: 'x' }),
   'POST /phone-numbers/bulk': (refs) => ({ sip_trunk_id: refs.trunk, numbers: [{ number: freshNumber() }] }),
+  'POST /phone-numbers/:id/rest': () => ({ hours: 2 }),
   'POST /do-not-call': () => ({ numbers: [freshNumber()], reason: 'attacker' }),
   'POST /webhook-endpoints': () => ({ url: 'https://attacker.example/hook', events: ['*'] }),
   'PATCH /webhook-endpoints/:id': () => ({
@@ -366,6 +367,8 @@ const MUTATION_VARIABLES: Record<string, Template> = {
   }),
   deleteWebhookEndpoint: (refs) => ({ id: refs.webhookEndpoint }),
   rotateWebhookEndpointSecret: (refs) => ({ id: refs.webhookEndpoint }),
+  restPhoneNumber: (refs) => ({ id: refs.number, input: { hours: 2 } }),
+  restorePhoneNumber: (refs) => ({ id: refs.number }),
   replayWebhookDelivery: (refs) => ({ id: refs.webhookDelivery }),
   importProspects: (refs) => ({
     csv: `First Name,Phone\nAttacker,${freshNumber()}\n`,

@@ -3,7 +3,14 @@
 // for all its batches and calls. Each is a column of "Organization".
 import { z } from 'zod';
 import { searchConfigurationNamed } from '../db/sql/search-configuration-named.ts';
+import { Prisma } from '../generated/prisma/client.ts';
 import { blackoutDates } from '../records/blackout-dates.ts';
+import {
+  type ContactLimit,
+  contactLimits,
+  type NumberHealthSettings,
+  numberHealthSettings,
+} from '../records/contact-settings.ts';
 import { int } from '../records/values.ts';
 import { badInput, notFound } from './errors.ts';
 import { MAX_RETENTION_DAYS } from './limits.ts';
@@ -39,6 +46,8 @@ export const organizationSettingsUpdate = z
       description:
         "Days no call starts, in the callee's zone, for callees of a country or region (holidays); the list replaces the last; null: none (default none)",
     }),
+    contact_limits: contactLimits.optional(),
+    number_health: numberHealthSettings.nullable().optional(),
   })
   .meta({ id: 'OrganizationSettingsUpdate', description: 'Settings to change: those absent stay, null clears one.' });
 type OrganizationSettingsUpdate = z.output<typeof organizationSettingsUpdate>;
@@ -51,6 +60,8 @@ const settingsColumns = {
   retentionDays: true,
   requireConsent: true,
   blackoutDates: true,
+  contactLimits: true,
+  numberHealth: true,
 } as const;
 
 export interface OrganizationSettings {
@@ -60,7 +71,14 @@ export interface OrganizationSettings {
   retentionDays: number | null;
   requireConsent: boolean;
   blackoutDates: unknown;
+  /** JSON columns: the values contact-settings.ts validated when they were set. */
+  contactLimits: unknown;
+  numberHealth: unknown;
 }
+
+/** The contact settings as stored (validated when set). */
+export const contactLimitsOf = (stored: unknown) => (stored ?? []) as ContactLimit[];
+export const numberHealthOf = (stored: unknown) => (stored ?? null) as NumberHealthSettings | null;
 
 const isSearchConfiguration = async (scope: Scope, name: string) =>
   (await searchConfigurationNamed(scope.prisma, name)).length > 0;
@@ -93,6 +111,9 @@ export async function updateOrganizationSettings(
       retentionDays: data.retention_days,
       requireConsent: data.require_consent,
       blackoutDates: data.blackout_dates === null ? [] : data.blackout_dates,
+      contactLimits: data.contact_limits,
+      // null clears it (Prisma's DbNull for a JSON column); absent leaves it.
+      numberHealth: data.number_health === null ? Prisma.DbNull : data.number_health,
     },
     select: settingsColumns,
   });

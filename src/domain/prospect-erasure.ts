@@ -4,7 +4,7 @@
 // on its runs' attempts and what its calls' records say (transcript, summary,
 // data, recording, searched words), its consents' evidence, and the webhook
 // events written about its runs (what a delivery or a replay sends), its tags and list memberships are
-// removed, and a `prospect.erased` event ({id, erased_at}) is written. The
+// removed, its calls counted against contact_limits deleted, and a `prospect.erased` event ({id, erased_at}) is written. The
 // rows stay, with their outcomes, dispositions and counters, so batches and
 // insights still add up; a do-not-call entry for the number stays too (it is
 // the person's own request). A second erasure answers the same and writes
@@ -13,6 +13,7 @@ import { eraseProspect as eraseProspectRow } from '../db/sql/erase-prospect.ts';
 import { eraseProspectAttempts } from '../db/sql/erase-prospect-attempts.ts';
 import { eraseProspectCallRecords } from '../db/sql/erase-prospect-call-records.ts';
 import { eraseProspectConsents } from '../db/sql/erase-prospect-consents.ts';
+import { eraseProspectContactAttempts } from '../db/sql/erase-prospect-contact-attempts.ts';
 import { eraseProspectWebhookEvents } from '../db/sql/erase-prospect-webhook-events.ts';
 import { notFound } from './errors.ts';
 import type { Scope } from './scope.ts';
@@ -26,6 +27,7 @@ export async function eraseProspect(scope: Scope, prospectId: string, now = new 
     if (!erased) throw notFound('prospect');
     await eraseProspectAttempts(tx, organizationId, prospectId);
     await eraseProspectConsents(tx, organizationId, prospectId);
+    await eraseProspectContactAttempts(tx, organizationId, prospectId);
     await eraseProspectCallRecords(tx, organizationId, prospectId, now);
     await eraseProspectWebhookEvents(tx, organizationId, prospectId);
     await tx.prospectTag.deleteMany({ where: { prospectId } });

@@ -17,12 +17,21 @@ export type Step = z.infer<typeof step>;
 
 export const definitionSteps = z.looseObject({ steps: z.array(step).default([]) });
 
-export const callStep = z.looseObject({
-  agent_id: z.string().min(1).meta({ description: 'The agent that speaks on the call (required).' }),
-  trunk_id: z.string().min(1).optional().meta({ description: 'An outbound SIP trunk; its max_concurrency holds.' }),
-  from_number: e164.optional().meta({ description: 'Caller id; without it, the trunk’s numbers in turn.' }),
-});
-type CallStep = z.output<typeof callStep>;
+export const callStep = z
+  .looseObject({
+    agent_id: z.string().min(1).meta({ description: 'The agent that speaks on the call (required).' }),
+    trunk_id: z.string().min(1).optional().meta({ description: 'An outbound SIP trunk; its max_concurrency holds.' }),
+    from_number: e164.optional().meta({ description: 'Caller id; without it, the trunk’s numbers in turn.' }),
+    caller_id: z.enum(['local']).optional().meta({
+      description:
+        'local: the trunk’s number nearest the callee (same area code, else region, else country, else in turn); needs trunk_id.',
+    }),
+  })
+  .refine((step) => step.caller_id === undefined || (step.trunk_id !== undefined && step.from_number === undefined), {
+    path: ['caller_id'],
+    message: 'caller_id "local" chooses among the numbers of trunk_id: it needs trunk_id and no from_number',
+  });
+export type CallStep = z.output<typeof callStep>;
 
 export const webhookStep = z.looseObject({
   url: z.url(),

@@ -9,8 +9,10 @@
 // paused or cancelled while the run waited: the run goes back) and closed
 // with the dialer's outcome; the batch's retry policy decides what follows.
 
+import { BoundedMap } from '../bounded-map.ts';
+import { nearestNumbers } from '../domain/local-presence.ts';
 import { e164 } from '../domain/telephony.ts';
-import { callStep, type Step } from '../domain/workflow-definition.ts';
+import { type CallStep, callStep, type Step } from '../domain/workflow-definition.ts';
 import { tracing } from '../observability/tracing.ts';
 import type { OutboundPolicy } from '../outbound/request.ts';
 import type { Dialer } from './dialer.ts';
@@ -52,15 +54,29 @@ export interface HeldLine {
  */
 export type CallStepResult = 'continue' | 'finished' | 'ended';
 
-/** Each trunk's caller ids are used in turn, per instance. */
-const turns = new Map<string, number>();
+/** Trunks (and, with local presence, their callees' areas) whose turn is kept. */
+const TURNS_KEPT = 10_000;
 
-async function callerId(store: RunStore, trunkId: string | undefined, fromNumber: string | undefined) {
-  if (fromNumber || !trunkId) return fromNumber ?? null;
-  const numbers = await store.numbersOfTrunk(trunkId);
+/** Each trunk's caller ids are used in turn, per instance (with `caller_id: "local"`, those nearest the callee). */
+const turns = new BoundedMap<string, number>(TURNS_KEPT);
+
+/**
+ * The caller id: the step's from_number, else one of its trunk's numbers in
+ * turn, leaving out those rested while others remain (number health); with
+ * `caller_id: "local"`, one of those nearest the callee (local-presence.ts).
+ */
+async function callerId(store: RunStore, call: CallStep, callee: string) {
+  if (call.from_number || !call.trunk_id) return call.from_number ?? null;
+  let numbers = await store.numbersOfTrunk(call.trunk_id);
   if (numbers.length === 0) return null;
-  const turn = turns.get(trunkId) ?? 0;
-  turns.set(trunkId, turn + 1);
+  let key = call.trunk_id;
+  if (call.caller_id === 'local') {
+    const nearest = await nearestNumbers(callee, numbers);
+    numbers = nearest.numbers;
+    key = `${call.trunk_id} ${nearest.level}`;
+  }
+  const turn = turns.get(key) ?? 0;
+  turns.set(key, turn + 1);
   return numbers[turn % numbers.length]!;
 }
 
@@ -130,7 +146,7 @@ export async function performCallStep(
     dynamicVariables = answer.variables;
   }
 
-  const fromNumber = await callerId(store, call.trunk_id, call.from_number);
+  const fromNumber = await callerId(store, call, phone);
   // A paced batch's attempt starts at its slot (calls_per_second): recorded so, and placed then, never before.
   const slotAt = run.slotAt;
   run.slotAt = null;
@@ -176,6 +192,8 @@ export async function performCallStep(
     // Closing the last step's call may finish the run: traced as the run's finish.
     const after = await (last ? tracing().inSpan('run.finish', { 'run.attempt': number }, close) : close());
     announce(after.batchIds);
+    // The caller id's breaker (number_health); a failed review is tried again after its next call.
+    if (fromNumber) await store.reviewCallerId(run.organizationId, fromNumber).catch(() => {});
     return after.next;
   } finally {
     line.hangUp();

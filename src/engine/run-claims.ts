@@ -3,11 +3,13 @@
 // (calls_per_second) and each organization's max_concurrent_calls, shared
 // fairly between organizations and then between an organization's batches
 // (fair-shares.ts); runs outside their calling window are put off until it
-// opens, and those on one of their organization's blackout dates until it
-// ends (src/domain/blackout-dates.ts). FOR UPDATE SKIP LOCKED lets any number of instances share the work.
+// opens, those on one of their organization's blackout dates until it
+// ends (src/domain/blackout-dates.ts), and those over their organization's
+// contact_limits until the limits allow (contact-caps.ts). FOR UPDATE SKIP LOCKED lets any number of instances share the work.
 
 import { countClaimedRuns } from '../db/sql/count-claimed-runs.ts';
 import { deferRuns } from '../db/sql/defer-runs.ts';
+import { deferRunsEach } from '../db/sql/defer-runs-each.ts';
 import { lockBoundedOrganizations } from '../db/sql/lock-bounded-organizations.ts';
 import { type DueBatchRow, lockDueBatches } from '../db/sql/lock-due-batches.ts';
 import { type DueRun, lockDueRuns } from '../db/sql/lock-due-runs.ts';
@@ -19,6 +21,8 @@ import { blackoutUntil } from '../domain/blackout-dates.ts';
 import { prospectZone, windowState } from '../domain/calling-window.ts';
 import { Outbox } from '../domain/webhook-events.ts';
 import type { BlackoutDate } from '../records/blackout-dates.ts';
+import type { ContactLimit } from '../records/contact-settings.ts';
+import { ContactGate, contactLimitsByOrganization } from './contact-caps.ts';
 import { fairShares, type OrganizationLoad } from './fair-shares.ts';
 
 export interface ClaimedRun extends DueRun {
@@ -57,7 +61,7 @@ const PACING_HORIZON_MS = 1000;
  * heavy load), for 5% of the rate at 10/s. The recorded starts are the slots.
  */
 const PACING_MARGIN_MS = 50;
-/** Runs of a batch with a calling window looked at per claim beyond those taken, to defer those outside it. */
+/** Runs of a batch with a calling window (or contact limits) looked at per claim beyond those taken, to defer those outside it. */
 const WINDOW_SCAN = 500;
 
 /** A batch's pacing at `now`: the gap between its calls' slots (0: not paced) and its first free slot. */
@@ -76,29 +80,64 @@ function runsToTake(batch: DueBatchRow, free: number, now: Date) {
 
 /**
  * Takes up to `take` due runs of one locked batch, putting off those outside
- * its calling window or on a blackout date. The row is kept up to date (its counter, its next slot,
+ * its calling window, on a blackout date, or over its organization's
+ * contact_limits. The row is kept up to date (its counter, its next slot,
  * its status) for a later pass of the same claim.
  */
-async function claimFromBatch(tx: Tx, batch: DueBatchRow, take: number, now: Date, lease: Lease, outbox: Outbox) {
+async function claimFromBatch(
+  tx: Tx,
+  batch: DueBatchRow,
+  take: number,
+  now: Date,
+  lease: Lease,
+  outbox: Outbox,
+  contactLimits: ContactLimit[] | undefined,
+) {
   const { callingWindow } = settingsOf(batch);
   // Stored through the settings' schema (src/records/blackout-dates.ts).
   const blackouts = (batch.blackoutDates ?? []) as BlackoutDate[];
   const { gapMs, firstSlot } = pacingOf(batch, now);
-  const scan = callingWindow || blackouts.length > 0;
-  const candidates = await lockDueRuns(tx, batch.id, now, scan ? take + WINDOW_SCAN : take);
+  const scan = callingWindow || blackouts.length > 0 || contactLimits ? take + WINDOW_SCAN : take;
+  const candidates = await lockDueRuns(tx, batch.id, now, scan);
   const taken: ClaimedRun[] = [];
   const putOff = new Map<number, string[]>();
-  for (const { firstName, lastName, email, phone, timezone, attributes, ...run } of candidates) {
+  const capped: { id: string; until: Date }[] = [];
+  // When each candidate may be called at the earliest: null now, else when its window opens or its blackout ends.
+  const waits = candidates.map(({ timezone, phone }) => {
     const state = callingWindow
       ? windowState(callingWindow, prospectZone({ timezone, phone }, callingWindow), now)
       : { open: true as const };
-    const waitUntil = state.open
+    return state.open
       ? blackoutUntil(blackouts, { timezone, phone }, callingWindow?.timezone ?? null, now)
       : state.opensAt;
+  });
+  const callOf = (run: (typeof candidates)[number]) => ({
+    runId: run.id,
+    attempt: run.attempts + 1,
+    number: run.phone,
+  });
+  const gate = contactLimits
+    ? await ContactGate.open(
+        tx,
+        batch.organizationId,
+        contactLimits,
+        candidates.filter((_run, index) => !waits[index]).map(callOf),
+        now,
+      )
+    : null;
+  for (const [index, candidate] of candidates.entries()) {
+    const { firstName, lastName, email, phone, timezone, attributes, ...run } = candidate;
+    const waitUntil = waits[index];
     if (waitUntil) {
       const until = waitUntil.getTime();
       putOff.set(until, [...(putOff.get(until) ?? []), run.id]);
     } else if (taken.length < take) {
+      const verdict = gate ? gate.take(callOf(candidate)) : 'go';
+      if (verdict === 'held') continue; // another claim counts this number now: left due
+      if (verdict !== 'go') {
+        capped.push({ id: run.id, until: verdict });
+        continue;
+      }
       const slotAt = gapMs ? new Date(firstSlot + taken.length * gapMs) : null;
       taken.push({
         ...run,
@@ -110,6 +149,8 @@ async function claimFromBatch(tx: Tx, batch: DueBatchRow, take: number, now: Dat
     }
   }
   for (const [opensAt, ids] of putOff) await deferRuns(tx, ids, new Date(opensAt));
+  if (capped.length > 0) await deferRunsEach(tx, capped);
+  await gate?.record(tx);
   if (taken.length === 0) return taken;
   await startRuns(
     tx,
@@ -160,6 +201,9 @@ export async function claimRuns(tx: Tx, now: Date, limit: number, lease: Lease, 
   const batches = await lockDueBatches(tx, now);
   if (batches.length === 0) return [];
   const organizations = await organizationLoads(tx, batches);
+  const contactLimits = await contactLimitsByOrganization(tx, [
+    ...new Set(batches.map((batch) => batch.organizationId)),
+  ]);
   const claimed: ClaimedRun[] = [];
   const outbox = new Outbox();
   // A batch that gives fewer runs than its share (not due yet, outside its window) has no more:
@@ -179,7 +223,7 @@ export async function claimRuns(tx: Tx, now: Date, limit: number, lease: Lease, 
     for (const batch of open) {
       const share = shares.get(batch.id);
       if (!share) continue;
-      const taken = await claimFromBatch(tx, batch, share, now, lease, outbox);
+      const taken = await claimFromBatch(tx, batch, share, now, lease, outbox, contactLimits.get(batch.organizationId));
       claimed.push(...taken);
       const load = organizations.get(batch.organizationId);
       if (load) load.inProgress += taken.length;

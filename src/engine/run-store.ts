@@ -31,6 +31,7 @@ import { releaseTrunkSlot } from '../db/sql/release-trunk-slot.ts';
 import { renewRunLeases } from '../db/sql/renew-run-leases.ts';
 import { retryTransient } from '../db/transient.ts';
 import type { Tx } from '../db/tx.ts';
+import { reviewCallerIds } from '../domain/number-health.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import { Coalesced } from './coalesced.ts';
 import type { CallResult } from './dialer.ts';
@@ -62,6 +63,7 @@ export class RunStore {
   private readonly attemptStarts: Coalesced<AttemptStartRequest, boolean>;
   private readonly attemptEnds: Coalesced<AttemptEndRequest, AttemptEndResult>;
   private readonly finishes: Coalesced<FinishRequest, string[]>;
+  private readonly callerIdReviews: Coalesced<{ organizationId: string; number: string }, null>;
   private readonly definitions = new BoundedMap<string, Promise<{ definition: unknown } | null>>(DEFINITIONS_KEPT);
 
   constructor(
@@ -104,6 +106,14 @@ export class RunStore {
     );
     this.attemptEnds = new Coalesced((ends) => this.transaction((tx, now) => endAttempts(tx, now, owner, ends)));
     this.finishes = new Coalesced((finishes) => this.transaction((tx, now) => finishAll(tx, now, owner, finishes)));
+    this.callerIdReviews = new Coalesced(async (wanted) => {
+      const byOrganization = new Map<string, Set<string>>();
+      for (const { organizationId, number } of wanted)
+        byOrganization.set(organizationId, (byOrganization.get(organizationId) ?? new Set()).add(number));
+      for (const [organizationId, numbers] of byOrganization)
+        await this.transaction((tx, now) => reviewCallerIds(tx, organizationId, [...numbers], now));
+      return wanted.map(() => null);
+    });
   }
 
   private transaction<T>(work: (tx: Tx, now: Date) => Promise<T>): Promise<T> {
@@ -164,16 +174,21 @@ export class RunStore {
     return organization?.signingSecretEncrypted ?? null;
   }
 
-  /** The caller ids of an outbound trunk, in a stable order (used in turn). */
+  /**
+   * The caller ids of an outbound trunk, in a stable order (used in turn),
+   * less those rested (number health) while it has others.
+   */
   async numbersOfTrunk(trunkId: string): Promise<string[]> {
     const rows = await retryTransient(() =>
       this.prisma.phoneNumber.findMany({
         where: { sipTrunkId: trunkId },
         orderBy: [{ createdAt: 'asc' }, { number: 'asc' }],
-        select: { number: true },
+        select: { number: true, restedUntil: true },
       }),
     );
-    return rows.map((row) => row.number);
+    const now = this.clock.now();
+    const awake = rows.filter((row) => !row.restedUntil || row.restedUntil <= now);
+    return (awake.length > 0 ? awake : rows).map((row) => row.number);
   }
 
   /**
@@ -201,6 +216,14 @@ export class RunStore {
     last = false,
   ): Promise<AttemptEndResult> {
     return this.attemptEnds.submit({ run, number, stepId, result, last });
+  }
+
+  /**
+   * After a call from this caller id ended: rests it when its figures cross
+   * the organization's number_health thresholds (src/domain/number-health.ts).
+   */
+  async reviewCallerId(organizationId: string, number: string): Promise<void> {
+    await this.callerIdReviews.submit({ organizationId, number });
   }
 
   /** Ends a run without a call (invalid_number, do_not_call, precall_skip); false when it is no longer this instance's. */

@@ -1,7 +1,8 @@
 // What an organization shows of itself: its settings, and its signing secret as rotated.
 import { z } from 'zod';
 import { blackoutDates } from './blackout-dates.ts';
-import { jsonList, record, timestamp } from './record.ts';
+import { contactLimits, numberHealthSettings } from './contact-settings.ts';
+import { jsonList, jsonObject, record, timestamp } from './record.ts';
 import { integer } from './values.ts';
 
 export const organizationSettings = record(
@@ -13,6 +14,8 @@ export const organizationSettings = record(
     retention_days: integer().nullable(),
     require_consent: z.boolean(),
     blackout_dates: jsonList(blackoutDates),
+    contact_limits: jsonList(contactLimits),
+    number_health: jsonObject(numberHealthSettings.nullable()),
   },
 );
 

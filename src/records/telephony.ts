@@ -1,7 +1,8 @@
 // SPEC.md's SIP trunk summary and phone number records.
 import { z } from 'zod';
 import { SipTrunkDirection } from '../generated/prisma/enums.ts';
-import { record } from './record.ts';
+import { phoneNumberHealth } from './contact-settings.ts';
+import { jsonObject, record } from './record.ts';
 import { integer } from './values.ts';
 
 export const sipTrunk = record(
@@ -28,4 +29,10 @@ export const phoneNumber = record(
     trunk_name: z.string(),
     is_verified: z.boolean(),
   },
+);
+
+/** A number with its health (GET /phone-numbers/{id}, its rest and restore). */
+export const phoneNumberDetail = phoneNumber.extend(
+  { id: 'PhoneNumberDetail' },
+  { health: jsonObject(phoneNumberHealth) },
 );

@@ -15,6 +15,7 @@ export const webhookEventTypes = [
   'agent.updated',
   'integration.connected',
   'prospect.erased',
+  'phone_number.rested',
   'webhook_endpoint.disabled',
 ] as const;
 export type WebhookEventType = (typeof webhookEventTypes)[number];

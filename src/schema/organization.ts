@@ -1,15 +1,20 @@
 import {
+  contactLimitsOf,
+  numberHealthOf,
   organizationSettings,
   organizationSettingsUpdate,
   type OrganizationSettings as Settings,
   updateOrganizationSettings,
 } from '../domain/organization-settings.ts';
 import { blackoutDate, blackoutDates } from '../records/blackout-dates.ts';
+import { contactLimit, numberHealthSettings } from '../records/contact-settings.ts';
 import { builder } from './builder.ts';
 import { scopeOf, unscopedClient } from './context.ts';
 import { typesFromSchema } from './json-schema-types.ts';
 
 const BlackoutDate = typesFromSchema(blackoutDate);
+const ContactLimitType = typesFromSchema(contactLimit);
+const NumberHealthType = typesFromSchema(numberHealthSettings);
 
 const OrganizationSettings = builder.objectRef<Settings>('OrganizationSettings').implement({
   description: 'What the organization decides for all its batches and calls (REST `GET /settings`).',
@@ -39,6 +44,18 @@ const OrganizationSettings = builder.objectRef<Settings>('OrganizationSettings')
       type: [BlackoutDate.output()],
       description: "Days no call starts, in the callee's zone, for callees of a country or region (holidays).",
       resolve: (settings) => blackoutDates.parse(settings.blackoutDates ?? []),
+    }),
+    contactLimits: t.field({
+      type: [ContactLimitType.output()],
+      description:
+        "Calls to one number over all the organization's batches, at most, in each window; a run over one waits until it allows (empty: none).",
+      resolve: (settings) => contactLimitsOf(settings.contactLimits),
+    }),
+    numberHealth: t.field({
+      type: NumberHealthType.output(),
+      nullable: true,
+      description: NumberHealthType.description,
+      resolve: (settings) => numberHealthOf(settings.numberHealth),
     }),
   }),
 });

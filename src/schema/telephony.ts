@@ -1,5 +1,7 @@
 // SIP trunks and phone numbers. How numbers relate to a trunk pair is told in
 // src/domain/telephony.ts: both trunks of a pair list, and count, the pair's numbers.
+
+import { phoneNumberHealth, phoneNumberRest, restorePhoneNumber, restPhoneNumber } from '../domain/number-health.ts';
 import {
   createPhoneNumber,
   createPhoneNumbers,
@@ -11,6 +13,7 @@ import {
   sipTrunkProviders,
 } from '../domain/telephony.ts';
 import type { PhoneNumber as PhoneNumberRow, SipTrunk as SipTrunkRow } from '../generated/prisma/client.ts';
+import { phoneNumberHealth as phoneNumberHealthRecord } from '../records/contact-settings.ts';
 import { builder, type NodeRef } from './builder.ts';
 import { scopeOf } from './context.ts';
 import { entityById } from './federation.ts';
@@ -60,6 +63,9 @@ const SipTrunk: NodeRef<'SipTrunk'> = builder.prismaNode('SipTrunk', {
   }),
 });
 
+const Health = typesFromSchema(phoneNumberHealthRecord);
+const PhoneNumberRest = typesFromSchema(phoneNumberRest);
+
 const PhoneNumber: NodeRef<'PhoneNumber'> = builder.prismaNode('PhoneNumber', {
   id: { field: 'id' },
   nullable: true,
@@ -79,6 +85,11 @@ const PhoneNumber: NodeRef<'PhoneNumber'> = builder.prismaNode('PhoneNumber', {
       description: 'Whether it was verified: false unless set outside this API.',
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When it was added.' }),
+    health: t.field({
+      type: Health.output(),
+      description: Health.description,
+      resolve: (number, _args, context) => phoneNumberHealth(scopeOf(context), number),
+    }),
     sipTrunk: t.field({
       type: SipTrunk,
       description: 'The trunk it is stored on.',
@@ -190,6 +201,24 @@ builder.mutationFields((t) => ({
     },
     resolve: (_root, args, context) =>
       createPhoneNumbers(scopeOf(context), PhoneNumbersCreate.parse(context, args.input), context.trunks),
+  }),
+  restPhoneNumber: t.field({
+    type: PhoneNumber,
+    description:
+      'Rests a number of the organization by hand for `hours`: its trunk does not use it for new calls while it has others ' +
+      '(REST `POST /phone-numbers/{id}/rest`); sends `phone_number.rested`.',
+    args: {
+      id: t.arg.id({ required: true, description: 'Its id (`num_…`).' }),
+      input: t.arg({ type: PhoneNumberRest.input(), required: true, description: 'For how long.' }),
+    },
+    resolve: (_root, args, context) =>
+      restPhoneNumber(scopeOf(context), String(args.id), PhoneNumberRest.parse(context, args.input).hours),
+  }),
+  restorePhoneNumber: t.field({
+    type: PhoneNumber,
+    description: 'Ends a number’s rest now; its health starts afresh (REST `POST /phone-numbers/{id}/restore`).',
+    args: { id: t.arg.id({ required: true, description: 'Its id (`num_…`).' }) },
+    resolve: (_root, args, context) => restorePhoneNumber(scopeOf(context), String(args.id)),
   }),
 }));
 

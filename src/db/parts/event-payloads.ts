@@ -45,6 +45,18 @@ const prospectErasedEvent = record(
   },
 );
 
+/** A `phone_number.rested` event: the number, until when it rests, and why (number health, or `manual`). */
+const restedNumberEvent = record(
+  {},
+  {
+    id: z.string(),
+    number: z.string(),
+    sip_trunk_id: z.string(),
+    rested_until: timestamp().nullable(),
+    rested_reason: z.string().nullable(),
+  },
+);
+
 /** The record of the row `row` as jsonb. */
 const dataOf = <M extends Members>(shape: RecordShape<M>, row: string) => `to_jsonb(${shape.sqlRow(row)})`;
 
@@ -57,7 +69,8 @@ export type EventSubject =
   | { kind: 'agent'; id: string }
   | { kind: 'integration'; id: string }
   | { kind: 'endpoint'; id: string }
-  | { kind: 'erasedProspect'; id: string };
+  | { kind: 'erasedProspect'; id: string }
+  | { kind: 'restedNumber'; id: string };
 
 export type SubjectKind = EventSubject['kind'];
 
@@ -96,6 +109,11 @@ export const subjectSources: Record<SubjectKind, { join: string; objectId: strin
     join: 'JOIN "Prospect" p ON p.id = w.id',
     objectId: 'p.id',
     data: dataOf(prospectErasedEvent, 'p'),
+  },
+  restedNumber: {
+    join: 'JOIN "PhoneNumber" n ON n.id = w.id',
+    objectId: 'n.id',
+    data: dataOf(restedNumberEvent, 'n'),
   },
 };
 

@@ -8,6 +8,7 @@ import { callReportRoutes } from './call-reports.ts';
 import { consentRoutes } from './consents.ts';
 import { doNotCallRoutes } from './do-not-call.ts';
 import { integrationRoutes } from './integrations.ts';
+import { numberHealthRoutes } from './number-health.ts';
 import { organizationSettingsRoutes } from './organization-settings.ts';
 import { prospectImportRoutes } from './prospect-import.ts';
 import { prospectRoutes } from './prospects.ts';
@@ -24,6 +25,7 @@ export const routes: Route[] = [
   ...consentRoutes,
   ...integrationRoutes,
   ...telephonyRoutes,
+  ...numberHealthRoutes,
   ...doNotCallRoutes,
   ...signingSecretRoutes,
   ...callReportRoutes,

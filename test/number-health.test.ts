@@ -107,7 +107,19 @@ describe('number health', () => {
       expect(later.every((attempt) => attempt.fromNumber === NOBODY)).toBe(true);
       const read = await api.ok(`query($id: ID!) { phoneNumber(id: $id) { health { json } } }`, { id: idOf(ANSWERED) });
       expect(read.phoneNumber.health.json.rested_until).not.toBeNull();
-      await api.ok(`mutation($id: ID!) { restorePhoneNumber(id: $id) { id } }`, { id: idOf(ANSWERED) });
+      // Restored in GraphQL: the typed members, null where nothing is known yet.
+      const back = await api.ok(
+        `mutation($id: ID!) { restorePhoneNumber(id: $id) { health { answerRate shortCallRate voicemailShare attempts restedUntil restedReason } } }`,
+        { id: idOf(ANSWERED) },
+      );
+      expect(back.restorePhoneNumber.health).toEqual({
+        answerRate: null,
+        shortCallRate: null,
+        voicemailShare: null,
+        attempts: 0,
+        restedUntil: null,
+        restedReason: null,
+      });
       expectErrorBody(await rest('POST', `/org/{org}/phone-numbers/${idOf(NOBODY)}/rest`, { body: { hours: 0 } }), 400);
       // Another organization's number is not found.
       const other = await server.createOrganization();

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { camelCase } from '../records/names.ts';
 
 export interface JsonSchema {
-  type?: string;
+  type?: string | string[];
   $ref?: string;
   anyOf?: JsonSchema[];
   properties?: Record<string, JsonSchema>;
@@ -26,6 +26,11 @@ export interface JsonSchema {
 }
 
 export const unwrap = (schema: JsonSchema): { schema: JsonSchema; nullable: boolean } => {
+  // z.number().nullable() without a description of its own: `type: ['number', 'null']`.
+  if (Array.isArray(schema.type)) {
+    const types = schema.type.filter((type) => type !== 'null');
+    if (types.length === 1) return { schema: { ...schema, type: types[0] }, nullable: types.length < schema.type.length };
+  }
   if (schema.anyOf) {
     const nonNull = schema.anyOf.filter((member) => member.type !== 'null');
     if (nonNull.length === 1) return { schema: nonNull[0]!, nullable: nonNull.length < schema.anyOf.length };

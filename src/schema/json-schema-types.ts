@@ -115,7 +115,7 @@ class Generator {
                   camelCase(wireName),
                   t.field({
                     type: (list ? [type] : type) as never,
-                    nullable: !required.has(wireName),
+                    nullable: !required.has(wireName) || unwrap(member).nullable,
                     description: this.describeMember(member),
                     resolve: (parent) => parent[wireName] as never,
                   }),

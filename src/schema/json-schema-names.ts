@@ -29,7 +29,8 @@ export const unwrap = (schema: JsonSchema): { schema: JsonSchema; nullable: bool
   // z.number().nullable() without a description of its own: `type: ['number', 'null']`.
   if (Array.isArray(schema.type)) {
     const types = schema.type.filter((type) => type !== 'null');
-    if (types.length === 1) return { schema: { ...schema, type: types[0] }, nullable: types.length < schema.type.length };
+    if (types.length === 1)
+      return { schema: { ...schema, type: types[0] }, nullable: types.length < schema.type.length };
   }
   if (schema.anyOf) {
     const nonNull = schema.anyOf.filter((member) => member.type !== 'null');

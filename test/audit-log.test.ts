@@ -61,6 +61,18 @@ describe('the audit log', () => {
     expect(JSON.stringify(data[0])).not.toContain(apiKey);
   });
 
+  it('records a write that calls out (a SIP trunk) once it has committed, and none when it is refused', async () => {
+    const before = await count();
+    const body = { name: 'Audited trunk', address: 'sip.example', provider: 'other', phone_numbers: ['+14155550199'] };
+    const created = await rest('POST', '/org/{org}/sip-trunks', { body });
+    expect(created.status).toBe(201);
+    expect((await rest('POST', '/org/{org}/sip-trunks', { body })).status).toBe(409);
+    const { data, pagination } = await events('?operation=createSipTrunk');
+    expect(await count()).toBe(before + 1);
+    expect(pagination.total).toBe(1);
+    expect(data[0]).toMatchObject({ operation: 'createSipTrunk', source_ip: '127.0.0.1', changes: null });
+  });
+
   it("shows an update's changed members before and after, secrets and headers masked", async () => {
     const agent = (await rest('POST', '/org/{org}/agents', { body: { name: 'Before' } })).body;
     const updated = await rest('PATCH', `/org/{org}/agents/${agent.id}`, {

@@ -75,10 +75,43 @@ function madeObject(result: unknown, info: GraphQLResolveInfo): AuditTarget | nu
   return null;
 }
 
+/**
+ * Mutations that wait on LiveKit (POST /sip-trunks, /phone-numbers,
+ * /runs/{run_id}/attempts/{attempt}/transfer): a transaction held across that
+ * call would hold a connection for it (the embedded database's only one, so
+ * every other request would wait, and two requests that LiveKit answers
+ * together would never finish). They write in transactions of their own and
+ * take back in LiveKit what fails here; their event is appended once the
+ * write has committed, in a transaction of its own.
+ */
+const CALLING_OUT = new Set(['createSipTrunk', 'createPhoneNumber', 'createPhoneNumbers', 'transferCall']);
+
+function auditedAfterwards(
+  field: string,
+  resolve: GraphQLFieldResolver<unknown, GraphQLContext>,
+): GraphQLFieldResolver<unknown, GraphQLContext> {
+  return async (source, args, context, info) => {
+    const result = await resolve(source, args, context, info);
+    const named = namedObject(field, args, context);
+    return recordWrite(
+      context.db,
+      {
+        organizationId: context.viewer.organizationId,
+        actor: context.actor,
+        operation: field,
+        changed: null,
+        made: (answer) => named?.target ?? madeObject(answer, info),
+      },
+      async () => result,
+    );
+  };
+}
+
 function audited(
   field: string,
   resolve: GraphQLFieldResolver<unknown, GraphQLContext>,
 ): GraphQLFieldResolver<unknown, GraphQLContext> {
+  if (CALLING_OUT.has(field)) return auditedAfterwards(field, resolve);
   return async (source, args, context, info) => {
     const announced = new Set<string>();
     const result = await recordWrite(

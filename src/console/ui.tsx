@@ -302,3 +302,29 @@ export function Choice<T extends string>({
     </label>
   );
 }
+
+/** Paging forward through a connection: back to its first page, or on past the last item shown. */
+export function Pager({
+  label,
+  atFirst,
+  hasNext,
+  first,
+  next,
+}: {
+  label: string;
+  atFirst: boolean;
+  hasNext: boolean;
+  first: () => void;
+  next: () => void;
+}) {
+  return (
+    <nav class="pager" aria-label={label}>
+      <button type="button" disabled={atFirst} onClick={first}>
+        ← First
+      </button>
+      <button type="button" disabled={!hasNext} onClick={next}>
+        Next →
+      </button>
+    </nav>
+  );
+}

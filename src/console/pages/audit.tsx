@@ -11,7 +11,7 @@ import {
 } from '../../console-operations/console-operations.ts';
 import { documentOf } from '../client.ts';
 import { count, dateTime } from '../format.ts';
-import { Empty, ErrorNote, Loading } from '../ui.tsx';
+import { Empty, ErrorNote, Loading, Pager } from '../ui.tsx';
 
 const PAGE = 25;
 
@@ -131,28 +131,19 @@ export function AuditPage() {
                 <AuditEventItem key={event.id} event={event} />
               ))}
             </ol>
-            <nav class="pager" aria-label="Audit pages">
-              <button
-                type="button"
-                disabled={asked.offset === 0}
-                onClick={() => setAsked({ filter: asked.filter, offset: 0 })}
-              >
-                ← First
-              </button>
-              <button
-                type="button"
-                disabled={!found.pageInfo.hasNextPage}
-                onClick={() =>
-                  setAsked({
-                    filter: asked.filter,
-                    after: found.pageInfo.endCursor ?? undefined,
-                    offset: asked.offset + found.nodes.length,
-                  })
-                }
-              >
-                Next →
-              </button>
-            </nav>
+            <Pager
+              label="Audit pages"
+              atFirst={asked.offset === 0}
+              hasNext={found.pageInfo.hasNextPage}
+              first={() => setAsked({ filter: asked.filter, offset: 0 })}
+              next={() =>
+                setAsked({
+                  filter: asked.filter,
+                  after: found.pageInfo.endCursor ?? undefined,
+                  offset: asked.offset + found.nodes.length,
+                })
+              }
+            />
           </>
         )}
       </section>

@@ -12,7 +12,7 @@ import {
 import { documentOf } from '../client.ts';
 import { count, dateTime } from '../format.ts';
 import { hrefOf } from '../route.ts';
-import { Choice, Empty, ErrorNote, Loading } from '../ui.tsx';
+import { Choice, Empty, ErrorNote, Loading, Pager } from '../ui.tsx';
 
 const PAGE = 25;
 const CATEGORIES = ['success', 'neutral', 'issue'];
@@ -140,28 +140,19 @@ export function CallsPage() {
                 <FoundCall key={record.id} record={record} />
               ))}
             </ol>
-            <nav class="pager" aria-label="Calls pages">
-              <button
-                type="button"
-                disabled={asked.offset === 0}
-                onClick={() => setAsked({ filter: asked.filter, offset: 0 })}
-              >
-                ← First
-              </button>
-              <button
-                type="button"
-                disabled={!found.pageInfo.hasNextPage}
-                onClick={() =>
-                  setAsked({
-                    filter: asked.filter,
-                    after: found.pageInfo.endCursor ?? undefined,
-                    offset: asked.offset + found.nodes.length,
-                  })
-                }
-              >
-                Next →
-              </button>
-            </nav>
+            <Pager
+              label="Calls pages"
+              atFirst={asked.offset === 0}
+              hasNext={found.pageInfo.hasNextPage}
+              first={() => setAsked({ filter: asked.filter, offset: 0 })}
+              next={() =>
+                setAsked({
+                  filter: asked.filter,
+                  after: found.pageInfo.endCursor ?? undefined,
+                  offset: asked.offset + found.nodes.length,
+                })
+              }
+            />
           </>
         )}
       </section>

@@ -5,15 +5,16 @@
 // gateway over the same tables can approach.
 //
 //   GET /dashboard?id=<workflow>       the dashboard query's answer
-//   GET /runs?workflow_id=…&status=…&batch_id=…&page=…&limit=…   E6's answer,
-//       the total from the batch's counters (&count=rows: count(*) of the rows)
+//   GET /runs?workflow_id=…&status=…&batch_id=…&page=…&limit=…&sort=…   E6's
+//       answer (sort: the listing's, started_desc when absent), the total from
+//       the batch's counters (&count=rows: count(*) of the rows)
 //   GET /health
 //
 // Usage: node --import tsx bench/baseline-raw.ts <port>, with DATABASE_URL and
 // BENCH_ORGANIZATION_ID (the organization every query is confined to).
 import http from 'node:http';
 import pg from 'pg';
-import { DASHBOARD_SQL, RUNS_COUNTING_SQL, RUNS_SQL } from './sql.ts';
+import { DASHBOARD_SQL, RAW_RUN_ORDERS, type RawRunOrder, runsSql } from './sql.ts';
 
 const port = Number(process.argv[2]);
 const organizationId = process.env.BENCH_ORGANIZATION_ID!;
@@ -29,6 +30,14 @@ async function answer(sql: string, params: unknown[], response: http.ServerRespo
   response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
   response.end(body);
 }
+
+/** Each sort's statement, total from the counters [0] and by count(*) [1]. */
+const statements = Object.fromEntries(
+  Object.keys(RAW_RUN_ORDERS).map((sort) => [
+    sort,
+    [runsSql(sort as RawRunOrder, false), runsSql(sort as RawRunOrder, true)],
+  ]),
+) as Record<RawRunOrder, [string, string]>;
 
 const server = http.createServer((request, response) => {
   const url = new URL(request.url ?? '/', 'http://localhost');
@@ -48,7 +57,9 @@ const server = http.createServer((request, response) => {
       Number(query.get('limit') ?? 20),
       organizationId,
     ];
-    answer(query.get('count') === 'rows' ? RUNS_COUNTING_SQL : RUNS_SQL, params, response).catch(failed);
+    const sort = query.get('sort') ?? 'started_desc';
+    if (!(sort in RAW_RUN_ORDERS)) return failed(new Error(`sort: one of ${Object.keys(RAW_RUN_ORDERS).join(', ')}`));
+    answer(statements[sort as RawRunOrder][query.get('count') === 'rows' ? 1 : 0], params, response).catch(failed);
   } else if (url.pathname === '/health') {
     response.writeHead(200, { 'content-type': 'application/json' });
     response.end('{"status":"ok"}');

@@ -4,8 +4,12 @@
 // dropped at the end. Every server under test runs as its own process; the
 // load comes from another (autocannon, bench/load.ts). Never run by tests.
 //
-//   (a) the dashboard query at 32 connections: gateway, PostGraphile, raw SQL
-//   (b) E6, a deep page of one status of one batch: the same three
+//   (a) the dashboard query at 32 connections: gateway, PostGraphile 4 and 5,
+//       raw SQL; then other dashboards (bench/shapes.ts), gateway and raw SQL;
+//       then one dashboard polled by 200 clients, all four servers
+//   (b) E6, a deep page of one status of one batch: the same four; then
+//       pending and finished runs, small and big batches, every sort
+//       (bench/shapes.ts), gateway and raw SQL
 //   (c) E4, a batch of 100,000 prospects: gateway, raw INSERT … SELECT
 //   (d) one batch change reaching 1,000 WebSocket subscribers
 //   (e) a trivial query: gateway, plain graphql-yoga
@@ -28,7 +32,8 @@
 // without the 1M-run dataset; `--only csv` runs (h) alone, `--only tracing`
 // (i), `--only subscribers` (j), `--only cache` (k), `--only records` (l): call
 // records ingested and searched over 1,000,000 (bench/records.ts), `--only
-// retention` (m), on a dataset of its own (BENCH_SEED_RUNS runs).
+// retention` (m), on a dataset of its own (BENCH_SEED_RUNS runs). `--only
+// reads` runs (a), (b) and their profiles on the 1M-run dataset, nothing else.
 // The Markdown report is printed and saved to BENCH_REPORT (default
 // bench-report.md in the system's temporary directory).
 import { execFileSync, spawn } from 'node:child_process';
@@ -46,6 +51,7 @@ import { type BenchDatabase, engineTargets, measureEngine, reportEngine } from '
 import { fanoutTargets, measureFanout, reportFanout } from './fanout.ts';
 import {
   digestGatewayDashboard,
+  digestPostGraphile5Runs,
   digestPostGraphileDashboard,
   digestPostGraphileRuns,
   digestRestRuns,
@@ -53,19 +59,23 @@ import {
   GATEWAY_DASHBOARD,
   POSTGRAPHILE_DASHBOARD,
   POSTGRAPHILE_RUNS,
+  POSTGRAPHILE5_DASHBOARD,
+  POSTGRAPHILE5_RUNS,
   TRIVIAL,
 } from './queries.ts';
 import { measureRecords, recordsTargets, reportRecords } from './records.ts';
 import { mib, ms, Report, ratio, rps, verdict } from './report.ts';
 import { measureRetention, reportRetention } from './retention.ts';
 import { SEED, seed } from './seed.ts';
-import { DASHBOARD_SQL, RUNS_COUNTING_SQL, RUNS_SQL } from './sql.ts';
+import { dashboardShapes, runsQueryOf, runsShapes, shapeRows, shapeTargets } from './shapes.ts';
+import { DASHBOARD_SQL, RUNS_COUNTING_SQL, RUNS_SQL, runsSql } from './sql.ts';
 import { type CapturedRequest, captureStatements, explain } from './statements.ts';
 import {
   BENCH_DIR,
   cpuMs,
   createBenchDatabase,
   freePort,
+  installPostGraphile5,
   type LoadOptions,
   type LoadResult,
   median,
@@ -85,6 +95,8 @@ import { measureTracing, reportTracing } from './tracing.ts';
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const CONNECTIONS = 32;
+/** (a) polled by this many clients at once. */
+const POLLERS = Number(process.env.BENCH_POLLERS ?? 200);
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 1000);
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 20);
 const E4_ROUNDS = 3;
@@ -100,9 +112,10 @@ const elapsed = () => `${((performance.now() - startedAt) / 1000).toFixed(0)} s`
 const onlyArgument = process.argv.indexOf('--only');
 const only = process.env.BENCH_ONLY || (onlyArgument >= 0 ? (process.argv[onlyArgument + 1] ?? '') : undefined);
 const ALONE = ['engine', 'csv', 'tracing', 'subscribers', 'cache', 'records', 'retention'] as const;
-if (only !== undefined && !(ALONE as readonly string[]).includes(only)) {
+const readsOnly = only === 'reads';
+if (only !== undefined && !readsOnly && !(ALONE as readonly string[]).includes(only)) {
   log(
-    `--only ${only}: the scenarios that run alone are "engine", "csv", "tracing", "subscribers", "cache", "records" and "retention"`,
+    `--only ${only}: the scenarios that run alone are "engine", "csv", "tracing", "subscribers", "cache", "records", "retention" and "reads"`,
   );
   process.exit(2);
 }
@@ -152,6 +165,13 @@ const versionOf = async (name: string) =>
   (JSON.parse(await readFile(path.join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string })
     .version;
 
+/** PostGraphile 5's version, when bench/postgraphile5 is installed (the scenarios that run alone do not install it). */
+const postgraphile5Version = () =>
+  readFile(path.join(BENCH_DIR, 'postgraphile5', 'node_modules', 'postgraphile', 'package.json'), 'utf8').then(
+    (text) => (JSON.parse(text) as { version: string }).version,
+    () => 'not installed',
+  );
+
 /** The report's title and the machine measured on (PostgreSQL's settings read from `database`). */
 async function machineSection(database: BenchDatabase) {
   const sql = new pg.Client({ connectionString: database.url });
@@ -189,7 +209,7 @@ async function machineSection(database: BenchDatabase) {
       ['load average at the start (1, 5, 15 min)', loadAtStart.map((value) => value.toFixed(2)).join(', ')],
       [
         'packages',
-        `autocannon ${await versionOf('autocannon')}, postgraphile ${await versionOf('postgraphile')}, graphql-yoga ${await versionOf('graphql-yoga')}, fastify ${await versionOf('fastify')}, @prisma/client ${await versionOf('@prisma/client')}`,
+        `autocannon ${await versionOf('autocannon')}, postgraphile ${await versionOf('postgraphile')} and ${await postgraphile5Version()} (bench/postgraphile5), graphql-yoga ${await versionOf('graphql-yoga')}, fastify ${await versionOf('fastify')}, @prisma/client ${await versionOf('@prisma/client')}`,
       ],
     ],
   );
@@ -265,7 +285,7 @@ const aloneScenarios: Record<(typeof ALONE)[number], () => Promise<void>> = {
   },
 };
 
-if (only !== undefined) {
+if (only !== undefined && !readsOnly) {
   try {
     await aloneScenarios[only as (typeof ALONE)[number]]();
     closeReport();
@@ -288,6 +308,7 @@ interface Servers {
   gateway?: ServerProcess;
   raw?: ServerProcess;
   postgraphile?: ServerProcess;
+  postgraphile5?: ServerProcess;
   yoga?: ServerProcess;
 }
 const servers: Servers = {};
@@ -295,6 +316,7 @@ const servers: Servers = {};
 const database = await newDatabase();
 try {
   // ---------------------------------------------------------------- set-up
+  installPostGraphile5(log);
   log(`database ${database.name}: migrating and seeding (a few minutes)`);
   const db = await prepareDatabase({ kind: 'postgres', url: database.url, poolSize: 4 });
   const { organization, apiKey } = await createOrganization(db.prisma, 'Bench');
@@ -325,9 +347,13 @@ try {
     `/org/${organization.id}/workflows/${seeded.bigWorkflowId}/runs?status=${E6.status}&batch_id=${seeded.bigBatchId}` +
     `&sort=started_desc&page=${E6.page}&limit=${E6.limit}`;
   log(`${elapsed()}: the gateway's statements, counted in-process`);
-  const [dashboardStatements, e6Statements] = await captureStatements(db, [
+  // The pending shape of E6 (bench/shapes.ts's first) is EXPLAINed beside the main one.
+  const pendingShape = runsShapes(seeded)[0]!;
+  const pendingPath = `/org/${organization.id}/workflows/${pendingShape.workflowId}/runs?${runsQueryOf(pendingShape)}`;
+  const [dashboardStatements, e6Statements, pendingStatements] = await captureStatements(db, [
     { method: 'POST', url: '/graphql', headers: jsonHeaders, body: dashboardBody },
     { method: 'GET', url: e6Path, headers: keyHeaders },
+    { method: 'GET', url: pendingPath, headers: keyHeaders },
   ]);
   const rawParams = {
     dashboard: [seeded.dashboardWorkflowId, organization.id],
@@ -341,10 +367,19 @@ try {
   };
   const dashboardPlans = await plans(dashboardStatements!);
   const e6Plans = await plans(e6Statements!);
+  const pendingPlans = await plans(pendingStatements!);
   const rawPlans = {
     dashboard: await explain(sql, DASHBOARD_SQL, rawParams.dashboard),
     runs: await explain(sql, RUNS_SQL, rawParams.runs),
     runsCounting: await explain(sql, RUNS_COUNTING_SQL, rawParams.runs),
+    pending: await explain(sql, runsSql(pendingShape.sort, false), [
+      pendingShape.workflowId,
+      pendingShape.batchId,
+      pendingShape.status,
+      pendingShape.page,
+      pendingShape.limit,
+      organization.id,
+    ]),
   };
   await db.close();
 
@@ -377,8 +412,9 @@ try {
   const gatewayIdleAtStart = rssMiB(servers.gateway.pid);
   servers.raw = await startBenchServer('raw', 'baseline-raw.ts', { BENCH_ORGANIZATION_ID: organization.id });
   servers.postgraphile = await startBenchServer('postgraphile', 'postgraphile.ts');
+  servers.postgraphile5 = await startBenchServer('postgraphile5', 'postgraphile5/server.js');
   servers.yoga = await startBenchServer('plain-yoga', 'plain-yoga.ts');
-  const { gateway, raw, postgraphile, yoga } = servers as Required<Servers>;
+  const { gateway, raw, postgraphile, postgraphile5, yoga } = servers as Required<Servers>;
 
   const load = {
     gatewayGraphql: (body: string): Omit<LoadOptions, 'connections'> => ({
@@ -428,6 +464,10 @@ try {
         postgraphile,
         JSON.stringify({ query: POSTGRAPHILE_DASHBOARD, variables: { id: seeded.dashboardWorkflowId } }),
       ),
+      postgraphile5: load.graphql(
+        postgraphile5,
+        JSON.stringify({ query: POSTGRAPHILE5_DASHBOARD, variables: { id: seeded.dashboardWorkflowId } }),
+      ),
       raw: load.get(`${raw.url}/dashboard?id=${seeded.dashboardWorkflowId}`),
     },
     runs: {
@@ -436,6 +476,19 @@ try {
         postgraphile,
         JSON.stringify({
           query: POSTGRAPHILE_RUNS,
+          variables: {
+            workflowId: seeded.bigWorkflowId,
+            batchId: seeded.bigBatchId,
+            status: E6.status,
+            first: E6.limit,
+            offset: (E6.page - 1) * E6.limit,
+          },
+        }),
+      ),
+      postgraphile5: load.graphql(
+        postgraphile5,
+        JSON.stringify({
+          query: POSTGRAPHILE5_RUNS,
           variables: {
             workflowId: seeded.bigWorkflowId,
             batchId: seeded.bigBatchId,
@@ -463,23 +516,27 @@ try {
     dashboard: {
       gateway: await fetchJson(targets.dashboard.gateway),
       postgraphile: await fetchJson(targets.dashboard.postgraphile),
+      postgraphile5: await fetchJson(targets.dashboard.postgraphile5),
       raw: await fetchJson(targets.dashboard.raw),
     },
     runs: {
       gateway: await fetchJson(targets.runs.gateway),
       postgraphile: await fetchJson(targets.runs.postgraphile),
+      postgraphile5: await fetchJson(targets.runs.postgraphile5),
       raw: await fetchJson(targets.runs.raw),
       rawCounting: await fetchJson(targets.runs.rawCounting),
     },
   };
   const dashboardDigest = digestGatewayDashboard(answers.dashboard.gateway.body);
   same('dashboard, PostGraphile', dashboardDigest, digestPostGraphileDashboard(answers.dashboard.postgraphile.body));
+  same('dashboard, PostGraphile 5', dashboardDigest, digestGatewayDashboard(answers.dashboard.postgraphile5.body));
   same('dashboard, raw', dashboardDigest, digestGatewayDashboard(answers.dashboard.raw.body));
   if (dashboardDigest.batches.length !== 20 || dashboardDigest.runsPerBatch.some((count) => count !== 50)) {
     throw new Error(`the dashboard should hold 20 batches of 50 runs: ${JSON.stringify(dashboardDigest.runsPerBatch)}`);
   }
   const runsDigest = digestRestRuns(answers.runs.gateway.body);
   same('E6, PostGraphile', runsDigest, digestPostGraphileRuns(answers.runs.postgraphile.body));
+  same('E6, PostGraphile 5', runsDigest, digestPostGraphile5Runs(answers.runs.postgraphile5.body));
   same('E6, raw', runsDigest, digestRestRuns(answers.runs.raw.body));
   same('E6, raw counting', runsDigest, digestRestRuns(answers.runs.rawCounting.body));
   if (runsDigest.ids.length !== E6.limit)
@@ -540,16 +597,74 @@ try {
       CONNECTIONS,
       postgraphile,
     ),
+    postgraphile5: await measure(
+      '(a) dashboard, PostGraphile 5',
+      targets.dashboard.postgraphile5,
+      CONNECTIONS,
+      postgraphile5,
+    ),
     raw: await measure('(a) dashboard, raw', targets.dashboard.raw, CONNECTIONS, raw),
   };
+  // What operators do during a campaign: one workflow's dashboard polled by many clients at once.
+  const polled: Record<string, Measured> = {};
+  for (const [name, server] of Object.entries({ gateway, postgraphile5, postgraphile, raw })) {
+    polled[name] = await measure(
+      `(a) dashboard, ${POLLERS} clients, ${name}`,
+      targets.dashboard[name as keyof typeof targets.dashboard],
+      POLLERS,
+      server,
+    );
+  }
+  /** One data shape, gateway and raw baseline at 32 connections, once both answer the same (`digest`). */
+  const measureShape = async (
+    what: string,
+    label: string,
+    shapeTargets: Record<'gateway' | 'raw', Omit<LoadOptions, 'connections'>>,
+    digest: (body: any) => unknown,
+  ) => {
+    same(
+      `${what}, ${label}, raw`,
+      digest((await fetchJson(shapeTargets.gateway)).body),
+      digest((await fetchJson(shapeTargets.raw)).body),
+    );
+    return {
+      label,
+      gateway: await measure(`${what}, ${label}, gateway`, shapeTargets.gateway, CONNECTIONS, gateway),
+      raw: await measure(`${what}, ${label}, raw`, shapeTargets.raw, CONNECTIONS, raw),
+    };
+  };
+  const dashboardShapeResults = [];
+  for (const shape of dashboardShapes(seeded)) {
+    const body = JSON.stringify({ query: GATEWAY_DASHBOARD, variables: { id: shape.workflowId } });
+    dashboardShapeResults.push(
+      await measureShape(
+        '(a) dashboard',
+        shape.label,
+        { gateway: load.gatewayGraphql(body), raw: load.get(`${raw.url}/dashboard?id=${shape.workflowId}`) },
+        digestGatewayDashboard,
+      ),
+    );
+  }
   // ------------------------------------------------------------------ (b) E6
   const runs: Record<string, Record<'c1' | 'c32', Measured>> = {};
+  const runsServers: Record<string, ServerProcess> = { gateway, postgraphile, postgraphile5, raw, rawCounting: raw };
   for (const [name, target] of Object.entries(targets.runs)) {
-    const server = name === 'gateway' ? gateway : name === 'postgraphile' ? postgraphile : raw;
     runs[name] = {
-      c1: await measure(`(b) E6, ${name}`, target, 1, server),
-      c32: await measure(`(b) E6, ${name}`, target, CONNECTIONS, server),
+      c1: await measure(`(b) E6, ${name}`, target, 1, runsServers[name]!),
+      c32: await measure(`(b) E6, ${name}`, target, CONNECTIONS, runsServers[name]!),
     };
+  }
+  const runsShapeResults = [];
+  for (const shape of runsShapes(seeded)) {
+    const query = runsQueryOf(shape);
+    const shapeTargets = {
+      gateway: load.get(
+        `${gateway.url}/org/${organization.id}/workflows/${shape.workflowId}/runs?${query}`,
+        keyHeaders,
+      ),
+      raw: load.get(`${raw.url}/runs?workflow_id=${shape.workflowId}&${query}`),
+    };
+    runsShapeResults.push(await measureShape('(b) E6', shape.label, shapeTargets, digestRestRuns));
   }
   await sleep(5000);
   const gatewayIdleAfterLoad = rssMiB(gateway.pid);
@@ -587,116 +702,8 @@ try {
   };
   await raw.stop();
   await postgraphile.stop();
+  await postgraphile5.stop();
   await yoga.stop();
-
-  // ------------------------------------------- (d) subscribers, (c) E4
-  const live = await startBenchGateway();
-  servers.gateway = live;
-  const rest = async (method: string, route: string, body?: unknown) => {
-    const response = await fetch(`${live.url}/org/${organization.id}${route}`, {
-      method,
-      headers: body === undefined ? keyHeaders : jsonHeaders,
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${await response.text()}`);
-    return response.json() as Promise<any>;
-  };
-
-  log(`${elapsed()}: (d) ${SUBSCRIBERS} subscribers`);
-  const liveProspect = await rest('POST', '/prospects', { first_name: 'Live' });
-  const liveBatch = await rest('POST', `/workflows/${seeded.e4WorkflowId}/batches`, {
-    name: 'Live',
-    prospect_ids: [liveProspect.created[0].id],
-  });
-  const subscribers = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      path.join(BENCH_DIR, 'subscribers.ts'),
-      `${live.url.replace('http', 'ws')}/graphql`,
-      apiKey,
-      liveBatch.id,
-      String(SUBSCRIBERS),
-    ],
-    { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] },
-  );
-  const subscriberLines = createInterface({ input: subscribers.stdout! })[Symbol.asyncIterator]();
-  const nextLine = async () => {
-    const next = await subscriberLines.next();
-    if (next.done) throw new Error('the subscribers process ended early');
-    return next.value as string;
-  };
-  if ((await nextLine()) !== 'ready') throw new Error('the subscribers did not start');
-  const delays: number[] = [];
-  for (let change = 0; change < CHANGES; change++) {
-    const status = change % 2 === 0 ? 'PAUSED' : 'PENDING';
-    const sentAt = performance.timeOrigin + performance.now();
-    subscribers.stdin!.write(`change ${status} ${sentAt}\n`);
-    await rest('PATCH', `/batches/${liveBatch.id}`, { status });
-    delays.push(...(JSON.parse(await nextLine()) as number[]));
-    // Apart by more than the coalescing interval, so each change is its own event.
-    await sleep(150);
-  }
-  subscribers.stdin!.write('quit\n');
-  await new Promise((resolve) => subscribers.once('exit', resolve));
-
-  log(`${elapsed()}: (c) E4, ${E4_ROUNDS} rounds each`);
-  const prospectIds = (
-    await sql.query<{ id: string }>(
-      'SELECT id FROM "Prospect" WHERE "organizationId" = $1 AND "firstName" <> $2 ORDER BY id',
-      [organization.id, 'Live'],
-    )
-  ).rows.map((row) => row.id);
-  const versionId = (
-    await sql.query<{ id: string }>('SELECT id FROM "WorkflowVersion" WHERE "workflowId" = $1', [seeded.e4WorkflowId])
-  ).rows[0]!.id;
-  const e4 = { gateway: [] as number[], raw: [] as number[] };
-  // Interleaved, so both see the table grow alike.
-  for (let round = 0; round < E4_ROUNDS; round++) {
-    let started = performance.now();
-    const created = await rest('POST', `/workflows/${seeded.e4WorkflowId}/batches`, {
-      name: `E4 gateway ${round}`,
-      prospect_ids: prospectIds,
-    });
-    e4.gateway.push(performance.now() - started);
-    if (created.total_prospects !== prospectIds.length && created.stats?.pending_count !== prospectIds.length) {
-      throw new Error(`E4 created ${JSON.stringify(created.stats)}`);
-    }
-    log(`  gateway ${(e4.gateway.at(-1)! / 1000).toFixed(2)} s`);
-    started = performance.now();
-    await sql.query('BEGIN');
-    const batch = await sql.query<{ id: string }>(
-      `INSERT INTO "Batch" ("organizationId", "workflowId", "workflowVersionId", name, "sourceType", "createdBy", "updatedAt")
-       VALUES ($1, $2, $3, $4, 'prospect_ids', $5, now()) RETURNING id`,
-      [organization.id, seeded.e4WorkflowId, versionId, `E4 raw ${round}`, keyRow.id],
-    );
-    const inserted = await sql.query(
-      `INSERT INTO "Run" ("organizationId", "workflowId", "workflowVersionId", "batchId", "prospectId", "updatedAt")
-       SELECT $1, $2, $3, $4, id, now() FROM unnest($5::text[]) AS id`,
-      [organization.id, seeded.e4WorkflowId, versionId, batch.rows[0]!.id, prospectIds],
-    );
-    await sql.query(`UPDATE "Batch" SET "totalProspects" = $2, "pendingCount" = $2 WHERE id = $1`, [
-      batch.rows[0]!.id,
-      inserted.rowCount,
-    ]);
-    await sql.query('COMMIT');
-    e4.raw.push(performance.now() - started);
-    log(`  raw ${(e4.raw.at(-1)! / 1000).toFixed(2)} s`);
-  }
-  await live.stop();
-  await sql.end();
-
-  log(`${elapsed()}: (g) the run engine`);
-  const engine = await measureEngine(await engineDatabases(), log);
-  log(`${elapsed()}: (h) the CSV import`);
-  const csv = await measureCsvImport(await newDatabase(), log);
-  log(`${elapsed()}: (i) tracing off and on`);
-  const traced = await measureTracing(await newDatabase(), log, { duration: DURATION, warmup: WARMUP });
-  log(`${elapsed()}: (j) subscribers over two instances`);
-  const fanout = await measureFanout(await newDatabase(), log);
-  log(`${elapsed()}: (k) the response cache and live queries`);
-  const cached = await measureCache(await newDatabase(), log, { duration: DURATION, warmup: WARMUP });
 
   // ----------------------------------------------------------------- report
   const loadHeader = [
@@ -721,11 +728,13 @@ try {
   report.line(`## (a) Dashboard query, ${CONNECTIONS} connections`);
   report.line(
     `Workflow, its 20 newest batches with stats, 50 runs of each with their prospect (1,000 runs). Answer sizes: gateway ${(answers.dashboard.gateway.bytes / 1024).toFixed(0)} KiB, ` +
-      `PostGraphile ${(answers.dashboard.postgraphile.bytes / 1024).toFixed(0)} KiB, raw ${(answers.dashboard.raw.bytes / 1024).toFixed(0)} KiB; the three answers hold the same batches and runs (checked).`,
+      `PostGraphile 4 ${(answers.dashboard.postgraphile.bytes / 1024).toFixed(0)} KiB, PostGraphile 5 ${(answers.dashboard.postgraphile5.bytes / 1024).toFixed(0)} KiB (instants as \`+00:00\`), ` +
+      `raw ${(answers.dashboard.raw.bytes / 1024).toFixed(0)} KiB; the four answers hold the same batches, runs and instants (checked).`,
   );
   report.table(loadHeader, [
     loadRow('gateway (POST /graphql)', dashboard.gateway, dashboard.gateway.rps, true),
     loadRow('PostGraphile 4', dashboard.postgraphile, dashboard.gateway.rps),
+    loadRow('PostGraphile 5', dashboard.postgraphile5, dashboard.gateway.rps),
     loadRow('raw SQL + node:http', dashboard.raw, dashboard.gateway.rps),
   ]);
   report.line('');
@@ -733,6 +742,22 @@ try {
     `Gateway SQL statements for one dashboard request (counted by Database.onStatement, warm): **${dashboardStatements!.count}**.`,
   );
   statementTable(dashboardPlans);
+  report.line('');
+  report.line(
+    `### (a) polled by ${POLLERS} clients at once: one workflow's dashboard, ${POLLERS} connections, each asking again as soon as answered`,
+  );
+  report.table(loadHeader, [
+    loadRow('gateway (POST /graphql)', polled.gateway!, polled.gateway!.rps, true),
+    loadRow('PostGraphile 4', polled.postgraphile!, polled.gateway!.rps),
+    loadRow('PostGraphile 5', polled.postgraphile5!, polled.gateway!.rps),
+    loadRow('raw SQL + node:http', polled.raw!, polled.gateway!.rps),
+  ]);
+  report.line('');
+  report.line(
+    `### (a) on other data shapes, ${CONNECTIONS} connections (the same query; raw SQL answers the same rows, checked)`,
+  );
+  const dashboardShapeTable = shapeRows(dashboardShapeResults);
+  report.table(dashboardShapeTable.header, dashboardShapeTable.rows);
 
   report.line('');
   report.line(
@@ -740,7 +765,7 @@ try {
   );
   report.line(
     `\`GET ${e6Path.replace(organization.id, '{org}').replace(seeded.bigWorkflowId, '{workflow 10}').replace(seeded.bigBatchId, '{big batch}')}\`: ` +
-      `${runsDigest.total.toLocaleString('en')} matching runs among ${seeded.counts.runs!.toLocaleString('en')}; all four answer the same 100 ids and total (checked).`,
+      `${runsDigest.total.toLocaleString('en')} matching runs among ${seeded.counts.runs!.toLocaleString('en')}; all five answer the same 100 ids and total (checked).`,
   );
   for (const level of ['c1', 'c32'] as const) {
     report.line('');
@@ -749,6 +774,7 @@ try {
     report.table(loadHeader, [
       loadRow('gateway (REST E6)', runs.gateway![level], base, true),
       loadRow('PostGraphile 4', runs.postgraphile![level], base),
+      loadRow('PostGraphile 5', runs.postgraphile5![level], base),
       loadRow('raw SQL, total from the batch counter', runs.raw![level], base),
       loadRow('raw SQL, total by count(*)', runs.rawCounting![level], base),
     ]);
@@ -756,153 +782,283 @@ try {
   report.line('');
   report.line(`Gateway SQL statements for one E6 request: **${e6Statements!.count}**.`);
   statementTable(e6Plans);
-
   report.line('');
   report.line(
-    `## (c) E4: a batch of ${prospectIds.length.toLocaleString('en')} prospects (${E4_ROUNDS} rounds each, interleaved)`,
+    `### (b) on other data shapes: page 2, 100 runs a page, ${CONNECTIONS} connections (pending runs have no startedAt; raw SQL answers the same ids and total, checked)`,
   );
-  report.table(
-    ['', 'median', 'worst'],
-    [
-      ['gateway (POST …/batches, one request)', ms(median(e4.gateway)), ms(Math.max(...e4.gateway))],
-      [
-        'raw: INSERT batch; INSERT … SELECT unnest(ids); UPDATE counters (one transaction)',
-        ms(median(e4.raw)),
-        ms(Math.max(...e4.raw)),
-      ],
-      ['ratio gateway ÷ raw', ratio(median(e4.gateway) / median(e4.raw)), ''],
-    ],
-  );
-
+  const runsShapeTable = shapeRows(runsShapeResults);
+  report.table(runsShapeTable.header, runsShapeTable.rows);
   report.line('');
-  report.line(
-    `## (d) One batch change reaching ${SUBSCRIBERS.toLocaleString('en')} WebSocket subscribers (${CHANGES} changes)`,
-  );
-  report.line(
-    'From just before the PATCH (E9) is sent to each subscriber receiving the new status; the subscribers live in a second process.',
-  );
-  report.table(
-    ['p50', 'p99', 'max'],
-    [[ms(percentile(delays, 50)), ms(percentile(delays, 99)), ms(Math.max(...delays))]],
-  );
-
-  report.line('');
-  report.line('## (e) Trivial query `{ __typename }`: gateway beside plain graphql-yoga');
-  const trivialRow = (connections: number, name: string, result: Measured) => [
-    connections,
-    name,
-    rps(result.rps),
-    ms(result.p50),
-    ms(result.p99),
-    ms(result.mean),
-    ms(result.serverCpuPerRequest),
-  ];
-  report.table(
-    ['connections', 'server', 'req/s', 'median', 'p99', 'mean', 'server CPU / req'],
-    [
-      trivialRow(1, 'plain graphql-yoga (node:http)', trivial.yoga1),
-      trivialRow(1, 'gateway', trivial.gateway1),
-      trivialRow(CONNECTIONS, 'plain graphql-yoga (node:http)', trivial.yoga32),
-      trivialRow(CONNECTIONS, 'gateway', trivial.gateway32),
-    ],
-  );
-  const addedLatency = trivial.gateway1.p50 - trivial.yoga1.p50;
-  report.line('');
-  report.line(
-    `Added latency at 1 connection: ${ms(addedLatency)} at the median, ${ms(trivial.gateway1.mean - trivial.yoga1.mean)} on average ` +
-      `(throughput at ${CONNECTIONS} connections: ${ratio(trivial.gateway32.rps / trivial.yoga32.rps)} of plain yoga's).`,
-  );
-
-  report.line('');
-  report.line('## (f) Resident memory (VmRSS)');
-  report.line(
-    'The gateway runs as its own process, started as `npm start` starts it (the compiled build, `dist/main.js`, with its node flags). ' +
-      'Under load: the peak of samples every 200 ms during the measured load.',
-  );
-  const peakGateway = Math.max(dashboard.gateway.peakRss, trivial.gateway32.peakRss, runs.gateway!.c32.peakRss);
-  report.table(
-    ['process', 'idle', 'under load (peak)'],
-    [
-      ['gateway, idle after start', mib(gatewayIdleAtStart), ''],
-      ['gateway, dashboard at 32 connections', '', mib(dashboard.gateway.peakRss)],
-      ['gateway, E6 at 32 connections', '', mib(runs.gateway!.c32.peakRss)],
-      ['gateway, trivial query at 32 connections', '', mib(trivial.gateway32.peakRss)],
-      ['gateway, idle 5 s after the loads', mib(gatewayIdleAfterLoad), ''],
-      ['PostGraphile (after its loads)', mib(otherRss.postgraphile), mib(dashboard.postgraphile.peakRss)],
-      ['raw baseline (after its loads)', mib(otherRss.raw), mib(dashboard.raw.peakRss)],
-      ['plain yoga (after its loads)', mib(otherRss.yoga), ''],
-    ],
-  );
-
-  reportEngine(report, engine);
-  reportCsvImport(report, csv);
-  reportTracing(report, traced);
-  reportFanout(report, fanout);
-  reportCache(report, cached);
-
-  // ---------------------------------------------------------------- targets
-  const e6c32 = runs.gateway!.c32;
-  const e6c1 = runs.gateway!.c1;
-  report.line('');
-  report.line('## Targets');
+  report.line(`### Targets of the dashboards and E6 on every shape, ${CONNECTIONS} connections`);
   report.table(
     ['target', 'measured', 'verdict'],
-    [
-      [
-        '(a) ≥ 1.5× PostGraphile req/s',
-        `${rps(dashboard.gateway.rps)} vs ${rps(dashboard.postgraphile.rps)} (${ratio(dashboard.gateway.rps / dashboard.postgraphile.rps)})`,
-        verdict(dashboard.gateway.rps >= 1.5 * dashboard.postgraphile.rps),
+    shapeTargets({
+      dashboard,
+      dashboardStatements: dashboardStatements!.count,
+      runs: [
+        { label: `E6 as above (${E6.status}, page ${E6.page})`, gateway: runs.gateway!.c32, raw: runs.raw!.c32 },
+        ...runsShapeResults,
       ],
-      [
-        '(a) ≥ 0.85× raw req/s',
-        `${rps(dashboard.gateway.rps)} vs ${rps(dashboard.raw.rps)} (${ratio(dashboard.gateway.rps / dashboard.raw.rps)})`,
-        verdict(dashboard.gateway.rps >= 0.85 * dashboard.raw.rps),
-      ],
-      [
-        '(a) server CPU ≤ 4 ms / request',
-        ms(dashboard.gateway.serverCpuPerRequest),
-        verdict(dashboard.gateway.serverCpuPerRequest <= 4),
-      ],
-      ['(a) ≤ 6 SQL statements', String(dashboardStatements!.count), verdict(dashboardStatements!.count <= 6)],
-      ['(b) p99 < 12 ms, 1 connection', ms(e6c1.p99), verdict(e6c1.p99 < 12)],
-      [
-        '(b) server CPU ≤ 1.5 ms / request, 1 connection',
-        ms(e6c1.serverCpuPerRequest),
-        verdict(e6c1.serverCpuPerRequest <= 1.5),
-      ],
-      [
-        `(b) ≥ 0.6× raw req/s (${CONNECTIONS} connections)`,
-        `${rps(e6c32.rps)} vs ${rps(runs.raw!.c32.rps)} (${ratio(e6c32.rps / runs.raw!.c32.rps)})`,
-        verdict(e6c32.rps >= 0.6 * runs.raw!.c32.rps),
-      ],
-      [
-        '(c) within 1.1× raw',
-        `${ms(median(e4.gateway))} vs ${ms(median(e4.raw))} (${ratio(median(e4.gateway) / median(e4.raw))})`,
-        verdict(median(e4.gateway) <= 1.1 * median(e4.raw)),
-      ],
-      ['(c) < 3 s', ms(median(e4.gateway)), verdict(median(e4.gateway) < 3000)],
-      ['(d) p99 < 250 ms', ms(percentile(delays, 99)), verdict(percentile(delays, 99) < 250)],
-      [
-        `(e) server CPU ≤ 0.45 ms / request (${CONNECTIONS} connections)`,
-        ms(trivial.gateway32.serverCpuPerRequest),
-        verdict(trivial.gateway32.serverCpuPerRequest <= 0.45),
-      ],
-      [
-        `(e) ≥ 0.6× plain yoga req/s (${CONNECTIONS} connections)`,
-        `${rps(trivial.gateway32.rps)} vs ${rps(trivial.yoga32.rps)} (${ratio(trivial.gateway32.rps / trivial.yoga32.rps)})`,
-        verdict(trivial.gateway32.rps >= 0.6 * trivial.yoga32.rps),
-      ],
-      ['(e) ≤ 1 ms added (median, 1 connection)', ms(addedLatency), verdict(addedLatency <= 1)],
-      [
-        '(f) idle < 200 MB',
-        `${mib(gatewayIdleAtStart)} (after the loads ${mib(gatewayIdleAfterLoad)}; peak ${mib(peakGateway)})`,
-        verdict(gatewayIdleAtStart * 1.048576 < 200),
-      ],
-      ...engineTargets(engine),
-      ...csvImportTargets(csv),
-      ...fanoutTargets(fanout),
-    ],
+    }),
   );
+
+  if (!readsOnly) {
+    // ------------------------------------------- (d) subscribers, (c) E4
+    const live = await startBenchGateway();
+    servers.gateway = live;
+    const rest = async (method: string, route: string, body?: unknown) => {
+      const response = await fetch(`${live.url}/org/${organization.id}${route}`, {
+        method,
+        headers: body === undefined ? keyHeaders : jsonHeaders,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${await response.text()}`);
+      return response.json() as Promise<any>;
+    };
+
+    log(`${elapsed()}: (d) ${SUBSCRIBERS} subscribers`);
+    const liveProspect = await rest('POST', '/prospects', { first_name: 'Live' });
+    const liveBatch = await rest('POST', `/workflows/${seeded.e4WorkflowId}/batches`, {
+      name: 'Live',
+      prospect_ids: [liveProspect.created[0].id],
+    });
+    const subscribers = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        path.join(BENCH_DIR, 'subscribers.ts'),
+        `${live.url.replace('http', 'ws')}/graphql`,
+        apiKey,
+        liveBatch.id,
+        String(SUBSCRIBERS),
+      ],
+      { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] },
+    );
+    const subscriberLines = createInterface({ input: subscribers.stdout! })[Symbol.asyncIterator]();
+    const nextLine = async () => {
+      const next = await subscriberLines.next();
+      if (next.done) throw new Error('the subscribers process ended early');
+      return next.value as string;
+    };
+    if ((await nextLine()) !== 'ready') throw new Error('the subscribers did not start');
+    const delays: number[] = [];
+    for (let change = 0; change < CHANGES; change++) {
+      const status = change % 2 === 0 ? 'PAUSED' : 'PENDING';
+      const sentAt = performance.timeOrigin + performance.now();
+      subscribers.stdin!.write(`change ${status} ${sentAt}\n`);
+      await rest('PATCH', `/batches/${liveBatch.id}`, { status });
+      delays.push(...(JSON.parse(await nextLine()) as number[]));
+      // Apart by more than the coalescing interval, so each change is its own event.
+      await sleep(150);
+    }
+    subscribers.stdin!.write('quit\n');
+    await new Promise((resolve) => subscribers.once('exit', resolve));
+
+    log(`${elapsed()}: (c) E4, ${E4_ROUNDS} rounds each`);
+    const prospectIds = (
+      await sql.query<{ id: string }>(
+        'SELECT id FROM "Prospect" WHERE "organizationId" = $1 AND "firstName" <> $2 ORDER BY id',
+        [organization.id, 'Live'],
+      )
+    ).rows.map((row) => row.id);
+    const versionId = (
+      await sql.query<{ id: string }>('SELECT id FROM "WorkflowVersion" WHERE "workflowId" = $1', [seeded.e4WorkflowId])
+    ).rows[0]!.id;
+    const e4 = { gateway: [] as number[], raw: [] as number[] };
+    // Interleaved, so both see the table grow alike.
+    for (let round = 0; round < E4_ROUNDS; round++) {
+      let started = performance.now();
+      const created = await rest('POST', `/workflows/${seeded.e4WorkflowId}/batches`, {
+        name: `E4 gateway ${round}`,
+        prospect_ids: prospectIds,
+      });
+      e4.gateway.push(performance.now() - started);
+      if (created.total_prospects !== prospectIds.length && created.stats?.pending_count !== prospectIds.length) {
+        throw new Error(`E4 created ${JSON.stringify(created.stats)}`);
+      }
+      log(`  gateway ${(e4.gateway.at(-1)! / 1000).toFixed(2)} s`);
+      started = performance.now();
+      await sql.query('BEGIN');
+      const batch = await sql.query<{ id: string }>(
+        `INSERT INTO "Batch" ("organizationId", "workflowId", "workflowVersionId", name, "sourceType", "createdBy", "updatedAt")
+       VALUES ($1, $2, $3, $4, 'prospect_ids', $5, now()) RETURNING id`,
+        [organization.id, seeded.e4WorkflowId, versionId, `E4 raw ${round}`, keyRow.id],
+      );
+      const inserted = await sql.query(
+        `INSERT INTO "Run" ("organizationId", "workflowId", "workflowVersionId", "batchId", "prospectId", "updatedAt")
+       SELECT $1, $2, $3, $4, id, now() FROM unnest($5::text[]) AS id`,
+        [organization.id, seeded.e4WorkflowId, versionId, batch.rows[0]!.id, prospectIds],
+      );
+      await sql.query(`UPDATE "Batch" SET "totalProspects" = $2, "pendingCount" = $2 WHERE id = $1`, [
+        batch.rows[0]!.id,
+        inserted.rowCount,
+      ]);
+      await sql.query('COMMIT');
+      e4.raw.push(performance.now() - started);
+      log(`  raw ${(e4.raw.at(-1)! / 1000).toFixed(2)} s`);
+    }
+    await live.stop();
+    await sql.end();
+
+    log(`${elapsed()}: (g) the run engine`);
+    const engine = await measureEngine(await engineDatabases(), log);
+    log(`${elapsed()}: (h) the CSV import`);
+    const csv = await measureCsvImport(await newDatabase(), log);
+    log(`${elapsed()}: (i) tracing off and on`);
+    const traced = await measureTracing(await newDatabase(), log, { duration: DURATION, warmup: WARMUP });
+    log(`${elapsed()}: (j) subscribers over two instances`);
+    const fanout = await measureFanout(await newDatabase(), log);
+    log(`${elapsed()}: (k) the response cache and live queries`);
+    const cached = await measureCache(await newDatabase(), log, { duration: DURATION, warmup: WARMUP });
+
+    report.line('');
+    report.line(
+      `## (c) E4: a batch of ${prospectIds.length.toLocaleString('en')} prospects (${E4_ROUNDS} rounds each, interleaved)`,
+    );
+    report.table(
+      ['', 'median', 'worst'],
+      [
+        ['gateway (POST …/batches, one request)', ms(median(e4.gateway)), ms(Math.max(...e4.gateway))],
+        [
+          'raw: INSERT batch; INSERT … SELECT unnest(ids); UPDATE counters (one transaction)',
+          ms(median(e4.raw)),
+          ms(Math.max(...e4.raw)),
+        ],
+        ['ratio gateway ÷ raw', ratio(median(e4.gateway) / median(e4.raw)), ''],
+      ],
+    );
+
+    report.line('');
+    report.line(
+      `## (d) One batch change reaching ${SUBSCRIBERS.toLocaleString('en')} WebSocket subscribers (${CHANGES} changes)`,
+    );
+    report.line(
+      'From just before the PATCH (E9) is sent to each subscriber receiving the new status; the subscribers live in a second process.',
+    );
+    report.table(
+      ['p50', 'p99', 'max'],
+      [[ms(percentile(delays, 50)), ms(percentile(delays, 99)), ms(Math.max(...delays))]],
+    );
+
+    report.line('');
+    report.line('## (e) Trivial query `{ __typename }`: gateway beside plain graphql-yoga');
+    const trivialRow = (connections: number, name: string, result: Measured) => [
+      connections,
+      name,
+      rps(result.rps),
+      ms(result.p50),
+      ms(result.p99),
+      ms(result.mean),
+      ms(result.serverCpuPerRequest),
+    ];
+    report.table(
+      ['connections', 'server', 'req/s', 'median', 'p99', 'mean', 'server CPU / req'],
+      [
+        trivialRow(1, 'plain graphql-yoga (node:http)', trivial.yoga1),
+        trivialRow(1, 'gateway', trivial.gateway1),
+        trivialRow(CONNECTIONS, 'plain graphql-yoga (node:http)', trivial.yoga32),
+        trivialRow(CONNECTIONS, 'gateway', trivial.gateway32),
+      ],
+    );
+    const addedLatency = trivial.gateway1.p50 - trivial.yoga1.p50;
+    report.line('');
+    report.line(
+      `Added latency at 1 connection: ${ms(addedLatency)} at the median, ${ms(trivial.gateway1.mean - trivial.yoga1.mean)} on average ` +
+        `(throughput at ${CONNECTIONS} connections: ${ratio(trivial.gateway32.rps / trivial.yoga32.rps)} of plain yoga's).`,
+    );
+
+    report.line('');
+    report.line('## (f) Resident memory (VmRSS)');
+    report.line(
+      'The gateway runs as its own process, started as `npm start` starts it (the compiled build, `dist/main.js`, with its node flags). ' +
+        'Under load: the peak of samples every 200 ms during the measured load.',
+    );
+    const peakGateway = Math.max(dashboard.gateway.peakRss, trivial.gateway32.peakRss, runs.gateway!.c32.peakRss);
+    report.table(
+      ['process', 'idle', 'under load (peak)'],
+      [
+        ['gateway, idle after start', mib(gatewayIdleAtStart), ''],
+        ['gateway, dashboard at 32 connections', '', mib(dashboard.gateway.peakRss)],
+        ['gateway, E6 at 32 connections', '', mib(runs.gateway!.c32.peakRss)],
+        ['gateway, trivial query at 32 connections', '', mib(trivial.gateway32.peakRss)],
+        ['gateway, idle 5 s after the loads', mib(gatewayIdleAfterLoad), ''],
+        ['PostGraphile (after its loads)', mib(otherRss.postgraphile), mib(dashboard.postgraphile.peakRss)],
+        ['raw baseline (after its loads)', mib(otherRss.raw), mib(dashboard.raw.peakRss)],
+        ['plain yoga (after its loads)', mib(otherRss.yoga), ''],
+      ],
+    );
+
+    reportEngine(report, engine);
+    reportCsvImport(report, csv);
+    reportTracing(report, traced);
+    reportFanout(report, fanout);
+    reportCache(report, cached);
+
+    // ---------------------------------------------------------------- targets
+    const e6c32 = runs.gateway!.c32;
+    const e6c1 = runs.gateway!.c1;
+    report.line('');
+    report.line('## Targets');
+    report.table(
+      ['target', 'measured', 'verdict'],
+      [
+        [
+          '(a) ≥ 1.5× PostGraphile req/s',
+          `${rps(dashboard.gateway.rps)} vs ${rps(dashboard.postgraphile.rps)} (${ratio(dashboard.gateway.rps / dashboard.postgraphile.rps)})`,
+          verdict(dashboard.gateway.rps >= 1.5 * dashboard.postgraphile.rps),
+        ],
+        [
+          '(a) ≥ 0.85× raw req/s',
+          `${rps(dashboard.gateway.rps)} vs ${rps(dashboard.raw.rps)} (${ratio(dashboard.gateway.rps / dashboard.raw.rps)})`,
+          verdict(dashboard.gateway.rps >= 0.85 * dashboard.raw.rps),
+        ],
+        [
+          '(a) server CPU ≤ 4 ms / request',
+          ms(dashboard.gateway.serverCpuPerRequest),
+          verdict(dashboard.gateway.serverCpuPerRequest <= 4),
+        ],
+        ['(a) ≤ 6 SQL statements', String(dashboardStatements!.count), verdict(dashboardStatements!.count <= 6)],
+        ['(b) p99 < 12 ms, 1 connection', ms(e6c1.p99), verdict(e6c1.p99 < 12)],
+        [
+          '(b) server CPU ≤ 1.5 ms / request, 1 connection',
+          ms(e6c1.serverCpuPerRequest),
+          verdict(e6c1.serverCpuPerRequest <= 1.5),
+        ],
+        [
+          `(b) ≥ 0.6× raw req/s (${CONNECTIONS} connections)`,
+          `${rps(e6c32.rps)} vs ${rps(runs.raw!.c32.rps)} (${ratio(e6c32.rps / runs.raw!.c32.rps)})`,
+          verdict(e6c32.rps >= 0.6 * runs.raw!.c32.rps),
+        ],
+        [
+          '(c) within 1.1× raw',
+          `${ms(median(e4.gateway))} vs ${ms(median(e4.raw))} (${ratio(median(e4.gateway) / median(e4.raw))})`,
+          verdict(median(e4.gateway) <= 1.1 * median(e4.raw)),
+        ],
+        ['(c) < 3 s', ms(median(e4.gateway)), verdict(median(e4.gateway) < 3000)],
+        ['(d) p99 < 250 ms', ms(percentile(delays, 99)), verdict(percentile(delays, 99) < 250)],
+        [
+          `(e) server CPU ≤ 0.45 ms / request (${CONNECTIONS} connections)`,
+          ms(trivial.gateway32.serverCpuPerRequest),
+          verdict(trivial.gateway32.serverCpuPerRequest <= 0.45),
+        ],
+        [
+          `(e) ≥ 0.6× plain yoga req/s (${CONNECTIONS} connections)`,
+          `${rps(trivial.gateway32.rps)} vs ${rps(trivial.yoga32.rps)} (${ratio(trivial.gateway32.rps / trivial.yoga32.rps)})`,
+          verdict(trivial.gateway32.rps >= 0.6 * trivial.yoga32.rps),
+        ],
+        ['(e) ≤ 1 ms added (median, 1 connection)', ms(addedLatency), verdict(addedLatency <= 1)],
+        [
+          '(f) idle < 200 MB',
+          `${mib(gatewayIdleAtStart)} (after the loads ${mib(gatewayIdleAfterLoad)}; peak ${mib(peakGateway)})`,
+          verdict(gatewayIdleAtStart * 1.048576 < 200),
+        ],
+        ...engineTargets(engine),
+        ...csvImportTargets(csv),
+        ...fanoutTargets(fanout),
+      ],
+    );
+  }
 
   // ------------------------------------------------------- profiles, plans
   for (const [label, summary] of [
@@ -946,6 +1102,10 @@ try {
   if (runsPlan)
     showPlan('Gateway, dashboard: the 50 runs of each of the 20 batches, with their prospects', runsPlan.plan);
   showPlan('Raw baseline, E6 (total from the counter)', rawPlans.runs);
+  for (const { statement, plan } of pendingPlans) {
+    if (/"Run"/.test(statement.sql)) showPlan(`Gateway, E6 on ${pendingShape.label}`, plan);
+  }
+  showPlan(`Raw baseline, E6 on ${pendingShape.label}`, rawPlans.pending);
   showPlan('Raw baseline, E6 (total by count(*))', rawPlans.runsCounting);
   showPlan('Raw baseline, dashboard', rawPlans.dashboard);
 

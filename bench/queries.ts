@@ -52,6 +52,39 @@ export const POSTGRAPHILE_RUNS = `query Runs($workflowId: String!, $batchId: Str
   }
 }`;
 
+/**
+ * (a) The same data from PostGraphile 5, whose preset (bench/postgraphile5/server.js)
+ * gives the relations natural names; rows keep their column `id` as `rowId`
+ * (`id` is the Node interface's global id).
+ */
+export const POSTGRAPHILE5_DASHBOARD = `query Dashboard($id: String!) {
+  workflow(rowId: $id) {
+    name version
+    batches(first: 20, orderBy: [CREATED_AT_DESC, ROW_ID_DESC]) {
+      totalCount
+      nodes {
+        name status pendingCount inProgressCount pausedCount finishedCount cancelledCount failedCount
+        runs(first: 50, orderBy: [STARTED_AT_DESC, ROW_ID_DESC]) {
+          nodes { status startedAt prospect { firstName lastName phone } }
+        }
+      }
+    }
+  }
+}`;
+
+/** (b) E6 through PostGraphile 5: the fields of the REST answer, the same page and total. */
+export const POSTGRAPHILE5_RUNS = `query Runs($workflowId: String!, $batchId: String!, $status: RunStatus!, $first: Int!, $offset: Int!) {
+  runs(condition: { workflowId: $workflowId, batchId: $batchId, status: $status }, orderBy: [STARTED_AT_DESC, ROW_ID_DESC],
+       first: $first, offset: $offset) {
+    totalCount
+    nodes {
+      rowId workflowId workflowVersionId batchId currentStepId prospectId startedAt endedAt status
+      batch { name workflow { name } }
+      prospect { firstName lastName email phone }
+    }
+  }
+}`;
+
 /** (e) A trivial query every GraphQL server answers the same way. */
 export const TRIVIAL = '{ __typename }';
 
@@ -65,9 +98,14 @@ export interface DashboardDigest {
   batches: string[];
   runsPerBatch: number[];
   firstBatchProspects: string[];
+  /** The instants as ISO text: PostGraphile prints `+00:00` where the others print `Z`. */
+  firstBatchStartedAt: (string | null)[];
   totalBatches: number;
 }
 
+const instant = (value: string | null) => (value === null ? null : new Date(value).toISOString());
+
+/** The gateway's dashboard, the raw baseline's and PostGraphile 5's (the same names). */
 export function digestGatewayDashboard(body: Json): DashboardDigest {
   const batches = body.data.workflow.batches;
   return {
@@ -75,6 +113,7 @@ export function digestGatewayDashboard(body: Json): DashboardDigest {
     batches: batches.nodes.map((batch: Json) => batch.name),
     runsPerBatch: batches.nodes.map((batch: Json) => batch.runs.nodes.length),
     firstBatchProspects: batches.nodes[0].runs.nodes.map((run: Json) => run.prospect.firstName),
+    firstBatchStartedAt: batches.nodes[0].runs.nodes.map((run: Json) => instant(run.startedAt)),
   };
 }
 
@@ -89,6 +128,7 @@ export function digestPostGraphileDashboard(body: Json): DashboardDigest {
     firstBatchProspects: runsOf(batches.nodes[0]).nodes.map(
       (run: Json) => run.prospectByProspectIdAndOrganizationId.firstName,
     ),
+    firstBatchStartedAt: runsOf(batches.nodes[0]).nodes.map((run: Json) => instant(run.startedAt)),
   };
 }
 
@@ -105,4 +145,9 @@ export const digestRestRuns = (body: Json): RunsDigest => ({
 export const digestPostGraphileRuns = (body: Json): RunsDigest => ({
   total: body.data.allRuns.totalCount,
   ids: body.data.allRuns.nodes.map((run: Json) => run.id),
+});
+
+export const digestPostGraphile5Runs = (body: Json): RunsDigest => ({
+  total: body.data.runs.totalCount,
+  ids: body.data.runs.nodes.map((run: Json) => run.rowId),
 });

@@ -8,6 +8,8 @@
 //   1,000 batches, 100 per workflow, one an hour (batch 1,000 the newest)
 //   1,000,000 runs: batch 1,000 (workflow 10) has 100,000 (one per prospect,
 //     as E4 makes), the other 999 batches about 900 each
+//   a campaign: workflow 11, its 20 batches just created, 500 pending runs
+//     each (10,000 more runs, none started: a dashboard of pending runs)
 //
 // Batch states: the 40 newest and batch 1,000 are in progress (60% finished,
 // 8% failed, 1% in progress, the rest pending), one in 25 of the others is
@@ -29,6 +31,11 @@ export interface Seeded {
   /** Workflow 10 and its big batch (100,000 runs): E6's filter. */
   bigWorkflowId: string;
   bigBatchId: string;
+  /** Workflow 11: 20 batches of 500 pending runs. */
+  campaignWorkflowId: string;
+  /** Batch 999 (workflow 9), in progress: about 900 runs, a third of them pending. */
+  smallBatchId: string;
+  smallWorkflowId: string;
   /** Workflow 2: E4 creates its batches there. */
   e4WorkflowId: string;
   counts: Record<string, number>;
@@ -130,6 +137,28 @@ export async function seed(
     [organizationId, runs, bigRuns, bigBatch, prospects],
   );
   await step(
+    'campaign',
+    `WITH workflow AS (
+       INSERT INTO "Workflow" (id, "organizationId", name, version, "createdAt", "updatedAt", "publishedAt")
+       VALUES (${idOf('wf', 'workflow', '0')}, $1, 'Campaign', 1, now() - interval '1 day', now(), now() - interval '1 day')
+       RETURNING id
+     ), version AS (
+       INSERT INTO "WorkflowVersion" (id, "organizationId", "workflowId", version, definition, "createdBy", "createdAt")
+       SELECT ${idOf('wfv', 'version', '0')}, $1, id, 1, '{"steps":[{"id":"dial","type":"call"}]}'::jsonb, $2, now() - interval '1 day'
+       FROM workflow RETURNING id, "workflowId"
+     ), batch AS (
+       INSERT INTO "Batch" (id, "organizationId", "workflowId", "workflowVersionId", name, "sourceType", "createdBy", status, "createdAt", "updatedAt")
+       SELECT ${idOf('bat', 'campaign', 'b')}, $1, version."workflowId", version.id, 'Campaign ' || b, 'prospect_ids', $2,
+              'PENDING'::"BatchStatus", now() - make_interval(mins => 21 - b), now() - make_interval(mins => 21 - b)
+       FROM version CROSS JOIN generate_series(1, 20) AS b RETURNING id, "workflowId", "workflowVersionId", "createdAt"
+     )
+     INSERT INTO "Run" ("organizationId", "workflowId", "workflowVersionId", "batchId", "prospectId", status, "createdAt", "updatedAt")
+     SELECT $1, batch."workflowId", batch."workflowVersionId", batch.id, 'prs_' || md5('bench-prospect-' || p), 'PENDING'::"RunStatus",
+            batch."createdAt", batch."createdAt"
+     FROM batch CROSS JOIN generate_series(1, 500) AS p`,
+    [organizationId, apiKeyId],
+  );
+  await step(
     'batch counters',
     `UPDATE "Batch" AS b SET
        "totalProspects" = s.total, "pendingCount" = s.pending, "inProgressCount" = s.in_progress, "pausedCount" = s.paused,
@@ -152,7 +181,9 @@ export async function seed(
   const ids = (
     await client.query<Record<string, string>>(
       `SELECT ${idOf('wf', 'workflow', '1')} AS dashboard, ${idOf('wf', 'workflow', String(workflows))} AS big_workflow,
-              ${idOf('bat', 'batch', String(bigBatch))} AS big_batch, ${idOf('wf', 'workflow', '2')} AS e4_workflow`,
+              ${idOf('bat', 'batch', String(bigBatch))} AS big_batch, ${idOf('wf', 'workflow', '2')} AS e4_workflow,
+              ${idOf('wf', 'workflow', '0')} AS campaign, ${idOf('bat', 'batch', String(bigBatch - 1))} AS small_batch,
+              ${idOf('wf', 'workflow', workflowOf(String(bigBatch - 1)))} AS small_workflow`,
     )
   ).rows[0]!;
   const counts = Object.fromEntries(
@@ -168,6 +199,9 @@ export async function seed(
     bigWorkflowId: ids.big_workflow!,
     bigBatchId: ids.big_batch!,
     e4WorkflowId: ids.e4_workflow!,
+    campaignWorkflowId: ids.campaign!,
+    smallBatchId: ids.small_batch!,
+    smallWorkflowId: ids.small_workflow!,
     counts,
     seconds: (performance.now() - started) / 1000,
   };

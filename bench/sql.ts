@@ -49,7 +49,17 @@ SELECT json_build_object('data', json_build_object('workflow', (
  * (the gateway keeps it equal to the runs, in the same transactions), or,
  * with `counting`, an index-only count(*) of the rows.
  */
-function runsSql(counting: boolean) {
+/** The runs listing's sorts (src/db/parts/run-orders.ts), as the raw SQL writes them. */
+export const RAW_RUN_ORDERS = {
+  started_desc: 'r."startedAt" DESC, r.id DESC',
+  started_asc: 'r."startedAt" ASC, r.id ASC',
+  status_asc: 'r.status ASC, r."startedAt" DESC, r.id DESC',
+  status_desc: 'r.status DESC, r."startedAt" DESC, r.id DESC',
+} as const;
+export type RawRunOrder = keyof typeof RAW_RUN_ORDERS;
+
+export function runsSql(order: RawRunOrder, counting: boolean) {
+  const orderBy = RAW_RUN_ORDERS[order];
   const total = counting
     ? `SELECT count(*) AS n FROM "Run" AS r
   WHERE r."batchId" = $2 AND r.status = $3::"RunStatus" AND EXISTS (SELECT FROM scope)`
@@ -66,7 +76,7 @@ WITH scope AS (
 ), page AS (
   SELECT r.id FROM "Run" AS r
   WHERE r."batchId" = $2 AND r.status = $3::"RunStatus" AND EXISTS (SELECT FROM scope)
-  ORDER BY r."startedAt" DESC, r.id DESC
+  ORDER BY ${orderBy}
   LIMIT $5 OFFSET ($4 - 1) * $5
 )
 SELECT json_build_object(
@@ -77,7 +87,7 @@ SELECT json_build_object(
       'current_step_id', r."currentStepId", 'prospect_id', r."prospectId", 'started_at', r."startedAt",
       'ended_at', r."endedAt", 'status', r.status,
       'prospect', json_build_object('first_name', p."firstName", 'last_name', p."lastName", 'email', p.email, 'phone', p.phone)
-    ) ORDER BY r."startedAt" DESC, r.id DESC)
+    ) ORDER BY ${orderBy})
     FROM page JOIN "Run" AS r ON r.id = page.id JOIN "Prospect" AS p ON p.id = r."prospectId" CROSS JOIN scope
   ), '[]'::json),
   'pagination', json_build_object('page', $4::int, 'limit', $5::int, 'total', COALESCE(total.n, 0),
@@ -88,5 +98,5 @@ FROM (SELECT 1) AS one LEFT JOIN (
 ) AS total ON true`;
 }
 
-export const RUNS_SQL = runsSql(false);
-export const RUNS_COUNTING_SQL = runsSql(true);
+export const RUNS_SQL = runsSql('started_desc', false);
+export const RUNS_COUNTING_SQL = runsSql('started_desc', true);

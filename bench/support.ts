@@ -3,7 +3,7 @@
 // generators) and their resident memory.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -67,6 +67,23 @@ export async function createBenchDatabase() {
       }
     },
   };
+}
+
+/**
+ * PostGraphile 5's package (bench/postgraphile5): installed from its own
+ * lockfile the first time the bench needs it, apart from the gateway's
+ * dependencies (it brings graphql 16 and Grafast of its own). 5.1.5 declares
+ * Node.js >= 22; its entry supplies the one API Node.js 20 lacks, so the
+ * engine check is not enforced.
+ */
+export function installPostGraphile5(log: (line: string) => void) {
+  const directory = path.join(BENCH_DIR, 'postgraphile5');
+  if (existsSync(path.join(directory, 'node_modules', 'postgraphile', 'package.json'))) return;
+  log('installing PostGraphile 5 (npm ci in bench/postgraphile5)');
+  execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--engine-strict=false'], {
+    cwd: directory,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
 }
 
 export async function freePort(): Promise<number> {

@@ -109,6 +109,7 @@ const environment = bulkLimitVariables.extend({
   GRAPHQL_INTROSPECTION: z.enum(['on', 'off']).default('on'),
   GRAPHQL_PERSISTED_ONLY: z.enum(['on', 'off']).default('off'),
   FEDERATION: z.enum(['on', 'off']).default('off'),
+  GRAPHQL_SQL_SUBTREES: z.enum(['on', 'off']).default('on'),
   PERSISTED_OPERATIONS_FILE: z.string().optional(),
   CORS_ORIGINS: z.string().default(''),
   // Shared with the scraper only: long enough that it cannot be guessed (`openssl rand -hex 32`).
@@ -222,6 +223,8 @@ export interface Config {
   liveQueryThrottleMs: number;
   /** Serve the schema as an Apollo Federation 2 subgraph (docs/federation.md). */
   federation: boolean;
+  /** PostgreSQL writes the connection subtrees it can as JSON text (docs/sql-rendering.md). */
+  sqlSubtrees: boolean;
   /** The GraphQL response cache: how long an answer is kept (0: off), and how many in memory. */
   responseCache: { ttlMs: number; maxEntries: number };
   graphqlLimits: GraphQLLimits;
@@ -325,6 +328,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     apiKeyCacheTtlMs: values.API_KEY_CACHE_TTL_MS,
     liveQueryThrottleMs: values.LIVE_QUERY_THROTTLE_MS,
     federation: values.FEDERATION === 'on',
+    sqlSubtrees: values.GRAPHQL_SQL_SUBTREES === 'on',
     responseCache: { ttlMs: values.RESPONSE_CACHE_TTL_MS, maxEntries: values.RESPONSE_CACHE_MAX_ENTRIES },
     corsOrigins: values.CORS_ORIGINS.split(',')
       .map((origin) => origin.trim())

@@ -128,6 +128,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       subscriptionLimits: config.subscriptionLimits,
       graphqlLimits: config.graphqlLimits,
       federation: config.federation,
+      sqlSubtrees: config.sqlSubtrees,
       corsOrigins: config.corsOrigins,
       metricsToken: config.metricsToken,
       logLevel: config.logLevel,

@@ -40,6 +40,10 @@ const cacheable = (request: Request | undefined, context: CacheSessionContext) =
   responseCacheSession(context) !== null &&
   !BYPASS.test(request.headers.get('cache-control') ?? '');
 
+/** Whether the shared cache keeps or answers this request. */
+export const cachedBy = (store: ResponseCacheStore, request: Request, context: CacheSessionContext) =>
+  store.settings.ttlMs > 0 && cacheable(request, context);
+
 interface CacheReport {
   extensions?: { responseCache?: { hit?: boolean }; [member: string]: unknown };
 }

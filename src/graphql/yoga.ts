@@ -25,6 +25,7 @@ import { useReadReplicas } from './use-read-replicas.ts';
 import { useRequestBodies } from './use-request-bodies.ts';
 import { useSharedResponseCache } from './use-response-cache.ts';
 import { useSharedSubscriptionEvents } from './use-shared-subscription-events.ts';
+import { useSqlSubtrees } from './use-sql-subtrees.ts';
 import { useStorableInput } from './use-storable-input.ts';
 import { useSubscriptionSlots } from './use-subscription-slots.ts';
 import { useWriteInvalidations } from './use-write-invalidations.ts';
@@ -95,6 +96,8 @@ export interface GraphQLServerOptions {
   operations: PersistedOperations;
   /** Serve the subgraph schema (with `_entities` and `_service`) for a federation router. */
   federation?: boolean;
+  /** PostgreSQL writes the connection subtrees it can (GRAPHQL_SQL_SUBTREES, docs/sql-rendering.md); on unless false. */
+  sqlSubtrees?: boolean;
 }
 
 const require = createRequire(import.meta.url);
@@ -104,7 +107,7 @@ const loadGraphiQL = () =>
 
 export function createGraphQLServer(
   services: Services,
-  { limits, operations, federation }: GraphQLServerOptions,
+  { limits, operations, federation, sqlSubtrees = true }: GraphQLServerOptions,
 ): GraphQLServer {
   return createYoga<ServerContext, GraphQLContext>({
     schema: federation ? subgraphSchema() : schema,
@@ -128,6 +131,8 @@ export function createGraphQLServer(
       useCompiledQueries(),
       // After it: a live query sets graphql-js's executor, wrapped by the live-query store.
       useLiveQueries(services.live),
+      // After both: runs the executor they chose on the document it rewrote.
+      ...(sqlSubtrees ? [useSqlSubtrees(services.responseCache)] : []),
       // After both: a miss runs the executor they chose, on the document the cache rewrote.
       ...useSharedResponseCache(services.responseCache, services.metrics),
       useWriteInvalidations(services.live, services.responseCache),

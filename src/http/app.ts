@@ -49,6 +49,8 @@ export interface AppOptions {
   graphqlLimits?: GraphQLLimits;
   /** Serve /graphql as an Apollo Federation 2 subgraph (FEDERATION=on). */
   federation?: boolean;
+  /** PostgreSQL writes the connection subtrees it can (GRAPHQL_SQL_SUBTREES); on unless false. */
+  sqlSubtrees?: boolean;
   /** Origins browsers may call the API from (`*` for any); none by default. */
   corsOrigins?: string[];
   /** The bearer token /metrics requires (METRICS_TOKEN); none: /metrics is off. */
@@ -72,6 +74,7 @@ export async function buildApp({
   subscriptionLimits = defaultSubscriptionLimits,
   graphqlLimits = defaultGraphQLLimits,
   federation = false,
+  sqlSubtrees = true,
   corsOrigins = [],
   metricsToken,
   logLevel = 'silent',
@@ -106,7 +109,12 @@ export async function buildApp({
     ...routes.flatMap((route) => route.operation ?? []),
     ...consoleOperations.map((operation) => operation.text),
   ]);
-  const graphql = createGraphQLServer(requestServices, { limits: graphqlLimits, operations, federation });
+  const graphql = createGraphQLServer(requestServices, {
+    limits: graphqlLimits,
+    operations,
+    federation,
+    sqlSubtrees,
+  });
 
   // Set before any route is registered, so every scope inherits SPEC.md's error body.
   app.setNotFoundHandler((request, reply) =>

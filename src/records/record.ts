@@ -77,9 +77,11 @@ export const timestamp = (reading: Reading = {}) =>
     field: reading.field,
     select: (field) => field,
     present: asIs,
-    sql: (row, column) =>
-      `to_char((${columnOf(reading, row, column)}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
+    sql: (row, column) => utcInstantText(columnOf(reading, row, column)),
   });
+
+/** A timestamptz's text as JSON.stringify writes a Date and GraphQL's DateTime serializes it (null stays null). */
+export const utcInstantText = (sql: string) => `to_char((${sql}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /** A typed object stored as its JSON value (wire names): GraphQL's object type, read whole as its `json` field. */
 export const jsonObject = <T extends z.ZodType>(type: T, reading: Reading = {}) =>

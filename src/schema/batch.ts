@@ -1,5 +1,5 @@
-import { newestFirst } from '../db/parts/child-orders.ts';
-import { counterColumn } from '../db/parts/counter-columns.ts';
+import { newestFirst, noCondition } from '../db/parts/child-orders.ts';
+import { countedRunsSql, counterColumn } from '../db/parts/counter-columns.ts';
 import { batchSettingsUpdate, settingsOf } from '../domain/batch-settings.ts';
 import {
   batchCreate,
@@ -22,6 +22,7 @@ import { typesFromSchema } from './json-schema-types.ts';
 import type { IntervalCounts, TimelineWindow } from './loaders.ts';
 import { childConnection, modelConnection } from './pagination.ts';
 import { parseOnce } from './parsed-input.ts';
+import { sqlField } from './sql-fields.ts';
 import { Workflow, WorkflowVersion } from './workflow.ts';
 
 const counterColumns = Object.entries(counterColumn);
@@ -34,6 +35,7 @@ const BatchStats = builder.objectRef<BatchRow>('BatchStats').implement({
     ),
     totalCount: t.int({
       description: 'Every run: the sum of the counts above, equal to `totalProspects`.',
+      extensions: sqlField({ value: (row) => countedRunsSql(row) }),
       resolve: (batch) => counterColumns.reduce((sum, [, column]) => sum + batch[column], 0),
     }),
   }),
@@ -157,6 +159,7 @@ export const Batch: NodeRef<'Batch'> = builder.prismaNode('Batch', {
     stats: t.field({
       type: BatchStats,
       description: "Its runs by status (SPEC.md's `stats`).",
+      extensions: sqlField({ sameRow: true }),
       resolve: (batch) => batch,
     }),
     callingWindow: t.field({
@@ -459,6 +462,9 @@ builder.prismaObjectField(Workflow, 'batches', (t) =>
   t.connection({
     type: Batch,
     description: 'Its batches, newest first (E7: `GET /workflows/{id}/batches`).',
+    extensions: sqlField({
+      children: () => ({ table: 'Batch', parent: 'workflowId', where: noCondition, orderBy: newestFirst }),
+    }),
     resolve: (workflow, args, context) =>
       childConnection(args, context.loaders, {
         list: 'batchesOfWorkflow',

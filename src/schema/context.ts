@@ -1,5 +1,5 @@
 import type { Viewer } from '../auth/authenticate.ts';
-import type { Database } from '../db/database.ts';
+import type { Database, SqlQueryable } from '../db/database.ts';
 import type { RequestConsistency } from '../db/read-replicas.ts';
 import { type TenantClient, tenantClient } from '../db/tenant.ts';
 import { type AuditActor, actorOf, type RequestOrigin } from '../domain/audit-log.ts';
@@ -30,6 +30,8 @@ export interface GraphQLContext {
   /** The caller's key: its id, name and scopes (what key-scope-checks.ts checks; caches may key on the scopes). */
   apiKey: { id: string; name: string | null; scopes: readonly string[] };
   db: TenantClient;
+  /** The driver `db` reads through, for hand-written SQL that names the organization itself (src/db/sql/). */
+  sql: SqlQueryable;
   /** Who the caller's writes are recorded as (src/schema/audited-mutations.ts). */
   actor: AuditActor;
   loaders: Loaders;
@@ -78,9 +80,9 @@ export function createContext(
  * The organization's client and dataloaders over `reads` (the primary, or a read replica for a query):
  * the same tenant scope (src/db/tenant.ts) and the same SQL, which names the organization itself.
  */
-export function readingFrom(reads: Database, organizationId: string): Pick<GraphQLContext, 'db' | 'loaders'> {
+export function readingFrom(reads: Database, organizationId: string): Pick<GraphQLContext, 'db' | 'loaders' | 'sql'> {
   const db = tenantClient(reads.prisma, organizationId);
-  return { db, loaders: createLoaders(db, reads.sql, organizationId) };
+  return { db, loaders: createLoaders(db, reads.sql, organizationId), sql: reads.sql };
 }
 
 /** What a domain operation runs as: the caller, through the client confined to its organization. */

@@ -58,6 +58,21 @@ function checkSize(args: DefaultConnectionArguments) {
 const countsFromTheEnd = (args: DefaultConnectionArguments) =>
   args.last != null && args.before == null && args.first == null;
 
+/**
+ * The window of the list a page shows, known without counting the list (what
+ * offsetConnection pages by); null when it is not known so (a page counted
+ * from the end) or the arguments are refused (offsetConnection says why).
+ */
+export function knownWindow(args: DefaultConnectionArguments): ReturnType<typeof offsetForArgs> | null {
+  if (countsFromTheEnd(args)) return null;
+  try {
+    checkSize(args);
+    return offsetForArgs({ args, defaultSize: DEFAULT_PAGE_SIZE, maxSize: MAX_PAGE_SIZE });
+  } catch {
+    return null;
+  }
+}
+
 export async function offsetConnection<T>(
   args: DefaultConnectionArguments,
   load: (page: Page) => Promise<readonly T[]>,

@@ -1,6 +1,14 @@
 import type { DefaultConnectionArguments } from '@pothos/plugin-relay';
 import type { GraphQLResolveInfo } from 'graphql';
-import { RUN_ORDER_COLUMNS, type RunFilter, type RunSort, runFilter, runOrderSql } from '../domain/runs.ts';
+import { countedRunsSql } from '../db/parts/counter-columns.ts';
+import {
+  RUN_ORDER_COLUMNS,
+  type RunFilter,
+  type RunSort,
+  runFilter,
+  runFilterSql,
+  runOrderSql,
+} from '../domain/runs.ts';
 import { parseOrThrow } from '../domain/validation.ts';
 import { Prisma, type Prospect as ProspectRow, type RunAttempt as RunAttemptRow } from '../generated/prisma/client.ts';
 import { Batch } from './batch.ts';
@@ -14,6 +22,7 @@ import { childConnection, offsetConnection } from './pagination.ts';
 import { Prospect } from './prospect.ts';
 import { type RunsParent, runListing } from './run-listing.ts';
 import { connectionNodes, selectedColumns, selectedField } from './selection.ts';
+import { type SqlChildList, sqlField } from './sql-fields.ts';
 import { Workflow, WorkflowVersion } from './workflow.ts';
 
 const RunFilterTypes = typesFromSchema(runFilter);
@@ -69,6 +78,29 @@ async function runsConnection(
     (page) => context.loaders.pages.load({ list, parentId, where, orderBy, columns, embeds, ...page }) as never,
     listing.count,
   );
+}
+
+/**
+ * A batch's runs as PostgreSQL writes them (sql-fields.ts), listed as
+ * runListing lists them: a total by status alone read from the batch's
+ * counters. Null for a filter that is refused or names a batch: the resolver answers those.
+ */
+function runsOfBatchSql(args: RunListArgs): SqlChildList | null {
+  let filter: RunFilter;
+  try {
+    filter = filterOf(args);
+  } catch {
+    return null;
+  }
+  if (filter.batch_id !== undefined) return null;
+  const byCounters = Object.entries(filter).every(([name, value]) => value === undefined || name === 'status');
+  return {
+    table: 'Run',
+    parent: 'batchId',
+    where: runFilterSql(filter),
+    orderBy: runOrderSql(args.orderBy ?? undefined),
+    count: byCounters ? (batch) => Prisma.raw(`(${countedRunsSql(batch, filter.status)})`) : undefined,
+  };
 }
 
 export const RunAttempt = builder.objectRef<RunAttemptRow>('RunAttempt').implement({
@@ -161,6 +193,9 @@ export const Run: NodeRef<'Run'> = builder.prismaNode('Run', {
       nullable: true,
       description:
         'While PENDING or PAUSED: the earliest the next attempt may start (a retry delay, a calling window).',
+      extensions: sqlField({
+        value: (row) => `CASE WHEN ${row}.status IN ('PENDING', 'PAUSED') THEN ${row}."nextAttemptAt" END`,
+      }),
       resolve: (run) => (run.status === 'PENDING' || run.status === 'PAUSED' ? run.nextAttemptAt : null),
     }),
     error: t.exposeString('error', { nullable: true, description: 'Why the run failed.' }),
@@ -199,6 +234,7 @@ export const Run: NodeRef<'Run'> = builder.prismaNode('Run', {
     prospect: t.field({
       type: Prospect,
       description: 'The prospect it calls.',
+      extensions: sqlField({ row: { table: 'Prospect', column: 'prospectId' } }),
       // A page of runs may carry each run's prospect (loaders.ts, `embeds`).
       // Answered without a promise when embedded: a page holds up to 100 runs, a dashboard 1,000.
       resolve: (run, _args, context) =>
@@ -244,6 +280,7 @@ builder.prismaObjectField(Batch, 'runs', (t) =>
     type: Run,
     description: 'Its runs, filtered and sorted as E6 lists them.',
     args: runFilterArgs,
+    extensions: sqlField({ children: (args) => runsOfBatchSql(args as RunListArgs) }),
     resolve: (batch, args, context, info) => runsConnection({ batch }, args, context, info),
   }),
 );

@@ -63,6 +63,8 @@ export interface TestServerOptions {
   liveQueryThrottleMs?: number;
   /** FEDERATION=on: /graphql serves the subgraph schema. */
   federation?: boolean;
+  /** GRAPHQL_SQL_SUBTREES=off: every connection is answered by its resolvers. */
+  sqlSubtrees?: boolean;
   /** The response cache (RESPONSE_CACHE_TTL_MS, RESPONSE_CACHE_MAX_ENTRIES): the server's defaults unless given. */
   responseCache?: { ttlMs: number; maxEntries: number };
   /** Webhook settings (http and private addresses are allowed unless these say otherwise). */
@@ -173,6 +175,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     subscriptionLimits: options.subscriptionLimits,
     graphqlLimits: options.graphqlLimits,
     federation: options.federation,
+    sqlSubtrees: options.sqlSubtrees,
     corsOrigins: options.corsOrigins,
     metricsToken: options.metricsToken === null ? undefined : (options.metricsToken ?? TEST_METRICS_TOKEN),
     logLevel: options.log?.level,

@@ -9,3 +9,7 @@ export const counterColumn = {
   CANCELLED: 'cancelledCount',
   FAILED: 'failedCount',
 } as const satisfies Record<RunStatus, string>;
+
+/** The runs a batch row aliased `row` counts: with `status`, or in all (SQL text). */
+export const countedRunsSql = (row: string, status?: RunStatus) =>
+  (status ? [counterColumn[status]] : Object.values(counterColumn)).map((column) => `${row}."${column}"`).join(' + ');

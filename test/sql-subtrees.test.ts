@@ -1,0 +1,241 @@
+// PostgreSQL writes connection subtrees (docs/sql-rendering.md): whatever a
+// query selects over the connections, the answer's bytes are those the
+// resolvers give. Two instances on one database, the resolvers' alone
+// (GRAPHQL_SQL_SUBTREES=off), are asked the same generated queries, without
+// the response cache (which leaves the renderer out).
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from './support/server.ts';
+import { recordStatements } from './support/statements.ts';
+
+const noCache = { ttlMs: 0, maxEntries: 1 };
+
+describe('connection subtrees written by PostgreSQL', () => {
+  let rendered: TestServer;
+  let resolved: TestServer;
+  let apiKey: string;
+  let workflowId: string;
+  let otherWorkflowId: string;
+
+  /** The answer's status and bytes. */
+  async function ask(server: TestServer, query: string, variables: Record<string, unknown>) {
+    const response = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+      body: JSON.stringify({ query, variables }),
+    });
+    return { status: response.status, text: await response.text() };
+  }
+
+  async function ok(key: string, query: string, variables: Record<string, unknown>) {
+    const { body } = await rendered.graphql(key, query, variables);
+    expect(body.errors).toBeUndefined();
+    return body.data;
+  }
+
+  /** A workflow with batches of `sizes` runs, over prospects with unicode, empty and null members. */
+  async function seed(key: string, sizes: number[]) {
+    const { createWorkflow } = await ok(
+      key,
+      `mutation($input: WorkflowCreateInput!) { createWorkflow(input: $input) { id } }`,
+      { input: { name: 'Dashboards', definition: { steps: [{ id: 'pause', type: 'wait', seconds: 1 }] } } },
+    );
+    const prospects = Array.from({ length: Math.max(...sizes) }, (_, index) => ({
+      firstName: ['Zoë', '"quoted" \\ back', 'tab\there', '😀 emoji', 'line\nbreak', ''][index % 6],
+      lastName: index % 3 === 0 ? '' : `Ł${index}\u2028`,
+      ...(index % 2 ? { email: `p${index}@example.com`, timezone: 'Europe/Paris' } : {}),
+      phone: `+1415555${String(index).padStart(4, '0')}`,
+    }));
+    const { createProspects } = await ok(
+      key,
+      `mutation($input: ProspectsCreateInput!) { createProspects(input: $input) { id } }`,
+      { input: { prospects } },
+    );
+    const ids = createProspects.map((prospect: { id: string }) => prospect.id);
+    for (const size of sizes)
+      await ok(
+        key,
+        `mutation($w: ID!, $input: BatchCreateInput!) { createBatch(workflowId: $w, input: $input) { id } }`,
+        {
+          w: createWorkflow.id,
+          input: { prospectIds: ids.slice(0, size) },
+        },
+      );
+    return createWorkflow.id as string;
+  }
+
+  beforeAll(async () => {
+    rendered = await startTestServer({ responseCache: noCache });
+    resolved = await startTestServer({ responseCache: noCache, sharing: rendered, sqlSubtrees: false });
+    ({ apiKey } = await rendered.createOrganization('Acme'));
+    const other = await rendered.createOrganization('Globex');
+    workflowId = await seed(apiKey, [3, 1, 5, 2]);
+    otherWorkflowId = await seed(other.apiKey, [2]);
+    // Runs in every state a page shows: started or not, ended, with an outcome, due again.
+    await rendered.db.sql.query(
+      `UPDATE "Run" SET "startedAt" = now() - (random() * interval '3 days'),
+         "endedAt" = CASE WHEN random() < 0.5 THEN now() END, attempts = 1 + (random() * 3)::int,
+         "lastOutcome" = 'no_answer', "nextAttemptAt" = now() + interval '1 hour'
+       WHERE random() < 0.6`,
+    );
+    await rendered.db.sql.query(`UPDATE "Run" SET status = 'PAUSED' WHERE random() < 0.3`);
+  });
+  afterAll(async () => {
+    await resolved?.close();
+    await rendered?.close();
+  });
+
+  const alias = fc.constantFrom('', '', 'a: ', 'b2: ');
+  const directive = fc.constantFrom(
+    '',
+    '',
+    '',
+    ' @include(if: true)',
+    ' @skip(if: true)',
+    ' @include(if: $yes)',
+    ' @skip(if: $no)',
+  );
+  /** A field, maybe aliased, maybe under a directive. */
+  const field = (text: string) => fc.tuple(alias, fc.constant(text), directive).map((parts) => parts.join(''));
+  /** Some of `members`, in any order, some inside inline fragments. */
+  const selection = (type: string, members: fc.Arbitrary<string>[]) =>
+    fc.tuple(fc.shuffledSubarray(members, { minLength: 1 }), fc.constantFrom(0, 0, 1, 2)).chain(([chosen, wrap]) =>
+      fc.tuple(...chosen).map((texts) => {
+        const inner = texts.join(' ');
+        if (wrap === 1) return `... on ${type} { ${inner} }`;
+        if (wrap === 2) return `... @include(if: $yes) { ${inner} } __typename`;
+        return inner;
+      }),
+    );
+
+  const prospect = selection('Prospect', [
+    field('id'),
+    field('firstName'),
+    field('lastName'),
+    field('email'),
+    field('timezone'),
+    field('createdAt'),
+    fc.constant('...Person'),
+    field('__typename'),
+  ]);
+  const run = selection('Run', [
+    field('id'),
+    field('status'),
+    field('startedAt'),
+    field('endedAt'),
+    field('nextAttemptAt'),
+    field('attempts'),
+    field('lastOutcome'),
+    prospect.chain((inner) => field(`prospect { ${inner} }`)),
+    fc.constantFrom('phone: prospectId', 'batchName', 'updatedAt'),
+  ]);
+  const cursor = (offset: number) => `"${Buffer.from(`OffsetConnection:${offset}`).toString('base64')}"`;
+  const page = fc.constantFrom(
+    '',
+    '(first: 2)',
+    '(first: 0)',
+    '(first: $n)',
+    `(first: 2, after: ${cursor(0)})`,
+    `(last: 1, before: ${cursor(2)})`,
+    '(last: 2)',
+    '(first: 101)',
+  );
+  const connection = (node: fc.Arbitrary<string>, type: string, args: fc.Arbitrary<string>) =>
+    fc.tuple(
+      args,
+      selection(type, [
+        field('totalCount'),
+        field('__typename'),
+        field('pageInfo { hasNextPage hasPreviousPage startCursor endCursor }'),
+        node.chain((inner) => field(`edges { cursor node { ${inner} } }`)),
+        node.chain((inner) => field(`nodes { ${inner} }`)),
+      ]),
+    );
+  const runArgs = fc
+    .tuple(
+      page,
+      fc.constantFrom(
+        '',
+        'orderBy: STARTED_ASC',
+        'orderBy: STARTED_DESC',
+        'orderBy: STATUS_ASC',
+        'orderBy: STATUS_DESC',
+      ),
+      fc.constantFrom(
+        '',
+        'filter: { status: PAUSED }',
+        'filter: { status: PENDING }',
+        'filter: { startedAfter: "2000-01-01T00:00:00Z" }',
+      ),
+    )
+    .map(([paging, ...rest]) => {
+      const all = [paging.slice(1, -1), ...rest].filter(Boolean);
+      return all.length ? `(${all.join(', ')})` : '';
+    });
+  const batch = selection('Batch', [
+    field('id'),
+    field('name'),
+    field('status'),
+    field('createdAt'),
+    field('scheduledAt'),
+    field('totalProspects'),
+    field('stats { pendingCount pausedCount totalCount }'),
+    fc.constant('stats { ...Counts }'),
+    fc.constantFrom('workflowVersionNumber', 'callsPerSecond'),
+    connection(run, 'BatchRunsConnection', runArgs).chain(([args, inner]) => field(`runs${args} { ${inner} }`)),
+  ]);
+  const query = connection(batch, 'WorkflowBatchesConnection', page).chain(([args, inner]) =>
+    fc
+      .tuple(field(`batches${args} { ${inner} }`), fc.boolean())
+      .map(([batches, named]) =>
+        named
+          ? `query($w: ID!) { workflow(id: $w) { id ...W } } fragment W on Workflow { ${batches} }`
+          : `query($w: ID!) { workflow(id: $w) { name ${batches} } }`,
+      ),
+  );
+
+  /** The document with the variables and fragments it uses declared. */
+  function document(text: string) {
+    const variables = [
+      ['yes', 'Boolean = true'],
+      ['no', 'Boolean = false'],
+      ['n', 'Int = 2'],
+    ].filter(([name]) => text.includes(`$${name}`));
+    const declared = text.replace(
+      'query($w: ID!)',
+      `query($w: ID!${variables.map(([name, type]) => `, $${name}: ${type}`).join('')})`,
+    );
+    const fragments = [
+      ['Person', 'fragment Person on Prospect { firstName phone }'],
+      ['Counts', 'fragment Counts on BatchStats { finishedCount totalCount }'],
+    ].filter(([name]) => text.includes(`...${name}`));
+    return [declared, ...fragments.map(([, definition]) => definition)].join(' ');
+  }
+
+  it('answers every generated selection byte for byte as the resolvers do', async () => {
+    await fc.assert(
+      fc.asyncProperty(query, fc.boolean(), async (text, foreign) => {
+        const variables = { w: foreign ? otherWorkflowId : workflowId };
+        const [written, expected] = await Promise.all([
+          ask(rendered, document(text), variables),
+          ask(resolved, document(text), variables),
+        ]);
+        expect(written).toEqual(expected);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('answers the dashboard query with one statement for its batches and their runs', async () => {
+    const dashboard = `query($w: ID!) { workflow(id: $w) { id name batches(first: 20) { edges { node {
+      id name status stats { pendingCount inProgressCount pausedCount finishedCount cancelledCount failedCount totalCount }
+      runs(first: 50) { edges { node { id status startedAt prospect { firstName lastName email phone } } } } } } } } }`;
+    const { result: written, statements } = await recordStatements(rendered.db, () =>
+      ask(rendered, dashboard, { w: workflowId }),
+    );
+    expect(written).toEqual(await ask(resolved, dashboard, { w: workflowId }));
+    // The API key's lookup may be cached; the workflow, then its batches with their runs, written in one.
+    expect(statements.filter((statement) => !statement.includes('"ApiKey"'))).toHaveLength(2);
+    expect(statements.filter((statement) => statement.includes('string_agg'))).toHaveLength(1);
+  });
+});

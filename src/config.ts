@@ -129,6 +129,7 @@ const environment = bulkLimitVariables.extend({
   ENGINE_DRAIN_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
   INSIGHTS_INTERVAL_MS: z.coerce.number().int().min(0).default(3_600_000),
   RETENTION_INTERVAL_MS: z.coerce.number().int().min(0).default(3_600_000),
+  RUN_RETENTION_MONTHS: z.coerce.number().int().min(1).max(1200).optional(),
   // At least 30: the audit table's trigger refuses deleting a younger event (prisma/migrations/…_audit_events).
   AUDIT_RETENTION_DAYS: z.coerce.number().int().min(30).max(36_500).default(400),
   WEBHOOK_ALLOW_HTTP: z.enum(['on', 'off']).default('off'),
@@ -267,6 +268,8 @@ interface EngineConfig {
   retentionIntervalMs: number;
   /** How long audit events are kept (AUDIT_RETENTION_DAYS); older ones are deleted hourly. */
   auditRetentionDays: number;
+  /** RUN_RETENTION_MONTHS: runs' monthly partitions older than that are dropped (null: kept for ever). */
+  runRetentionMonths: number | null;
 }
 
 /** The LiveKit project (Cloud or self-hosted) calls go through, and the agent worker dispatched to them. */
@@ -355,6 +358,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       insightsIntervalMs: values.INSIGHTS_INTERVAL_MS,
       retentionIntervalMs: values.RETENTION_INTERVAL_MS,
       auditRetentionDays: values.AUDIT_RETENTION_DAYS,
+      runRetentionMonths: values.RUN_RETENTION_MONTHS ?? null,
     },
     livekit:
       values.DIALER === 'livekit'

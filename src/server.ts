@@ -13,6 +13,7 @@ import { simulatedDialer } from './engine/dialer.ts';
 import { InsightScheduler } from './engine/insight-scheduler.ts';
 import { RetentionJob } from './engine/retention-job.ts';
 import { type EngineOptions, RunEngine } from './engine/run-engine.ts';
+import { RunPartitions } from './engine/run-partitions.ts';
 import { defaultStepHandlers } from './engine/steps.ts';
 import { buildApp } from './http/app.ts';
 import { startTracing } from './observability/tracing.ts';
@@ -107,11 +108,12 @@ export async function startServer(config: Config): Promise<RunningServer> {
   let insights: InsightScheduler | null = null;
   let retention: RetentionJob | null = null;
   let auditRetention: AuditRetention | null = null;
+  let partitions: RunPartitions | null = null;
   // Shutdown order: stop accepting and finish the requests in flight (WebSockets
   // are told 1001), then hand this instance's runs and webhook deliveries back, then the connections.
   const release = async () => {
     await app?.close();
-    await Promise.all([engine?.stop(), webhooks?.stop(), retention?.stop()]);
+    await Promise.all([engine?.stop(), webhooks?.stop(), retention?.stop(), partitions?.stop()]);
     insights?.stop();
     auditRetention?.stop();
     await services.close();
@@ -152,6 +154,14 @@ export async function startServer(config: Config): Promise<RunningServer> {
       ? new AuditRetention(db.prisma, config.engine.auditRetentionDays, systemClock, app.log)
       : null;
     auditRetention?.start();
+    partitions = config.engine.enabled
+      ? new RunPartitions(db.prisma, {
+          retentionMonths: config.engine.runRetentionMonths,
+          clock: systemClock,
+          log: app.log,
+        })
+      : null;
+    partitions?.start();
     if (firstOrganization) {
       // Printed once: the key is stored only as a hash.
       process.stdout.write(

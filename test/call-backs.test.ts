@@ -108,7 +108,7 @@ describe('call-backs', () => {
     expect(await runOf(runId)).toMatchObject({ status: 'PENDING', next_attempt_at: at.toISOString() });
     // The same part again asks for nothing more.
     await report(runId, { summary: 'Asked to call back', callback_at: at.toISOString() });
-    expect((await server.db.prisma.run.findUniqueOrThrow({ where: { id: runId } })).callbacks).toBe(1);
+    expect((await server.db.prisma.run.findFirstOrThrow({ where: { id: runId } })).callbacks).toBe(1);
     await expectStatsMatchRuns(server.db, batchId);
 
     await api.setStatus(batchId, 'CANCELLED');

@@ -359,7 +359,7 @@ describe('an instance that dies with a call in flight', () => {
       const run = (await server.db.prisma.run.findFirst({ where: { batchId } }))!;
       // A worker that died mid-call: its run IN_PROGRESS under a lease nobody renews, its attempt open.
       await server.db.prisma.$transaction([
-        server.db.prisma.run.update({
+        server.db.prisma.run.updateMany({
           where: { id: run.id },
           data: {
             status: 'IN_PROGRESS',
@@ -387,7 +387,7 @@ describe('an instance that dies with a call in flight', () => {
       ]);
       server.engine!.start();
       const waiting = await eventually(async () => {
-        const current = await server.db.prisma.run.findUniqueOrThrow({ where: { id: run.id } });
+        const current = await server.db.prisma.run.findFirstOrThrow({ where: { id: run.id } });
         return current.status === 'PENDING' ? current : undefined;
       });
       expect(waiting).toMatchObject({ attempts: 1, lastOutcome: 'failed', leaseOwner: null });
@@ -395,7 +395,7 @@ describe('an instance that dies with a call in flight', () => {
       expect(await attemptsOf(server.db, batchId)).toMatchObject([{ number: 1, outcome: 'failed', reason: 'lost' }]);
       await server.engineClaims();
       expect(await server.db.prisma.runAttempt.count({ where: { batchId } })).toBe(1); // not before the delay
-      expect((await server.db.prisma.run.findUniqueOrThrow({ where: { id: run.id } })).status).toBe('PENDING');
+      expect((await server.db.prisma.run.findFirstOrThrow({ where: { id: run.id } })).status).toBe('PENDING');
       clock.advance(300_000);
       expect((await batchIn(server.db, batchId, ['FINISHED'])).finishedCount).toBe(1);
       expect((await attemptsOf(server.db, batchId)).map((attempt) => attempt.outcome)).toEqual(['failed', 'answered']);

@@ -239,7 +239,7 @@ describe('the run engine', () => {
       // A worker that died mid-run: its run stays IN_PROGRESS under a lease nobody renews.
       const [run] = await server.db.prisma.run.findMany({ where: { batchId }, take: 1 });
       await server.db.prisma.$transaction([
-        server.db.prisma.run.update({
+        server.db.prisma.run.updateMany({
           where: { id: run!.id },
           data: {
             status: 'IN_PROGRESS',
@@ -257,7 +257,7 @@ describe('the run engine', () => {
       const batch = await batchIn(server.db, batchId, ['FINISHED']);
       expect(batch.finishedCount).toBe(2);
       // It had no call in flight (no open attempt): it resumes, and makes its one call.
-      const recovered = await server.db.prisma.run.findUniqueOrThrow({ where: { id: run!.id } });
+      const recovered = await server.db.prisma.run.findFirstOrThrow({ where: { id: run!.id } });
       expect(recovered).toMatchObject({ status: 'FINISHED', attempts: 1, recoveries: 1 });
       await expectStatsMatchRuns(server.db, batchId);
     });

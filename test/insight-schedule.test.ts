@@ -24,7 +24,7 @@ describe('the insight schedule', () => {
     const yesterday = new Date('2026-11-20T08:00:00.000Z');
     const end = async (index: number, status: 'FINISHED' | 'FAILED', outcome: 'answered' | 'failed', at: Date) => {
       await endedAttempt(server.db, runs[index]!.id, outcome, at.toISOString());
-      await server.db.prisma.run.update({ where: { id: runs[index]!.id }, data: { status, endedAt: at } });
+      await server.db.prisma.run.updateMany({ where: { id: runs[index]!.id }, data: { status, endedAt: at } });
     };
     await end(0, 'FINISHED', 'answered', now);
     await end(1, 'FAILED', 'failed', now);

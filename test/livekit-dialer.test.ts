@@ -343,7 +343,7 @@ describe('DIALER=livekit: the end of a call', () => {
         expect(response.status).toBe(401);
         expectErrorBody({ status: response.status, headers: response.headers, body: await response.json() }, 401);
       }
-      expect(await server.db.prisma.runAttempt.findUniqueOrThrow({ where: { id: attempt.id } })).toMatchObject({
+      expect(await server.db.prisma.runAttempt.findFirstOrThrow({ where: { id: attempt.id } })).toMatchObject({
         endedAt: null,
         callEndedAt: null,
       });
@@ -351,7 +351,7 @@ describe('DIALER=livekit: the end of a call', () => {
       // Nothing came: after its maximum duration (2 min) and the margin, the attempt is lost and the call hung up.
       const lost = await eventually(async () => {
         clock.advance((2 * 60 + CALL_END_MARGIN_SECONDS) * 1000);
-        const current = await server.db.prisma.runAttempt.findUniqueOrThrow({ where: { id: attempt.id } });
+        const current = await server.db.prisma.runAttempt.findFirstOrThrow({ where: { id: attempt.id } });
         return current.endedAt ? current : undefined;
       });
       expect(lost).toMatchObject({ outcome: 'failed', reason: 'lost', callEndedAt: null });
@@ -390,7 +390,7 @@ describe('DIALER=livekit: the end of a call', () => {
         }),
         404,
       );
-      expect(await server.db.prisma.runAttempt.findUniqueOrThrow({ where: { id: attempt.id } })).toMatchObject({
+      expect(await server.db.prisma.runAttempt.findFirstOrThrow({ where: { id: attempt.id } })).toMatchObject({
         reportedOutcome: null,
       });
     });
@@ -435,7 +435,7 @@ describe('DIALER=livekit: the end of a call', () => {
       });
       await server.engine!.stop();
       expect(double.deletedRooms).toEqual([attempt.roomName]);
-      expect(await server.db.prisma.runAttempt.findUniqueOrThrow({ where: { id: attempt.id } })).toMatchObject({
+      expect(await server.db.prisma.runAttempt.findFirstOrThrow({ where: { id: attempt.id } })).toMatchObject({
         outcome: 'failed',
         reason: 'interrupted',
       });
@@ -455,7 +455,7 @@ describe('a call handed to a person (POST …/transfer)', () => {
         });
         return open && double.dials.some((call) => call.request.roomName === open.roomName) ? open : undefined;
       });
-      const run = await server.db.prisma.run.findUniqueOrThrow({ where: { id: attempt.runId } });
+      const run = await server.db.prisma.run.findFirstOrThrow({ where: { id: attempt.runId } });
       const transfer = (body: unknown) =>
         rest('POST', `/org/{org}/runs/${attempt.runId}/attempts/1/transfer`, { body });
 

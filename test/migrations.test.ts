@@ -83,6 +83,24 @@ describe('the migrator', () => {
     ]);
   });
 
+  it('partitions Run by its id and RunAttempt by its run id, by month, each with a default partition', async () => {
+    await migrate(db.sql);
+    const { rows } = await db.sql.query<{ name: string; key: string }>(
+      `SELECT c.relname AS name, pg_get_partkeydef(c.oid) AS key FROM pg_class c
+       WHERE c.relname IN ('Run', 'RunAttempt') ORDER BY c.relname`,
+    );
+    expect(rows).toEqual([
+      { name: 'Run', key: 'RANGE (id)' },
+      { name: 'RunAttempt', key: 'RANGE ("runId")' },
+    ]);
+    const { rows: defaults } = await db.sql.query<{ name: string }>(
+      `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+       WHERE i.inhparent IN ('"Run"'::regclass, '"RunAttempt"'::regclass) AND c.relpartbound IS NOT NULL
+         AND pg_get_expr(c.relpartbound, c.oid) = 'DEFAULT' ORDER BY c.relname`,
+    );
+    expect(defaults.map((row) => row.name)).toEqual(['RunAttempt_default', 'Run_default']);
+  });
+
   it("keeps a run's batch, workflow, version, organization and prospect together", async () => {
     await migrate(db.sql);
     const org = async (name: string) =>

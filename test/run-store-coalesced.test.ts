@@ -168,7 +168,7 @@ describe('the run store, ending many runs together', () => {
   it('gives each run its own answer from one group: go on, finished, tried again, failed, or no longer this instance’s', async () => {
     // Another instance took the last run back meanwhile.
     const taken = runs.at(-1)!;
-    await db.prisma.run.update({ where: { id: taken.id }, data: { leaseOwner: 'instance-b' } });
+    await db.prisma.run.updateMany({ where: { id: taken.id }, data: { leaseOwner: 'instance-b' } });
     const outcomeOf = (index: number): CallResult['outcome'] =>
       index % 3 === 0 ? 'answered' : index % 3 === 1 ? 'no_answer' : 'failed';
     // Every other answered call is its run's last step: that run is finished with it.

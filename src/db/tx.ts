@@ -11,5 +11,9 @@ export type Tx<Client = PrismaClient> = Client extends {
   ? Transaction
   : never;
 
-/** What a raw statement (src/db/sql/) needs: any client or transaction, tenant ones included. */
-export type SqlClient = Pick<PrismaClient, '$executeRaw' | '$queryRaw'>;
+/**
+ * What a raw statement (src/db/sql/) needs: any client or transaction, tenant
+ * ones included; the unsafe form for DDL, which takes no parameters
+ * (src/db/sql/create-run-partition.ts).
+ */
+export type SqlClient = Pick<PrismaClient, '$executeRaw' | '$queryRaw' | '$executeRawUnsafe'>;

@@ -251,7 +251,7 @@ export async function reportCallRecord(
         ? (report.detection.result as (typeof machineOutcomes)[number])
         : undefined);
     if (inFlight && reported)
-      await tx.runAttempt.update({ where: { id: target.attemptId }, data: { reportedOutcome: reported } });
+      await tx.runAttempt.updateMany({ where: { id: target.attemptId, runId }, data: { reportedOutcome: reported } });
     if (report.consent_revoked) await revokeAfterCall(tx, organizationId, runId, attemptNumber, now);
     if (existing && sameRecord(before, after)) return existing;
     const written = await writeCallRecord(

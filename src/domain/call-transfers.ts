@@ -83,5 +83,5 @@ export async function transferCall(
     now,
   );
   if (reason) throw badGateway(`LiveKit did not transfer the call: ${reason}`, { transfer });
-  return (await scope.prisma.callRecord.findUnique({ where: { attemptId: target.attemptId } }))!;
+  return (await scope.prisma.callRecord.findFirst({ where: { attemptId: target.attemptId } }))!;
 }

@@ -18,9 +18,13 @@ import { modelOf } from './builder.ts';
 import { type GraphQLContext, inTransaction } from './context.ts';
 import { decodeGlobalID, encodeGlobalID, primaryKeyOf } from './global-ids.ts';
 
-/** A model of a transaction client, as the before and after images read it. */
+/**
+ * A model of a transaction client, as the before and after images read it: by
+ * id, which is not every model's whole key (Run's is (id, organizationId), a
+ * partitioned table's), so not findUnique. The tenant client adds the organization.
+ */
 interface ReadModel {
-  findUnique(query: { where: { id: string | number } }): Promise<Record<string, unknown> | null>;
+  findFirst(query: { where: { id: string | number } }): Promise<Record<string, unknown> | null>;
 }
 
 const typeOfId = (id: string) => {
@@ -39,7 +43,7 @@ function changedObject(type: string, id: string): ChangedObject | null {
   const key = primaryKeyOf(type, id);
   return {
     target: { type, id },
-    read: (tx) => (tx as Record<string, ReadModel>)[delegate]!.findUnique({ where: { id: key } }),
+    read: (tx) => (tx as Record<string, ReadModel>)[delegate]!.findFirst({ where: { id: key } }),
   };
 }
 

@@ -248,7 +248,7 @@ const factories = {
       const types = new Map(events.map((event) => [event.id, event.type]));
       return eventIds.map((id) => types.get(id) ?? '');
     }),
-  /** Each run's call attempts, oldest first ("RunAttempt_runId_number_key"). */
+  /** Each run's call attempts, oldest first ("RunAttempt_runId_number_organizationId_key"). */
   attemptsOfRun: ({ prisma }: Made) =>
     new DataLoader<string, Rows.RunAttempt[]>(async (runIds) =>
       groupBy(
@@ -260,7 +260,7 @@ const factories = {
         runIds,
       ),
     ),
-  /** Each attempt's call record, or null ("CallRecord_attemptId_key"). */
+  /** Each attempt's call record, or null ("CallRecord_attemptId_runId_organizationId_key"). */
   recordOfAttempt: ({ prisma }: Made) =>
     new DataLoader<string, Rows.CallRecord | null>(async (attemptIds) => {
       const rows = await prisma.callRecord.findMany({ where: { attemptId: { in: [...attemptIds] } } });

@@ -156,7 +156,9 @@ export const RunAttempt = builder.objectRef<RunAttemptRow>('RunAttempt').impleme
 });
 
 export const Run: NodeRef<'Run'> = builder.prismaNode('Run', {
-  id: { field: 'id' },
+  // The key is (id, organizationId) (a partitioned table's, docs/scaling.md): a node's id is the run's.
+  id: { resolve: (run) => run.id },
+  findUnique: (id, context) => ({ id_organizationId: { id, organizationId: context.viewer.organizationId } }),
   nullable: true,
   description:
     "One prospect's way through a batch's workflow version, step by step, with its call attempts. " +
@@ -256,7 +258,7 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'A run by id, with its attempts (`GET /runs/{run_id}`). Null when it is not the caller’s.',
     args: { id: t.arg.id({ required: true, description: 'Its id (`run_…`).' }) },
-    resolve: (_root, args, context) => context.db.run.findUnique({ where: { id: String(args.id) } }),
+    resolve: (_root, args, context) => context.db.run.findFirst({ where: { id: String(args.id) } }),
   }),
   runs: t.connection({
     type: Run,

@@ -12,7 +12,7 @@ export async function endedAttempt(
   endedAt: string,
   { number = 1, stepId = 'dial' }: { number?: number; stepId?: string } = {},
 ) {
-  const run = await db.prisma.run.findUniqueOrThrow({ where: { id: runId } });
+  const run = await db.prisma.run.findFirstOrThrow({ where: { id: runId } });
   const ended = new Date(endedAt);
   return db.prisma.runAttempt.create({
     data: {

@@ -127,6 +127,7 @@ function testEngine(services: Services, options: TestEngineOptions): RunEngine {
     insightsIntervalMs: 0,
     retentionIntervalMs: 0,
     auditRetentionDays: 400,
+    runRetentionMonths: null,
   };
   const handlers = new Map([...defaultStepHandlers(), ...Object.entries(options.handlers ?? {})]);
   return createEngine({ engine }, services, { pollMs: 50, handlers, dialer: options.dialer, clock: options.clock })!;

@@ -2,7 +2,7 @@ import type { SqlClient } from '../tx.ts';
 
 /**
  * How many attempts each run made at its step, by run id.
- * Index: "RunAttempt_runId_number_key", each run's range (a few rows).
+ * Index: "RunAttempt_runId_number_organizationId_key", each run's range (a few rows).
  */
 export async function attemptsAtSteps(
   tx: SqlClient,

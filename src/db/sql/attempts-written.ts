@@ -2,7 +2,7 @@ import type { SqlClient } from '../tx.ts';
 
 /**
  * Of these runs' attempts, the runs whose attempt `number` was written.
- * Index: "RunAttempt_runId_number_key", one probe per attempt.
+ * Index: "RunAttempt_runId_number_organizationId_key", one probe per attempt.
  */
 export function attemptsWritten(tx: SqlClient, attempts: { runId: string; number: number }[]) {
   return tx.$queryRaw<{ runId: string }[]>`

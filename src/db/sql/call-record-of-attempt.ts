@@ -7,7 +7,7 @@ import type { SqlClient } from '../tx.ts';
  * attempt is locked (src/db/sql/call-record-target.ts), in a statement of its
  * own, so that it sees the part a report merged and committed while this one
  * waited for the lock.
- * Index: "CallRecord_attemptId_key".
+ * Index: "CallRecord_attemptId_runId_organizationId_key".
  */
 export async function callRecordOfAttempt(tx: SqlClient, attemptId: string): Promise<CallRecord | null> {
   const [record] = await tx.$queryRaw<CallRecord[]>`

@@ -22,7 +22,7 @@ export interface CallRecordTarget {
  * attempt are merged one after the other) and reads what the report needs:
  * the step's agent, the call's room and prospect, the organization's settings. None: not
  * the organization's.
- * Index: "RunAttempt_runId_number_key", one probe; the run, version and
+ * Index: "RunAttempt_runId_number_organizationId_key", one probe; the run, version and
  * organization by primary key.
  */
 export async function callRecordTarget(

@@ -16,7 +16,7 @@ export interface CallbackRun {
  * Locks the organization's run `runId` (after its batch: the engine's lock
  * order) with its prospect's zone and number and its attempts at `stepId`.
  * Index: "Run_pkey"; the prospect by its key; the attempts by
- * "RunAttempt_runId_number_key" (runId first).
+ * "RunAttempt_runId_number_organizationId_key" (runId first).
  */
 export async function lockCallbackRun(tx: SqlClient, organizationId: string, runId: string, stepId: string) {
   const [run] = await tx.$queryRaw<CallbackRun[]>`

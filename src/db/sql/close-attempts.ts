@@ -24,7 +24,7 @@ export interface ClosedAttempt {
  * answer was lost). A call the dialer saw answered ends with what its record's
  * detection reported answering, when that was a machine (voicemail, ivr,
  * call_screening: `reportedOutcome`), whatever the dialer.
- * Index: "RunAttempt_runId_number_key", one probe per attempt; its record by
+ * Index: "RunAttempt_runId_number_organizationId_key", one probe per attempt; its record by
  * "CallRecord_runId_idx".
  */
 export function closeAttempts(tx: SqlClient, ends: AttemptEnd[], now: Date) {

@@ -38,7 +38,7 @@ const TOP = 5;
  * records say (an attempt without a record counts by its outcome alone), in
  * one statement for E20's insights.
  * Index: "RunAttempt_organizationId_endedAt_idx" (partial: ended attempts
- * only) for the range; each record by "CallRecord_attemptId_key"; evaluation
+ * only) for the range; each record by "CallRecord_attemptId_runId_organizationId_key"; evaluation
  * titles by "Evaluation_pkey".
  */
 export async function endedCallsOfPeriod(tx: SqlClient, organizationId: string, from: Date, to: Date) {

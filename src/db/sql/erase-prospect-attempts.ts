@@ -7,7 +7,7 @@ import type { SqlClient } from '../tx.ts';
  * stay, so the batch's counts and insights still add up. Answers how many
  * attempts were scrubbed.
  * Index: the prospect's runs on "Run_prospectId_startedAt_idx", their attempts
- * on "RunAttempt_runId_number_key".
+ * on "RunAttempt_runId_number_organizationId_key".
  */
 export function eraseProspectAttempts(tx: SqlClient, organizationId: string, prospectId: string) {
   return tx.$executeRaw`

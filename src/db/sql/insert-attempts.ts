@@ -17,7 +17,7 @@ export interface OpenAttempt {
 /**
  * Writes attempts open, many in one statement (one array per column, not a
  * parameter per value: a group of 500 is 10 parameters).
- * Index: "RunAttempt_runId_number_key" (unique: attempt n of a run is written once).
+ * Index: "RunAttempt_runId_number_organizationId_key" (unique: attempt n of a run is written once).
  */
 export function insertAttempts(tx: SqlClient, attempts: OpenAttempt[]) {
   const column = <T>(value: (attempt: OpenAttempt) => T) => attempts.map(value);

@@ -13,7 +13,7 @@ export interface LeasedRunRow {
 /**
  * Locks up to 500 of the runs taken back, of batches the caller holds, each
  * with its open attempt; runs another transaction holds are skipped.
- * Index: as batches-of-leased-runs.ts; the open attempt on "RunAttempt_runId_number_key".
+ * Index: as batches-of-leased-runs.ts; the open attempt on "RunAttempt_runId_number_organizationId_key".
  */
 export function lockLeasedRuns(tx: SqlClient, runs: LeasedRuns, batchIds: string[]) {
   return tx.$queryRaw<LeasedRunRow[]>`

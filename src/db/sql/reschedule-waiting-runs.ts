@@ -8,7 +8,7 @@ const WAITING = enumValues(RunStatus.PENDING, RunStatus.PAUSED);
  * Makes the batch's waiting runs put off to later due as a retry delay of
  * `delaySeconds` after their last attempt says (at once when that passed).
  * Index: the batch's runs on "Run_batchId_status_startedAt_id_idx" (batchId,
- * status, …); their last attempt on "RunAttempt_runId_number_key".
+ * status, …); their last attempt on "RunAttempt_runId_number_organizationId_key".
  */
 export function rescheduleWaitingRuns(tx: SqlClient, batchId: string, delaySeconds: number) {
   return tx.$executeRaw`

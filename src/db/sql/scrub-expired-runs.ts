@@ -26,7 +26,7 @@ export interface ScrubbedRuns {
  * Index: the runs on "Run_organizationId_endedAt_idx" (partial, WHERE "endedAt"
  * IS NOT NULL: a range from the mark, in order, so each call reads only
  * `limit` runs, never the ones scrubbed before); their attempts on
- * "RunAttempt_runId_number_key", records on "CallRecord_runId_idx", events on
+ * "RunAttempt_runId_number_organizationId_key", records on "CallRecord_runId_idx", events on
  * "WebhookEvent_objectId_idx".
  */
 export async function scrubExpiredRuns(

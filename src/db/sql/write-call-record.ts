@@ -31,7 +31,7 @@ const json = (value: unknown) => (value === null || value === undefined ? null :
  * its searched words made in the organization's text search configuration
  * `language` (its transcript's turns and its summary, GET /call-records?q=);
  * answers the record as written (the report's answer, without reading it again).
- * Index: "CallRecord_attemptId_key", the upsert's conflict target.
+ * Index: "CallRecord_attemptId_runId_organizationId_key", the upsert's conflict target.
  */
 export async function writeCallRecord(
   tx: SqlClient,
@@ -53,7 +53,7 @@ export async function writeCallRecord(
         (SELECT string_agg(turn->>'text', ' ') FROM jsonb_array_elements(given.transcript) AS turn))),
       ${now}, ${now}
     FROM (SELECT ${json(record.transcript)}::jsonb AS transcript, ${record.summary}::text AS summary) AS given
-    ON CONFLICT ("attemptId") DO UPDATE SET transcript = excluded.transcript, detection = excluded.detection,
+    ON CONFLICT ("attemptId", "runId", "organizationId") DO UPDATE SET transcript = excluded.transcript, detection = excluded.detection,
       "detectionResult" = excluded."detectionResult", summary = excluded.summary, disposition = excluded.disposition,
       "dispositionLabel" = excluded."dispositionLabel", "dispositionCategory" = excluded."dispositionCategory",
       data = excluded.data, sentiment = excluded.sentiment, "endedBy" = excluded."endedBy",

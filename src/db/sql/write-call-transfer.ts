@@ -14,7 +14,7 @@ export interface CallTransferRow {
 /**
  * Records a transfer on the attempt's call record (made when the worker has
  * reported none yet); its other members stay.
- * Index: "CallRecord_attemptId_key", the upsert's conflict target.
+ * Index: "CallRecord_attemptId_runId_organizationId_key", the upsert's conflict target.
  */
 export function writeCallTransfer(tx: SqlClient, row: CallTransferRow, now: Date) {
   return tx.$executeRaw`
@@ -22,5 +22,5 @@ export function writeCallTransfer(tx: SqlClient, row: CallTransferRow, now: Date
       "createdAt", "updatedAt")
     VALUES (${row.organizationId}, ${row.attemptId}, ${row.runId}, ${row.attemptNumber}, ${row.batchId}, ${row.agentId},
       ${JSON.stringify(row.transfer)}::jsonb, ${now}, ${now})
-    ON CONFLICT ("attemptId") DO UPDATE SET transfer = excluded.transfer, "updatedAt" = excluded."updatedAt"`;
+    ON CONFLICT ("attemptId", "runId", "organizationId") DO UPDATE SET transfer = excluded.transfer, "updatedAt" = excluded."updatedAt"`;
 }

@@ -70,7 +70,50 @@ describe('the audit log', () => {
     const { data, pagination } = await events('?operation=createSipTrunk');
     expect(await count()).toBe(before + 1);
     expect(pagination.total).toBe(1);
-    expect(data[0]).toMatchObject({ operation: 'createSipTrunk', source_ip: '127.0.0.1', changes: null });
+    expect(data[0]).toMatchObject({
+      operation: 'createSipTrunk',
+      source_ip: '127.0.0.1',
+      changes: null,
+      // The pair's inbound trunk, the first object its answer holds.
+      resource_type: 'SipTrunk',
+      resource_id: created.body.inbound_trunk.id,
+    });
+  });
+
+  it('names the object every create made, the first one when it made several', async () => {
+    const trunk = await rest('POST', '/org/{org}/sip-trunks', {
+      body: { name: 'Named trunk', address: 'sip.named', provider: 'other', phone_numbers: ['+14155550160'] },
+    });
+    const sipTrunkId = trunk.body.outbound_trunk.id;
+    const one = await rest('POST', '/org/{org}/phone-numbers', {
+      body: { number: '+14155550161', sip_trunk_id: sipTrunkId, label: 'one' },
+    });
+    const bulk = await rest('POST', '/org/{org}/phone-numbers/bulk', {
+      body: {
+        sip_trunk_id: sipTrunkId,
+        numbers: [
+          { number: '+14155550162', label: 'a' },
+          { number: '+14155550163', label: 'b' },
+        ],
+      },
+    });
+    const prospects = await rest('POST', '/org/{org}/prospects', {
+      body: { prospects: [{ first_name: 'Ada' }, { first_name: 'Bob' }] },
+    });
+    for (const answer of [one, bulk, prospects]) expect(answer.status, JSON.stringify(answer.body)).toBeLessThan(300);
+    const made = async (operation: string) => (await events(`?operation=${operation}`)).data[0];
+    expect(await made('createPhoneNumber')).toMatchObject({ resource_type: 'PhoneNumber', resource_id: one.body.id });
+    expect(await made('createPhoneNumbers')).toMatchObject({
+      resource_type: 'PhoneNumber',
+      resource_id: bulk.body.created[0].id,
+    });
+    expect(await made('createProspects')).toMatchObject({
+      resource_type: 'Prospect',
+      resource_id: prospects.body.created[0].id,
+    });
+    // Found by the object it names.
+    const byResource = await events(`?resource_id=${bulk.body.created[0].id}`);
+    expect(byResource.data.map((event) => event.operation)).toEqual(['createPhoneNumbers']);
   });
 
   it("shows an update's changed members before and after, secrets and headers masked", async () => {

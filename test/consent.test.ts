@@ -206,6 +206,19 @@ describe('require_consent in the run engine', () => {
       expect(dialled).toHaveLength(2);
       const attempt = await server.db.prisma.runAttempt.findFirstOrThrow({ where: { batchId: open } });
       expect(attempt.consentId).toBeNull();
+
+      // Not required, a live consent of the batch's scope is still recorded on the attempt (evidence for a dispute).
+      const evidenced = await api.batch(workflowId, [live], { requireConsent: false, consentScope: 'renewals' });
+      expect(await batchIn(server.db, evidenced, ['FINISHED'])).toMatchObject({ finishedCount: 1 });
+      const evidencedRun = await server.db.prisma.run.findFirstOrThrow({ where: { batchId: evidenced } });
+      const evidencedRead = await rest('GET', `/org/{org}/runs/${evidencedRun.id}`);
+      expect(evidencedRead.body.call_attempts[0].consent).toEqual(given);
+      const evidencedGraphql = await server.graphql(
+        apiKey,
+        `query($id: ID!) { run(id: $id) { callAttempts { consent { id } } } }`,
+        { id: evidencedRun.id },
+      );
+      expect(evidencedGraphql.body.data.run.callAttempts[0].consent).toEqual({ id: given.id });
     });
   });
 

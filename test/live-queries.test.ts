@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphqlCalls } from './support/graphql.ts';
 import { follow, wsClient } from './support/graphql-ws.ts';
+import { ManualClock } from './support/manual-clock.ts';
+import { restClient } from './support/rest.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
+import { sseOperation } from './support/sse.ts';
 
 const LIVE_BATCH = `query($id: ID!) @live { batch(id: $id) { id status stats { pausedCount totalCount } } }`;
 const LIVE_BATCHES = `query @live { batches(first: 10) { totalCount nodes { id name } } }`;
@@ -39,8 +42,14 @@ describe('live queries (@live)', () => {
     () => org.apiKey,
   );
 
+  // The key cache's clock (API_KEY_CACHE_TTL_MS, 30 s): a live query's key is verified again each time it passes.
+  const keyClock = new ManualClock(new Date());
+
   beforeAll(async () => {
-    server = await startTestServer({ subscriptionLimits: { perConnection: 10, perOrganization: 3 } });
+    server = await startTestServer({
+      subscriptionLimits: { perConnection: 10, perOrganization: 3 },
+      apiKeyClock: keyClock,
+    });
     org = await server.createOrganization();
     other = await server.createOrganization('Other');
   });
@@ -118,29 +127,8 @@ describe('live queries (@live)', () => {
   it('streams over SSE too, through the response cache (which keeps no live answer)', async () => {
     const batchId = await newBatch(ok);
     const controller = new AbortController();
-    const response = await fetch(`${server.url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-api-key': org.apiKey },
-      body: JSON.stringify({ query: LIVE_BATCH, variables: { id: batchId } }),
-      signal: controller.signal,
-    });
-    expect(response.status).toBe(200);
-    expect(response.headers.get('content-type')).toContain('text/event-stream');
-    const reader = response.body!.getReader();
-    const decoder = new TextDecoder();
-    let buffer = '';
-    const nextResult = async (): Promise<{ data: BatchResult; extensions?: unknown }> => {
-      for (;;) {
-        const match = buffer.match(/data: (.+)\n/);
-        if (match) {
-          buffer = buffer.slice(buffer.indexOf(match[0]) + match[0].length);
-          return JSON.parse(match[1]!);
-        }
-        const { value, done } = await reader.read();
-        if (done) throw new Error('stream ended');
-        buffer += decoder.decode(value, { stream: true });
-      }
-    };
+    const stream = await sseOperation(server.url, org.apiKey, LIVE_BATCH, { id: batchId }, controller.signal);
+    const nextResult = () => stream.next<{ data: BatchResult; extensions?: unknown }>();
     const first = await nextResult();
     // The answer as asked: nothing the cache adds to collect entities (__typename) is left in it.
     expect(first.data.batch).toEqual({ id: batchId, status: 'PENDING', stats: { pausedCount: 0, totalCount: 2 } });
@@ -149,6 +137,26 @@ describe('live queries (@live)', () => {
     while (next.data.batch.status !== 'PAUSED') next = await nextResult();
     expect(next.data.batch.stats).toEqual({ pausedCount: 2, totalCount: 2 });
     controller.abort();
+  });
+
+  it('ends over SSE once its key is revoked or expires, within the key cache TTL', async () => {
+    const batchId = await newBatch(ok);
+    const keys = restClient(server, org.organizationId, org.apiKey);
+    const revoked = await keys('POST', '/org/{org}/api-keys', { body: { name: 'live', scopes: ['read'] } });
+    const expiring = await keys('POST', '/org/{org}/api-keys', {
+      body: { name: 'live expiring', scopes: ['read'], expires_at: new Date(keyClock.now().getTime() + 45_000) },
+    });
+    const streams = await Promise.all(
+      [revoked, expiring].map((key) => sseOperation(server.url, key.body.api_key, LIVE_BATCH, { id: batchId })),
+    );
+    for (const stream of streams) expect(await stream.next()).toMatchObject({ data: { batch: { id: batchId } } });
+    expect((await keys('DELETE', `/org/{org}/api-keys/${revoked.body.id}`)).status).toBe(200);
+    keyClock.advance(60_000);
+    for (const stream of streams) {
+      const rest = await stream.rest<{ data?: unknown; errors?: { extensions: { code: string } }[] }>();
+      // What it may still have carried within the TTL, then the refusal, last.
+      expect(rest.at(-1)!.errors!.map((error) => error.extensions.code)).toEqual(['UNAUTHENTICATED']);
+    }
   });
 
   it("holds one of its organization's subscription slots", async () => {

@@ -5,6 +5,7 @@ import { follow, wsClient } from './support/graphql-ws.ts';
 import { ManualClock } from './support/manual-clock.ts';
 import { restClient } from './support/rest.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
+import { sseOperation } from './support/sse.ts';
 import { recordStatements } from './support/statements.ts';
 
 const PROGRESS = `subscription($id: ID!) { batchProgress(batchId: $id) {
@@ -215,33 +216,57 @@ describe('Subscription.batchProgress', () => {
   it('streams the same events over SSE', async () => {
     const batchId = await newBatch();
     const controller = new AbortController();
-    const response = await fetch(`${server.url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-api-key': org.apiKey },
-      body: JSON.stringify({ query: PROGRESS, variables: { id: batchId } }),
-      signal: controller.signal,
-    });
-    expect(response.status).toBe(200);
-    expect(response.headers.get('content-type')).toContain('text/event-stream');
-    const reader = response.body!.getReader();
-    const decoder = new TextDecoder();
-    let buffer = '';
-    const nextEvent = async (): Promise<Progress> => {
-      for (;;) {
-        const match = buffer.match(/data: (.+)\n/);
-        if (match) {
-          buffer = buffer.slice(buffer.indexOf(match[0]) + match[0].length);
-          return JSON.parse(match[1]!).data.batchProgress;
-        }
-        const { value, done } = await reader.read();
-        if (done) throw new Error('stream ended');
-        buffer += decoder.decode(value, { stream: true });
-      }
-    };
+    const stream = await sseOperation(server.url, org.apiKey, PROGRESS, { id: batchId }, controller.signal);
+    const nextEvent = async () => (await stream.next<{ data: { batchProgress: Progress } }>()).data.batchProgress;
     expect((await nextEvent()).status).toBe('PENDING');
     await setStatus(batchId, 'PAUSED');
     expect(await nextEvent()).toMatchObject({ status: 'PAUSED', stats: { pausedCount: 3 } });
     controller.abort();
+    await untilNoSubscribers();
+  });
+
+  /** What an SSE subscription's stream ends with once its key no longer holds. */
+  const LAPSED = [
+    {
+      errors: [
+        expect.objectContaining({
+          message: expect.stringContaining('revoked, expired or changed'),
+          extensions: expect.objectContaining({ code: 'UNAUTHENTICATED' }),
+        }),
+      ],
+    },
+  ];
+
+  it('ends an SSE subscription whose key is revoked once the key cache TTL has passed', async () => {
+    const batchId = await newBatch();
+    const key = await restClient(server, org.organizationId, org.apiKey)('POST', '/org/{org}/api-keys', {
+      body: { name: 'sse watcher', scopes: ['read'] },
+    });
+    const stream = await sseOperation(server.url, key.body.api_key, PROGRESS, { id: batchId });
+    expect(await stream.next()).toMatchObject({ data: { batchProgress: { status: 'PENDING' } } });
+    const revoked = await restClient(
+      server,
+      org.organizationId,
+      org.apiKey,
+    )('DELETE', `/org/{org}/api-keys/${key.body.id}`);
+    expect(revoked.status).toBe(200);
+    // Within the TTL the stream may still carry events: it is open until the key is verified again.
+    await setStatus(batchId, 'PAUSED');
+    expect(await stream.next()).toMatchObject({ data: { batchProgress: { status: 'PAUSED' } } });
+    keyClock.advance(30_000);
+    expect(await stream.rest()).toEqual(LAPSED);
+    await untilNoSubscribers();
+  });
+
+  it('ends an SSE subscription whose key expires, within the TTL of its expiry', async () => {
+    const batchId = await newBatch();
+    const key = await restClient(server, org.organizationId, org.apiKey)('POST', '/org/{org}/api-keys', {
+      body: { name: 'sse expiring', scopes: ['read'], expires_at: new Date(keyClock.now().getTime() + 45_000) },
+    });
+    const stream = await sseOperation(server.url, key.body.api_key, PROGRESS, { id: batchId });
+    expect(await stream.next()).toMatchObject({ data: { batchProgress: { status: 'PENDING' } } });
+    keyClock.advance(60_000);
+    expect(await stream.rest()).toEqual(LAPSED);
     await untilNoSubscribers();
   });
 

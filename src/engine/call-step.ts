@@ -98,10 +98,11 @@ export async function performCallStep(
   if (!e164.safeParse(phone).success) {
     return endWithoutCall('FAILED', 'invalid_number', `step ${step.id}: the prospect's phone "${phone}" is not E.164`);
   }
-  // Read at once: the consent lookup (only when the batch requires one) adds no round trip to a call's start.
+  // Read at once: the consent lookup adds no round trip to a call's start. The consent in force is
+  // recorded on the attempt whether or not the batch requires one: evidence for a dispute (docs/consent.md).
   const [listed, consentId] = await Promise.all([
     store.onDoNotCallList(run.organizationId, phone),
-    run.requireConsent ? store.consentInForce(run.id) : null,
+    store.consentInForce(run.id),
   ]);
   if (listed) return endWithoutCall('CANCELLED', 'do_not_call', null);
   if (run.requireConsent && !consentId) return endWithoutCall('FAILED', 'no_consent', null);

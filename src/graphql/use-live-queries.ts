@@ -9,7 +9,8 @@
 // use-write-invalidations.ts).
 //
 // A live query holds one of its organization's subscription slots as a
-// subscription does (over SSE here, over graphql-ws in websocket.ts). It runs
+// subscription does (over SSE here, over graphql-ws in websocket.ts), and
+// over SSE ends once its key no longer holds, as a subscription does. It runs
 // on graphql-js's executor (the store executes it on a copy of the schema that
 // collects identifiers), never on graphql-jit's (compiled-execution.ts).
 //
@@ -17,10 +18,18 @@
 // invalidations (LiveInvalidations.follow) from before its first execution
 // until it ends.
 import { getLiveDirectiveNode } from '@n1ru4l/graphql-live-query';
-import { type DocumentNode, type ExecutionArgs, type ExecutionResult, execute, getOperationAST } from 'graphql';
+import {
+  type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+  execute,
+  GraphQLError,
+  getOperationAST,
+} from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { type LiveInvalidations, organizationIdentifier } from '../events/live-invalidations.ts';
 import type { GraphQLContext } from '../schema/context.ts';
+import { untilKeyLapses } from './key-lapse-stream.ts';
 import type { ServerContext } from './yoga.ts';
 
 /** Whether the operation is a query marked @live (with `if:` false the store runs it once, as any query). */
@@ -65,6 +74,14 @@ const following =
     return results;
   };
 
+/** Over SSE: the live query's results end once its key no longer holds (src/graphql/key-lapse-stream.ts). */
+const endingAtLapse =
+  (liveExecute: Execute, lapsed: AbortSignal): Execute =>
+  async (args) => {
+    const results = await liveExecute(args);
+    return Symbol.asyncIterator in results ? untilKeyLapses(results, lapsed) : results;
+  };
+
 /** What the store hands each execution as its context (it passes the resolvers the original). */
 interface CollectingContext {
   addResourceIdentifier(values: string | string[]): void;
@@ -75,9 +92,9 @@ export function useLiveQueries(live: LiveInvalidations): Plugin<ServerContext & 
     onExecute({ args, setExecuteFn, setResultAndStopExecution }) {
       const { viewer } = args.contextValue;
       if (!isLiveQuery(args.document, args.operationName)) return;
-      const refusal = args.contextValue.holdSubscription?.(viewer.organizationId);
-      if (refusal) {
-        setResultAndStopExecution({ errors: [refusal] });
+      const held = args.contextValue.holdSubscription?.(viewer);
+      if (held instanceof GraphQLError) {
+        setResultAndStopExecution({ errors: [held] });
         return;
       }
       const tagged = (execution: ExecutionArgs) => {
@@ -89,11 +106,8 @@ export function useLiveQueries(live: LiveInvalidations): Plugin<ServerContext & 
         return execute(execution);
       };
       const liveExecute = live.store.makeExecute(tagged) as Execute;
-      setExecuteFn(
-        (live.followsOrganizations
-          ? following(live, viewer.organizationId, liveExecute)
-          : liveExecute) as typeof execute,
-      );
+      const followed = live.followsOrganizations ? following(live, viewer.organizationId, liveExecute) : liveExecute;
+      setExecuteFn((held ? endingAtLapse(followed, held) : followed) as typeof execute);
     },
   };
 }

@@ -15,14 +15,14 @@
 // completes or the connection closes; past either, TOO_MANY_SUBSCRIPTIONS.
 //
 // The key is verified again every API_KEY_CACHE_TTL_MS while the connection is
-// open (on the key cache's clock, src/auth/api-key-cache.ts): once it is
-// revoked, expired, or holds other scopes, the connection is closed (4403), so
-// it receives nothing more after the TTL, as an HTTP request with it would be
-// refused.
-import type { WebSocket, WebsocketHandler } from '@fastify/websocket';
+// open (src/auth/key-lapse.ts): once it is revoked, expired, or holds other
+// scopes, the connection is closed (4403), so it receives nothing more after
+// the TTL, as an HTTP request with it would be refused.
+import type { WebsocketHandler } from '@fastify/websocket';
 import { type ExecutionArgs, GraphQLError, getOperationAST } from 'graphql';
 import { makeHandler } from 'graphql-ws/use/@fastify/websocket';
 import { authenticate, type Viewer } from '../auth/authenticate.ts';
+import { keyLapse } from '../auth/key-lapse.ts';
 import { type RateLimited, type RateLimiter, rateLimitedMessage } from '../requests/rate-limits.ts';
 import type { Services } from '../services.ts';
 import { operationTextOf, type PersistedOperations } from './protections.ts';
@@ -44,7 +44,7 @@ export interface WebSocketLimits {
 // A type, not an interface: graphql-ws wants an index signature of its `extra`.
 type Connection = {
   viewer: Viewer;
-  /** Ends the watch over the key (src/graphql/websocket.ts watchKey). */
+  /** Ends the watch over the key (src/auth/key-lapse.ts). */
   unwatch: AbortController;
   /** The connection's subscriptions by operation id, each with its organization slot. */
   subscriptions: Map<string, ReleaseSlot>;
@@ -62,9 +62,6 @@ function release(connection: Partial<Connection>, id: string) {
 
 /** The close code of a connection whose key is not, or no longer, valid (graphql-ws's own Forbidden). */
 const FORBIDDEN = 4403;
-
-const sameScopes = (a: Viewer, b: Viewer) =>
-  a.scopes.length === b.scopes.length && a.scopes.every((s, i) => s === b.scopes[i]);
 
 export function graphqlWebSocketHandler(
   graphql: GraphQLServer,
@@ -85,25 +82,6 @@ export function graphqlWebSocketHandler(
     return null;
   }
 
-  /** Verifies the connection's key every TTL until the connection closes; closes it once the key no longer holds. */
-  async function watchKey(socket: WebSocket, key: string, connection: Connection) {
-    const { signal } = connection.unwatch;
-    while (!signal.aborted) {
-      try {
-        await services.apiKeys.untilRecheck(signal);
-      } catch {
-        return; // the connection closed
-      }
-      // A failed read (the database away a moment) keeps the connection: the next turn reads again.
-      const viewer = await authenticate(services.db, key, services.apiKeys).catch(() => connection.viewer);
-      if (signal.aborted) return;
-      if (!viewer || !sameScopes(viewer, connection.viewer)) {
-        socket.close(FORBIDDEN, 'Forbidden: the API key was revoked, expired or changed');
-        return;
-      }
-    }
-  }
-
   return makeHandler<Record<string, unknown>, Connection>({
     onConnect: async (context) => {
       const key = context.connectionParams?.['x-api-key'];
@@ -113,7 +91,10 @@ export function graphqlWebSocketHandler(
       if (!viewer || context.extra.socket.readyState !== context.extra.socket.OPEN) return false;
       const connection: Connection = { viewer, unwatch: new AbortController(), subscriptions: new Map() };
       Object.assign(context.extra, connection);
-      void watchKey(context.extra.socket, key, connection);
+      const { socket } = context.extra;
+      keyLapse(services.db, services.apiKeys, key, viewer, connection.unwatch.signal).addEventListener('abort', () =>
+        socket.close(FORBIDDEN, 'Forbidden: the API key was revoked, expired or changed'),
+      );
       return true;
     },
     execute: (args) => (args.rootValue as Enveloped).execute(args),

@@ -48,9 +48,11 @@ export interface ServerContext {
   consistency?: RequestConsistency;
   /**
    * Holds one of the organization's subscription slots for this HTTP request's
-   * subscription (SSE) until its response ends; the refusal when it has none left.
+   * subscription or live query (SSE) until its response ends, and watches its
+   * key meanwhile: a signal that aborts once the key no longer holds
+   * (src/auth/key-lapse.ts), or the refusal when the organization has no slot left.
    */
-  holdSubscription?: (organizationId: string) => GraphQLError | null;
+  holdSubscription?: (viewer: Viewer) => GraphQLError | AbortSignal;
 }
 export type GraphQLServer = YogaServerInstance<ServerContext, GraphQLContext>;
 

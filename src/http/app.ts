@@ -4,6 +4,7 @@ import cors from '@fastify/cors';
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import { GraphQLError } from 'graphql';
+import { keyLapse } from '../auth/key-lapse.ts';
 import {
   defaultGraphQLLimits,
   defaultSubscriptionLimits,
@@ -189,12 +190,18 @@ export async function buildApp({
         audit: request.audit,
         consistency: request.consistency,
         viewer,
-        // An SSE subscription holds its organization's slot until its response ends, however it ends.
-        holdSubscription: (organizationId) => {
-          const slot = subscriptionSlots.take(organizationId);
+        // An SSE subscription holds its organization's slot, and its key is watched, until its response ends, however it ends.
+        holdSubscription: (holder) => {
+          const slot = subscriptionSlots.take(holder.organizationId);
           if (slot instanceof GraphQLError) return slot;
-          reply.raw.once('close', slot);
-          return null;
+          const ended = new AbortController();
+          reply.raw.once('close', () => {
+            slot();
+            ended.abort();
+          });
+          // The key yoga authenticated the request with (it would not run without one).
+          const key = String(request.headers['x-api-key']);
+          return keyLapse(requestServices.db, requestServices.apiKeys, key, holder, ended.signal);
         },
       });
       if (request.method !== 'HEAD' && isHtml(response)) {

@@ -62,19 +62,29 @@ function namedObject(field: string, args: Record<string, unknown>, context: Grap
 /**
  * The object a mutation made, from its answer: its `id` (an integer id is
  * typed by the answer's type), else the first `…Id` member that is an id of
- * this API (`IssuedApiKey.apiKeyId`).
+ * this API (`IssuedApiKey.apiKeyId`). A create that made several objects
+ * names the first its answer holds: `createProspects` its first prospect,
+ * `createSipTrunk` (POST /sip-trunks) the pair's inbound trunk,
+ * `createPhoneNumbers` (POST /phone-numbers/bulk) its first number.
  */
-function madeObject(result: unknown, info: GraphQLResolveInfo): AuditTarget | null {
+function madeObject(result: unknown, info: GraphQLResolveInfo, nested = false): AuditTarget | null {
   if (!result || typeof result !== 'object') return null;
+  if (Array.isArray(result)) return madeObject(result[0], info, nested);
   const answer = result as Record<string, unknown>;
-  if (typeof answer.id === 'number') {
+  // Only the answer's own type types an integer id: a nested object's is another type.
+  if (typeof answer.id === 'number' && !nested) {
     const type = getNamedType(info.returnType).name;
     return { type, id: encodeGlobalID(type, answer.id) };
   }
-  for (const [member, id] of Object.entries(answer)) {
+  for (const [member, id] of [['id', answer.id] as const, ...Object.entries(answer)]) {
     if (typeof id !== 'string' || (member !== 'id' && !member.endsWith('Id'))) continue;
     const decoded = typeOfId(id);
     if (decoded) return { type: decoded.typename, id };
+  }
+  if (nested || !info.fieldName.startsWith('create')) return null;
+  for (const inner of Object.values(answer)) {
+    const made = madeObject(inner, info, true);
+    if (made) return made;
   }
   return null;
 }

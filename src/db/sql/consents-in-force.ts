@@ -7,8 +7,8 @@ interface ConsentInForce {
 }
 
 /**
- * For each run about to place a call whose batch requires a consent, at
- * `now`: the live one (docs/consent.md). A consent is live when it is
+ * For each run about to place a call, at `now`: the live consent (docs/consent.md),
+ * which its batch may require and its attempt records either way. A consent is live when it is
  * not expired and no revocation of its scope is dated at or after its capture.
  * Index: "Run_pkey" and "Batch_pkey", a probe per run; the prospect's entries
  * on "Consent_prospectId_scope_capturedAt_idx" (its newest first).

@@ -478,3 +478,39 @@ export const ConsoleWebhookEndpoints = operation<{
 export const ConsoleReplayWebhookDelivery = operation<{ replayWebhookDelivery: WebhookDeliveryRow }, { id: string }>(
   `mutation ConsoleReplayWebhookDelivery($id: ID!) { replayWebhookDelivery(id: $id) { ${DELIVERY} } }`,
 );
+
+interface PhoneNumberHealth {
+  attempts: number;
+  attemptsToday: number;
+  answerRate: number | null;
+  shortCallRate: number | null;
+  voicemailShare: number | null;
+  restedUntil: string | null;
+  restedReason: string | null;
+}
+
+export interface PhoneNumberRow {
+  id: string;
+  number: string;
+  label: string;
+  trunkName: string;
+  health: PhoneNumberHealth;
+}
+
+const PHONE_NUMBER =
+  'id number label trunkName health { attempts attemptsToday answerRate shortCallRate voicemailShare restedUntil restedReason }';
+
+export const ConsolePhoneNumbers = operation<
+  { phoneNumbers: { totalCount: number; pageInfo: PageInfo; nodes: PhoneNumberRow[] } },
+  { first: number; after?: string }
+>(`query ConsolePhoneNumbers($first: Int, $after: String) {
+  phoneNumbers(first: $first, after: $after) { totalCount ${PAGE_INFO} nodes { ${PHONE_NUMBER} } }
+}`);
+
+export const ConsoleRestPhoneNumber = operation<{ restPhoneNumber: PhoneNumberRow }, { id: string; hours: number }>(
+  `mutation ConsoleRestPhoneNumber($id: ID!, $hours: Int!) { restPhoneNumber(id: $id, input: { hours: $hours }) { ${PHONE_NUMBER} } }`,
+);
+
+export const ConsoleRestorePhoneNumber = operation<{ restorePhoneNumber: PhoneNumberRow }, { id: string }>(
+  `mutation ConsoleRestorePhoneNumber($id: ID!) { restorePhoneNumber(id: $id) { ${PHONE_NUMBER} } }`,
+);

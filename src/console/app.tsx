@@ -12,6 +12,7 @@ import { BatchPage } from './pages/batch.tsx';
 import { BatchesPage } from './pages/batches.tsx';
 import { CallsPage } from './pages/calls.tsx';
 import { InsightsPage } from './pages/insights.tsx';
+import { NumbersPage } from './pages/numbers.tsx';
 import { RunPage } from './pages/run.tsx';
 import { WebhooksPage } from './pages/webhooks.tsx';
 import { hrefOf, type Route, useRoute } from './route.ts';
@@ -23,6 +24,7 @@ const SECTIONS = [
   { page: 'agents', label: 'Agents' },
   { page: 'calls', label: 'Calls' },
   { page: 'insights', label: 'Insights' },
+  { page: 'numbers', label: 'Numbers' },
   { page: 'webhooks', label: 'Webhooks' },
   { page: 'audit', label: 'Audit' },
 ] as const;
@@ -170,6 +172,8 @@ function Page({ route }: { route: Route }) {
       return <CallsPage />;
     case 'insights':
       return <InsightsPage />;
+    case 'numbers':
+      return <NumbersPage />;
     case 'webhooks':
       return <WebhooksPage />;
     case 'audit':

@@ -10,6 +10,7 @@ export type Route =
   | { page: 'agent'; id: string }
   | { page: 'calls' }
   | { page: 'insights' }
+  | { page: 'numbers' }
   | { page: 'webhooks' }
   | { page: 'audit' };
 
@@ -18,7 +19,14 @@ function parseRoute(hash: string): Route {
   if (page === 'batches' && id) return { page: 'batch', id };
   if (page === 'runs' && id) return { page: 'run', id };
   if (page === 'agents' && id) return { page: 'agent', id };
-  if (page === 'agents' || page === 'calls' || page === 'insights' || page === 'webhooks' || page === 'audit')
+  if (
+    page === 'agents' ||
+    page === 'calls' ||
+    page === 'insights' ||
+    page === 'numbers' ||
+    page === 'webhooks' ||
+    page === 'audit'
+  )
     return { page };
   return { page: 'batches' };
 }
@@ -31,6 +39,7 @@ const pathOf: Record<Route['page'], string> = {
   agent: 'agents',
   calls: 'calls',
   insights: 'insights',
+  numbers: 'numbers',
   webhooks: 'webhooks',
   audit: 'audit',
 };

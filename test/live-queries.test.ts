@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphqlCalls } from './support/graphql.ts';
 import { follow, wsClient } from './support/graphql-ws.ts';
+import { ManualClock } from './support/manual-clock.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
 const LIVE_BATCH = `query($id: ID!) @live { batch(id: $id) { id status stats { pausedCount totalCount } } }`;
@@ -168,6 +169,8 @@ describe('live queries (@live)', () => {
 
 describe('live queries: throttle', () => {
   const THROTTLE_MS = 2_000;
+  const START = new Date('2026-03-02T10:00:00Z');
+  const clock = new ManualClock(START);
   let server: TestServer;
   let org: { organizationId: string; apiKey: string };
   const { ok } = graphqlCalls(
@@ -176,7 +179,7 @@ describe('live queries: throttle', () => {
   );
 
   beforeAll(async () => {
-    server = await startTestServer({ liveQueryThrottleMs: THROTTLE_MS });
+    server = await startTestServer({ liveQueryThrottleMs: THROTTLE_MS, liveQueryClock: clock });
     org = await server.createOrganization();
   });
   afterAll(() => server.close());
@@ -187,14 +190,17 @@ describe('live queries: throttle', () => {
     const asksLess = LIVE_BATCH.replace('@live', '@live(throttle: 1)');
     const live = follow<BatchResult>(client, asksLess, { id: batchId });
     await live.until(() => live.results.length >= 1);
-    const writesStarted = Date.now();
+    // Seven writes while the clock stands still, each invalidating the query (its organization's and its batch's).
     for (let flip = 0; flip < 6; flip++)
       await ok(SET_STATUS, { id: batchId, s: flip % 2 === 0 ? 'PAUSED' : 'PENDING' });
     await ok(SET_STATUS, { id: batchId, s: 'PAUSED' });
-    const writesTook = Date.now() - writesStarted;
-    await live.until(() => live.results.at(-1)?.data.batch.status === 'PAUSED', 3 * THROTTLE_MS + 10_000);
-    // Seven writes, each re-executing at once unthrottled; throttled, one execution per interval they span, plus the first answer.
-    expect(live.results.length).toBeLessThanOrEqual(2 + Math.floor(writesTook / THROTTLE_MS));
+    // None re-executed: the next execution waits for the interval's end, not for the 1 ms the query asked.
+    expect(clock.nextWake()).toEqual(new Date(START.getTime() + THROTTLE_MS));
+    expect(live.results).toHaveLength(1);
+    clock.advance(THROTTLE_MS);
+    await live.until(() => live.results.at(-1)?.data.batch.status === 'PAUSED');
+    // One execution for the seven, reading the last state.
+    expect(live.results.map((result) => result.data.batch.status)).toEqual(['PENDING', 'PAUSED']);
     live.stop();
     await client.dispose();
   });

@@ -17,6 +17,7 @@
 import { InMemoryLiveQueryStore } from '@n1ru4l/in-memory-live-query-store';
 import { type Clock, systemClock } from '../clock.ts';
 import type { SharedRedis } from '../redis/shared-redis.ts';
+import { LiveFanout } from './live-fanout.ts';
 
 const CHANNEL = 'liveQueryInvalidated';
 
@@ -39,6 +40,8 @@ export const organizationIdentifier = (organizationId: string) => `Organization:
 
 export class LiveInvalidations {
   readonly store: InMemoryLiveQueryStore;
+  /** The executions identical live queries share (live-fanout.ts). */
+  readonly fanout = new LiveFanout();
   private readonly stopRedis: () => void = () => {};
   /** On a cluster: the organizations' channels subscribed, each with the live queries holding it and its subscription. */
   private readonly followed = new Map<string, { holders: number; subscribed: Promise<void> }>();

@@ -17,11 +17,12 @@
 // invalidations (LiveInvalidations.follow) from before its first execution
 // until it ends. Throttled on the services' clock (src/events/live-throttle.ts).
 import { getLiveDirectiveArgumentValues, getLiveDirectiveNode } from '@n1ru4l/graphql-live-query';
-import { type DocumentNode, type ExecutionArgs, type ExecutionResult, execute, getOperationAST } from 'graphql';
+import { type DocumentNode, type ExecutionArgs, type ExecutionResult, execute, getOperationAST, print } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { type LiveInvalidations, organizationIdentifier } from '../events/live-invalidations.ts';
 import { throttled } from '../events/live-throttle.ts';
 import type { GraphQLContext } from '../schema/context.ts';
+import { responseCacheSession } from './use-response-cache.ts';
 import type { ServerContext } from './yoga.ts';
 
 /** The operation's @live directive when it is a query marked so (with `if:` false the store runs it once, as any query). */
@@ -75,7 +76,9 @@ export function useLiveQueries(live: LiveInvalidations): Plugin<ServerContext & 
         return;
       }
       const { throttleValue } = getLiveDirectiveArgumentValues(directive, args.variableValues);
-      setExecuteFn((async (executionArgs: ExecutionArgs) => {
+      const session = responseCacheSession(args.contextValue);
+      // The first of identical live queries executes for all (src/events/live-fanout.ts), on its context.
+      const start = async (executionArgs: ExecutionArgs): Promise<Results> => {
         const ended = new AbortController();
         const tagged = (execution: ExecutionArgs) => {
           // Every execution reads afresh: what the previous one cached in the request's loaders is stale now.
@@ -98,7 +101,18 @@ export function useLiveQueries(live: LiveInvalidations): Plugin<ServerContext & 
         if (Symbol.asyncIterator in results) return releasing(results, end);
         end();
         return results;
-      }) as typeof execute);
+      };
+      // The document as executed: the response cache adds the fields it collects entities by to an SSE request's.
+      setExecuteFn(((executionArgs: ExecutionArgs) =>
+        live.fanout.join(
+          [
+            session,
+            executionArgs.operationName ?? '',
+            print(executionArgs.document),
+            JSON.stringify(executionArgs.variableValues ?? {}),
+          ].join('\n'),
+          () => start(executionArgs),
+        )) as typeof execute);
     },
   };
 }

@@ -71,6 +71,8 @@ export interface ServiceOptions {
   apiKeysPerOrganization?: number;
   /** The least time between two executions of one live query (LIVE_QUERY_THROTTLE_MS). */
   liveQueryThrottleMs?: number;
+  /** What live queries' throttles wait on (the system's unless given: tests move their own). */
+  liveQueryClock?: Clock;
   /** RESPONSE_CACHE_TTL_MS and RESPONSE_CACHE_MAX_ENTRIES. */
   responseCache?: ResponseCacheSettings;
 }
@@ -86,12 +88,13 @@ export function createServices({
   apiKeyClock,
   apiKeysPerOrganization = API_KEYS_PER_ORGANIZATION,
   liveQueryThrottleMs = LIVE_QUERY_THROTTLE_MS,
+  liveQueryClock,
   responseCache: responseCacheSettings = defaultResponseCacheSettings,
 }: ServiceOptions): Services {
   const shared = redis && sharedRedis(redis);
   if (replicas && shared) replicas.shareWrites(shared.client, shared.health);
   const events = new BatchProgressHub((batchId) => db.prisma.batch.findUnique({ where: { id: batchId } }), shared);
-  const live = new LiveInvalidations(liveQueryThrottleMs, shared);
+  const live = new LiveInvalidations(liveQueryThrottleMs, shared, liveQueryClock);
   const responseCache = new ResponseCacheStore(responseCacheSettings, shared);
   // What drives batchProgress drives the live queries that read the batch, and drops the cached answers holding it.
   const batchChanged = (batchId: string, organizationId: string | null) => {

@@ -111,10 +111,15 @@ describe('live queries (@live)', () => {
     await newBatch(ok, other.apiKey);
     // ...then one of this organization's: the results that arrive are the ones it caused, no more.
     await ok(SET_STATUS, { id: mine, s: 'PAUSED' });
+    await newBatch(ok, undefined, 'Mine too');
     await batch.until(() => batch.results.at(-1)?.data.batch.status === 'PAUSED');
     await list.until(() => list.results.length >= 2);
+    // (A re-execution that reads what was sent already is not sent again.)
     expect(batch.results.map((result) => result.data.batch.status)).toEqual(['PENDING', 'PAUSED']);
-    expect(list.results).toHaveLength(2);
+    expect(list.results.map((result) => result.data.batches.totalCount)).toEqual([
+      list.results[0]!.data.batches.totalCount,
+      list.results[0]!.data.batches.totalCount + 1,
+    ]);
     // And another organization's live query never reads this organization's batch.
     const otherClient = wsClient(server.url, other.apiKey);
     const foreign = follow<{ batch: null }>(otherClient, LIVE_BATCH, { id: mine });
@@ -159,6 +164,34 @@ describe('live queries (@live)', () => {
     }
   });
 
+  it("identical live queries of an organization share one execution; another organization's never joins it", async () => {
+    // Organizations of their own: the other tests' live queries end as their connections close, not before.
+    const own = await server.createOrganization('Shared');
+    const stranger = await server.createOrganization('Stranger');
+    const batchId = await newBatch(ok, own.apiKey);
+    const clients = [wsClient(server.url, own.apiKey), wsClient(server.url, own.apiKey)];
+    const same = clients.map((client) => follow<BatchResult>(client, LIVE_BATCH, { id: batchId }));
+    await Promise.all(same.map((live) => live.until(() => live.results.length >= 1)));
+    const strangerClient = wsClient(server.url, stranger.apiKey);
+    const foreign = follow<{ batch: null }>(strangerClient, LIVE_BATCH, { id: batchId });
+    await foreign.until(() => foreign.results.length >= 1);
+    const session = (organizationId: string) => `${organizationId}|`;
+    expect(server.services.live.fanout.census(session(own.organizationId))).toEqual({ executions: 1, subscribers: 2 });
+    expect(server.services.live.fanout.census(session(stranger.organizationId))).toEqual({
+      executions: 1,
+      subscribers: 1,
+    });
+    await ok(SET_STATUS, { id: batchId, s: 'PAUSED' }, own.apiKey);
+    await Promise.all(same.map((live) => live.until(() => live.results.at(-1)?.data.batch.status === 'PAUSED')));
+    // A late subscriber gets the current state at once, from the running execution.
+    const late = follow<BatchResult>(clients[0]!, LIVE_BATCH, { id: batchId });
+    await late.until(() => late.results.length >= 1);
+    expect(late.results[0]!.data.batch.status).toBe('PAUSED');
+    expect(foreign.results.map((result) => result.data.batch)).toEqual([null]);
+    for (const live of [...same, late, foreign]) live.stop();
+    await Promise.all([...clients, strangerClient].map((client) => client.dispose()));
+  });
+
   it("holds one of its organization's subscription slots", async () => {
     // An organization of its own: the other tests' slots are given back as their connections close, not before.
     const own = await server.createOrganization('Slots');
@@ -176,6 +209,8 @@ describe('live queries (@live)', () => {
 
 describe('live queries: throttle', () => {
   const THROTTLE_MS = 2_000;
+  const START = new Date('2026-03-02T10:00:00Z');
+  const clock = new ManualClock(START);
   let server: TestServer;
   let org: { organizationId: string; apiKey: string };
   const { ok } = graphqlCalls(
@@ -184,7 +219,7 @@ describe('live queries: throttle', () => {
   );
 
   beforeAll(async () => {
-    server = await startTestServer({ liveQueryThrottleMs: THROTTLE_MS });
+    server = await startTestServer({ liveQueryThrottleMs: THROTTLE_MS, liveQueryClock: clock });
     org = await server.createOrganization();
   });
   afterAll(() => server.close());
@@ -195,14 +230,17 @@ describe('live queries: throttle', () => {
     const asksLess = LIVE_BATCH.replace('@live', '@live(throttle: 1)');
     const live = follow<BatchResult>(client, asksLess, { id: batchId });
     await live.until(() => live.results.length >= 1);
-    const writesStarted = Date.now();
+    // Seven writes while the clock stands still, each invalidating the query (its organization's and its batch's).
     for (let flip = 0; flip < 6; flip++)
       await ok(SET_STATUS, { id: batchId, s: flip % 2 === 0 ? 'PAUSED' : 'PENDING' });
     await ok(SET_STATUS, { id: batchId, s: 'PAUSED' });
-    const writesTook = Date.now() - writesStarted;
-    await live.until(() => live.results.at(-1)?.data.batch.status === 'PAUSED', 3 * THROTTLE_MS + 10_000);
-    // Seven writes, each re-executing at once unthrottled; throttled, one execution per interval they span, plus the first answer.
-    expect(live.results.length).toBeLessThanOrEqual(2 + Math.floor(writesTook / THROTTLE_MS));
+    // None re-executed: the next execution waits for the interval's end, not for the 1 ms the query asked.
+    expect(clock.nextWake()).toEqual(new Date(START.getTime() + THROTTLE_MS));
+    expect(live.results).toHaveLength(1);
+    clock.advance(THROTTLE_MS);
+    await live.until(() => live.results.at(-1)?.data.batch.status === 'PAUSED');
+    // One execution for the seven, reading the last state.
+    expect(live.results.map((result) => result.data.batch.status)).toEqual(['PENDING', 'PAUSED']);
     live.stop();
     await client.dispose();
   });

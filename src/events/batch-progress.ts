@@ -24,6 +24,7 @@
 // one master serving that slot, and batches spread over the masters.
 import type { Batch } from '../generated/prisma/client.ts';
 import type { SharedRedis } from '../redis/shared-redis.ts';
+import { LatestValue } from './latest-value.ts';
 
 const PROGRESS_INTERVAL_MS = 100;
 /** How often a followed batch is read while Redis is away. */
@@ -57,50 +58,6 @@ interface Watcher {
   /** An announcement came while a read was under way: read again after it. */
   dirty: boolean;
   reading: boolean;
-}
-
-/** The subscriber's own queue: only the newest state waits, older ones are dropped. */
-class LatestValue<T> implements AsyncIterableIterator<T> {
-  private pending: T | undefined;
-  private waiting: ((result: IteratorResult<T>) => void) | null = null;
-  private done = false;
-
-  constructor(private readonly onClose: () => void) {}
-
-  push(value: T) {
-    if (this.done) return;
-    if (this.waiting) {
-      const resolve = this.waiting;
-      this.waiting = null;
-      resolve({ value, done: false });
-    } else {
-      this.pending = value;
-    }
-  }
-
-  next(): Promise<IteratorResult<T>> {
-    if (this.done) return Promise.resolve({ value: undefined, done: true });
-    if (this.pending !== undefined) {
-      const value = this.pending;
-      this.pending = undefined;
-      return Promise.resolve({ value, done: false });
-    }
-    return new Promise((resolve) => (this.waiting = resolve));
-  }
-
-  return(): Promise<IteratorResult<T>> {
-    if (!this.done) {
-      this.done = true;
-      this.onClose();
-      this.waiting?.({ value: undefined, done: true });
-      this.waiting = null;
-    }
-    return Promise.resolve({ value: undefined, done: true });
-  }
-
-  [Symbol.asyncIterator]() {
-    return this;
-  }
 }
 
 export class BatchProgressHub {

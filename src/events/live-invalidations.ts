@@ -15,7 +15,9 @@
 // Without Redis, or while it does not answer (src/redis/redis-health.ts),
 // invalidations stay on this instance.
 import { InMemoryLiveQueryStore } from '@n1ru4l/in-memory-live-query-store';
+import { type Clock, systemClock } from '../clock.ts';
 import type { SharedRedis } from '../redis/shared-redis.ts';
+import { LiveFanout } from './live-fanout.ts';
 
 const CHANNEL = 'liveQueryInvalidated';
 
@@ -38,6 +40,8 @@ export const organizationIdentifier = (organizationId: string) => `Organization:
 
 export class LiveInvalidations {
   readonly store: InMemoryLiveQueryStore;
+  /** The executions identical live queries share (live-fanout.ts). */
+  readonly fanout = new LiveFanout();
   private readonly stopRedis: () => void = () => {};
   /** On a cluster: the organizations' channels subscribed, each with the live queries holding it and its subscription. */
   private readonly followed = new Map<string, { holders: number; subscribed: Promise<void> }>();
@@ -46,11 +50,13 @@ export class LiveInvalidations {
     /** The least time between two executions of one live query, whatever it asks (`@live(throttle:)`). */
     readonly throttleMs: number,
     private readonly redis?: SharedRedis,
+    /** What live queries' throttles wait on (src/events/live-throttle.ts). */
+    readonly clock: Clock = systemClock,
   ) {
     this.store = new InMemoryLiveQueryStore({
       includeIdentifierExtension: false,
-      // Every live query is throttled: at least throttleMs between its executions, more if it asks.
-      validateThrottleValue: (asked) => Math.max(asked ?? 0, throttleMs) || null,
+      // Throttled by live-throttle.ts on `clock`, not by the store's timers (see there).
+      validateThrottleValue: () => null,
     });
     if (!redis) return;
     const onMessage = (channel: string, message: string) => {
@@ -79,9 +85,9 @@ export class LiveInvalidations {
     };
   }
 
-  /** Whether live queries must follow their organization (`follow`): on a cluster only. */
-  get followsOrganizations(): boolean {
-    return this.redis?.sharded === true;
+  /** The least time between two executions of a live query that asks for `asked` (`@live(throttle:)`): never less than throttleMs. */
+  intervalOf(asked: number | null | undefined): number {
+    return Math.max(asked ?? 0, this.throttleMs);
   }
 
   /**

@@ -9,15 +9,14 @@
 // use-write-invalidations.ts).
 //
 // A live query holds one of its organization's subscription slots as a
-// subscription does (over SSE here, over graphql-ws in websocket.ts), and
-// over SSE ends once its key no longer holds, as a subscription does. It runs
+// subscription does (over SSE here, over graphql-ws in websocket.ts). It runs
 // on graphql-js's executor (the store executes it on a copy of the schema that
 // collects identifiers), never on graphql-jit's (compiled-execution.ts).
 //
 // On a Redis Cluster a live query has its instance follow its organization's
 // invalidations (LiveInvalidations.follow) from before its first execution
-// until it ends.
-import { getLiveDirectiveNode } from '@n1ru4l/graphql-live-query';
+// until it ends. Throttled on the services' clock (src/events/live-throttle.ts).
+import { getLiveDirectiveArgumentValues, getLiveDirectiveNode } from '@n1ru4l/graphql-live-query';
 import {
   type DocumentNode,
   type ExecutionArgs,
@@ -25,21 +24,27 @@ import {
   execute,
   GraphQLError,
   getOperationAST,
+  print,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { type LiveInvalidations, organizationIdentifier } from '../events/live-invalidations.ts';
+import { throttled } from '../events/live-throttle.ts';
 import type { GraphQLContext } from '../schema/context.ts';
 import { untilKeyLapses } from './key-lapse-stream.ts';
+import { responseCacheSession } from './use-response-cache.ts';
 import type { ServerContext } from './yoga.ts';
 
-/** Whether the operation is a query marked @live (with `if:` false the store runs it once, as any query). */
-export function isLiveQuery(document: DocumentNode, operationName?: string | null): boolean {
+/** The operation's @live directive when it is a query marked so (with `if:` false the store runs it once, as any query). */
+function liveDirectiveOf(document: DocumentNode, operationName?: string | null) {
   const operation = getOperationAST(document, operationName);
-  return operation?.operation === 'query' && getLiveDirectiveNode(operation) !== null;
+  return operation?.operation === 'query' ? getLiveDirectiveNode(operation) : null;
+}
+
+export function isLiveQuery(document: DocumentNode, operationName?: string | null): boolean {
+  return liveDirectiveOf(document, operationName) !== null;
 }
 
 type Results = ExecutionResult | AsyncIterableIterator<ExecutionResult>;
-type Execute = (args: ExecutionArgs) => Results | Promise<Results>;
 
 /** The live query's results, calling `release` once they end, however they end. */
 function releasing(
@@ -63,25 +68,6 @@ function releasing(
   };
 }
 
-/** Executes a live query once its instance follows the organization's invalidations. */
-const following =
-  (live: LiveInvalidations, organizationId: string, liveExecute: Execute): Execute =>
-  async (args) => {
-    const release = await live.follow(organizationId);
-    const results = await liveExecute(args);
-    if (Symbol.asyncIterator in results) return releasing(results, release);
-    release();
-    return results;
-  };
-
-/** Over SSE: the live query's results end once its key no longer holds (src/graphql/key-lapse-stream.ts). */
-const endingAtLapse =
-  (liveExecute: Execute, lapsed: AbortSignal): Execute =>
-  async (args) => {
-    const results = await liveExecute(args);
-    return Symbol.asyncIterator in results ? untilKeyLapses(results, lapsed) : results;
-  };
-
 /** What the store hands each execution as its context (it passes the resolvers the original). */
 interface CollectingContext {
   addResourceIdentifier(values: string | string[]): void;
@@ -91,23 +77,54 @@ export function useLiveQueries(live: LiveInvalidations): Plugin<ServerContext & 
   return {
     onExecute({ args, setExecuteFn, setResultAndStopExecution }) {
       const { viewer } = args.contextValue;
-      if (!isLiveQuery(args.document, args.operationName)) return;
+      const directive = liveDirectiveOf(args.document, args.operationName);
+      if (!directive) return;
       const held = args.contextValue.holdSubscription?.(viewer);
       if (held instanceof GraphQLError) {
         setResultAndStopExecution({ errors: [held] });
         return;
       }
-      const tagged = (execution: ExecutionArgs) => {
-        // Every execution reads afresh: what the previous one cached in the request's loaders is stale now.
-        for (const loader of Object.values(args.contextValue.loaders)) loader.clearAll();
-        (execution.contextValue as CollectingContext).addResourceIdentifier(
-          organizationIdentifier(viewer.organizationId),
-        );
-        return execute(execution);
+      const { throttleValue } = getLiveDirectiveArgumentValues(directive, args.variableValues);
+      const session = responseCacheSession(args.contextValue);
+      // The first of identical live queries executes for all (src/events/live-fanout.ts), on its context.
+      const start = async (executionArgs: ExecutionArgs): Promise<Results> => {
+        const ended = new AbortController();
+        const tagged = (execution: ExecutionArgs) => {
+          // Every execution reads afresh: what the previous one cached in the request's loaders is stale now.
+          for (const loader of Object.values(args.contextValue.loaders)) loader.clearAll();
+          (execution.contextValue as CollectingContext).addResourceIdentifier(
+            organizationIdentifier(viewer.organizationId),
+          );
+          return execute(execution) as ExecutionResult | Promise<ExecutionResult>;
+        };
+        const liveExecute = live.store.makeExecute(
+          throttled(tagged, live.intervalOf(throttleValue), live.clock, ended.signal),
+        ) as (args: ExecutionArgs) => Results | Promise<Results>;
+        // On a cluster, from before its first execution until it ends (on one server at once).
+        const release = await live.follow(viewer.organizationId);
+        const results = await liveExecute(executionArgs);
+        const end = () => {
+          ended.abort();
+          release();
+        };
+        if (Symbol.asyncIterator in results) return releasing(results, end);
+        end();
+        return results;
       };
-      const liveExecute = live.store.makeExecute(tagged) as Execute;
-      const followed = live.followsOrganizations ? following(live, viewer.organizationId, liveExecute) : liveExecute;
-      setExecuteFn((held ? endingAtLapse(followed, held) : followed) as typeof execute);
+      // The document as executed: the response cache adds the fields it collects entities by to an SSE request's.
+      setExecuteFn((async (executionArgs: ExecutionArgs) => {
+        const results = await live.fanout.join(
+          [
+            session,
+            executionArgs.operationName ?? '',
+            print(executionArgs.document),
+            JSON.stringify(executionArgs.variableValues ?? {}),
+          ].join('\n'),
+          () => start(executionArgs),
+        );
+        // Over SSE this subscriber's results end once its key no longer holds (src/graphql/key-lapse-stream.ts).
+        return held && Symbol.asyncIterator in results ? untilKeyLapses(results, held) : results;
+      }) as typeof execute);
     },
   };
 }

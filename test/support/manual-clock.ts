@@ -27,6 +27,12 @@ export class ManualClock implements Clock {
     });
   }
 
+  /** The earliest time someone sleeps until, or null when nobody sleeps. */
+  nextWake(): Date | null {
+    const at = Math.min(...this.sleepers.map((sleeper) => sleeper.at));
+    return Number.isFinite(at) ? new Date(at) : null;
+  }
+
   /** Moves time forward, waking whoever slept until then. */
   advance(ms: number) {
     this.set(new Date(this.current + ms));

@@ -61,6 +61,8 @@ export interface TestServerOptions {
   livekit?: LiveKitSettings;
   /** LIVE_QUERY_THROTTLE_MS (0 unless given: each invalidation re-executes at once). */
   liveQueryThrottleMs?: number;
+  /** What live queries' throttles wait on (the system's clock unless given). */
+  liveQueryClock?: Clock;
   /** FEDERATION=on: /graphql serves the subgraph schema. */
   federation?: boolean;
   /** GRAPHQL_SQL_SUBTREES=off: every connection is answered by its resolvers. */
@@ -168,6 +170,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     apiKeysPerOrganization: options.apiKeysPerOrganization,
     apiKeyClock: options.apiKeyClock,
     liveQueryThrottleMs: options.liveQueryThrottleMs ?? 0,
+    liveQueryClock: options.liveQueryClock,
     responseCache: options.responseCache,
   });
   const app = await buildApp({

@@ -132,6 +132,13 @@ describe('call records', () => {
     expect(await eventsOf('call.record.completed', runId)).toEqual([
       { run_id: runId, attempt: 1, record: analysed.body },
     ]);
+    // The part's statement appended its audit event with it.
+    const audited = await server.db.prisma.auditEvent.findMany({
+      where: { operation: 'reportCallRecord', resourceId: runId },
+    });
+    expect(audited).toEqual([
+      expect.objectContaining({ resourceType: 'Run', keyId: expect.any(String), changes: null }),
+    ]);
 
     const { body } = await server.graphql(
       apiKey,

@@ -6,9 +6,16 @@
 // `detection` (and the `outcome` member, as the outcome route) decides how the
 // attempt ends; after it, a part changes the record only.
 import { z } from 'zod';
+import type { SqlQueryable } from '../db/database.ts';
 import { callRecordOfAttempt } from '../db/sql/call-record-of-attempt.ts';
 import { callRecordTarget } from '../db/sql/call-record-target.ts';
-import { type CallRecordColumns, writeCallRecord } from '../db/sql/write-call-record.ts';
+import {
+  type AuditRow,
+  type CallRecordPart,
+  REPORTED_RECORD,
+  type ReportedCallRecord,
+  reportCallRecord as writeReport,
+} from '../db/sql/report-call-record.ts';
 import type { Tx } from '../db/tx.ts';
 import type { CallRecord } from '../generated/prisma/client.ts';
 import {
@@ -23,6 +30,7 @@ import {
 } from '../records/call-records.ts';
 import { callOutcomes, machineOutcomes } from '../records/campaign-settings.ts';
 import { jsonValue } from '../records/values.ts';
+import { type AuditedWrite, recordWrite } from './audit-log.ts';
 import { callBackAfterCall } from './call-backs.ts';
 import { appendRevocations } from './consents.ts';
 import { badInput, notFound } from './errors.ts';
@@ -77,111 +85,72 @@ export const callRecordReport = z
   });
 export type CallRecordReport = z.output<typeof callRecordReport>;
 
-type Stored = Omit<
-  CallRecordColumns,
-  'organizationId' | 'attemptId' | 'runId' | 'attemptNumber' | 'batchId' | 'agentId'
->;
-
 const DAY_MS = 86_400_000;
 
 const turnKey = (turn: TranscriptTurn) => `${turn.role} ${turn.started_ms}`;
 
-/** Items of `before` and `after` by key, a later one in place of an earlier, ordered by `order`. */
-function mergedBy<T>(before: T[], after: T[], key: (item: T) => string, order?: (a: T, b: T) => number): T[] {
-  const items = new Map(before.map((item) => [key(item), item]));
-  for (const item of after) items.set(key(item), item);
-  const merged = [...items.values()];
-  return order ? merged.sort(order) : merged;
+/** `items` one per key, a later one in place of an earlier (where the first was). */
+function oncePerKey<T>(items: T[], key: (item: T) => string): T[] {
+  const kept = new Map<string, T>();
+  for (const item of items) kept.set(key(item), item);
+  return [...kept.values()];
 }
 
-/** What the record holds once `report` is added to `before`. */
-function merge(before: Stored, report: CallRecordReport, mask: (text: string) => string): Stored {
-  const transcript = report.transcript?.map((turn) => ({ ...turn, text: mask(turn.text) }));
+/** The report as the statement adds it (src/db/sql/report-call-record.ts): texts as said and masked, lists once per key. */
+function partOf(report: CallRecordReport): CallRecordPart {
+  const turns = report.transcript && oncePerKey(report.transcript, turnKey).sort((a, b) => a.started_ms - b.started_ms);
   return {
-    transcript: transcript
-      ? mergedBy(before.transcript as TranscriptTurn[], transcript, turnKey, (a, b) => a.started_ms - b.started_ms)
-      : before.transcript,
-    detection: report.detection ?? before.detection,
-    summary: report.summary === undefined ? before.summary : mask(report.summary),
-    disposition: report.disposition ?? before.disposition,
-    data: report.data === undefined ? before.data : report.data,
-    sentiment: report.sentiment ?? before.sentiment,
-    endedBy: report.ended_by ?? before.endedBy,
-    recordingUrl: report.recording_url ?? before.recordingUrl,
-    latency: report.latency ?? before.latency,
-    callbackAt: report.callback_at ? new Date(report.callback_at) : before.callbackAt,
-    evaluations: report.evaluations
-      ? mergedBy(before.evaluations as { evaluation_id: number }[], report.evaluations, (item) =>
-          String(item.evaluation_id),
-        )
-      : before.evaluations,
-    transfer: before.transfer,
+    transcript: turns ? { said: turns, masked: turns.map((turn) => ({ ...turn, text: maskPii(turn.text) })) } : null,
+    summary: report.summary === undefined ? null : { said: report.summary, masked: maskPii(report.summary) },
+    detection: report.detection ?? null,
+    disposition: report.disposition ?? null,
+    data: report.data === undefined ? null : { value: report.data },
+    sentiment: report.sentiment ?? null,
+    endedBy: report.ended_by ?? null,
+    recordingUrl: report.recording_url ?? null,
+    latency: report.latency ?? null,
+    callbackAt: report.callback_at ? new Date(report.callback_at) : null,
+    evaluations: report.evaluations ? oncePerKey(report.evaluations, (item) => String(item.evaluation_id)) : null,
   };
 }
 
-const empty: Stored = {
-  transcript: [],
-  detection: null,
-  summary: null,
-  disposition: null,
-  data: null,
-  sentiment: null,
-  endedBy: null,
-  recordingUrl: null,
-  latency: null,
-  callbackAt: null,
-  evaluations: [],
-  transfer: null,
-};
-
-/** The members of a record's row the merge reads. */
-const storedOf = (row: CallRecord | null): Stored =>
-  row
-    ? {
-        transcript: row.transcript as unknown[],
-        detection: row.detection as Stored['detection'],
-        summary: row.summary,
-        disposition: row.disposition as Stored['disposition'],
-        data: row.data,
-        sentiment: row.sentiment,
-        endedBy: row.endedBy,
-        recordingUrl: row.recordingUrl,
-        latency: row.latency,
-        callbackAt: row.callbackAt,
-        evaluations: row.evaluations as unknown[],
-        transfer: row.transfer,
-      }
-    : empty;
-
-const sameRecord = (a: Stored, b: Stored) =>
-  JSON.stringify({ ...a, callbackAt: a.callbackAt?.getTime() }) ===
-  JSON.stringify({ ...b, callbackAt: b.callbackAt?.getTime() });
-
-/** Evaluations named by the report that are not its agent's: a 400 naming each. */
-async function checkEvaluations(tx: Tx<Scope['prisma']>, agentId: string, report: CallRecordReport) {
-  const named = report.evaluations ?? [];
-  if (named.length === 0) return;
-  const own = new Set(
-    (
-      await tx.evaluation.findMany({
-        where: { agentId, id: { in: named.map((item) => item.evaluation_id) } },
-        select: { id: true },
-      })
-    ).map((row) => row.id),
-  );
-  const problems = named.flatMap((item, index) =>
-    own.has(item.evaluation_id)
-      ? []
-      : [
-          {
-            path: `evaluations.${index}.evaluation_id`,
-            rule: 'reference',
-            message: `evaluation ${item.evaluation_id} is not one of agent ${agentId}'s`,
-          },
-        ],
-  );
-  if (problems.length > 0) throw badInput(problems);
+/** The record written, or the error that says why none was. */
+function writtenOf(result: ReportedCallRecord, report: CallRecordReport): CallRecord {
+  if (result.found === 0) throw notFound('call attempt');
+  if (result.foreignEvaluations.length > 0) {
+    const foreign = new Set(result.foreignEvaluations);
+    throw badInput(
+      (report.evaluations ?? []).flatMap((item, index) =>
+        foreign.has(item.evaluation_id)
+          ? [
+              {
+                path: `evaluations.${index}.evaluation_id`,
+                rule: 'reference',
+                message: `evaluation ${item.evaluation_id} is not one of agent ${result.stepAgentId}'s`,
+              },
+            ]
+          : [],
+      ),
+    );
+  }
+  if (!result.record)
+    throw badInput([
+      {
+        path: 'transcript',
+        rule: 'max_items',
+        message: `would hold more than ${CALL_RECORD_BOUNDS.turns} turns: a record holds at most ${CALL_RECORD_BOUNDS.turns}`,
+      },
+    ]);
+  return result.record;
 }
+
+/** The audit event of a report the statement appends itself. */
+const auditRowOf = (write: AuditedWrite<unknown>): AuditRow => ({
+  ...write.actor,
+  operation: write.operation,
+  resourceType: write.changed?.target.type ?? null,
+  resourceId: write.changed?.target.id ?? null,
+});
 
 /** "Stop calling me" on attempt `attemptNumber` of run `runId`: its batch's consent scope is revoked (consents.ts). */
 async function revokeAfterCall(
@@ -210,79 +179,57 @@ async function revokeAfterCall(
 }
 
 /**
- * Adds a part to attempt `attemptNumber`'s record of the caller's run `runId`,
- * in one transaction with the attempt held; answers the record. NOT_FOUND for
- * another organization's run; BAD_INPUT for turns past the bound or an
- * evaluation of another agent.
+ * Adds a part to attempt `attemptNumber`'s record of the caller's run `runId`;
+ * answers the record. A part is one statement on the driver (`sql`), its
+ * audit event (`audit`) and its event appended by it; a part that revokes a
+ * consent or asks for a call-back after the call does more, in a transaction
+ * of Prisma's with its audit event. NOT_FOUND for another organization's run;
+ * BAD_INPUT for turns past the bound or an evaluation of another agent.
  */
 export async function reportCallRecord(
   scope: Scope,
+  audit: { sql: SqlQueryable; write: AuditedWrite<unknown> },
   runId: string,
   attemptNumber: number,
   report: CallRecordReport,
 ): Promise<CallRecord> {
   const organizationId = scope.viewer.organizationId;
-  return scope.prisma.$transaction(async (tx) => {
+  const now = new Date();
+  if (report.callback_at && Date.parse(report.callback_at) > now.getTime() + MAX_CALLBACK_DAYS * DAY_MS)
+    throw badInput([{ path: 'callback_at', rule: 'max', message: `must be at most ${MAX_CALLBACK_DAYS} days ahead` }]);
+  const part = partOf(report);
+  const where = { organizationId, runId, attemptNumber };
+  // In flight: what answered decides how the attempt ends (src/db/sql/close-attempts.ts).
+  const reportedOutcome =
+    report.outcome ??
+    (report.detection && (machineOutcomes as readonly string[]).includes(report.detection.result)
+      ? report.detection.result
+      : null);
+  // After the call, each part that changes the record sends it whole (during it, the attempt's end does).
+  const events = new Outbox()
+    .add('call.record.completed', organizationId, { kind: 'record', runId, number: attemptNumber })
+    .writes(now, { record: REPORTED_RECORD });
+  if (!report.consent_revoked && !report.callback_at) {
+    const effects = { reportedOutcome, audit: auditRowOf(audit.write), events };
+    return writtenOf(await writeReport(audit.sql, where, part, effects, CALL_RECORD_BOUNDS.turns, now), report);
+  }
+  return recordWrite(scope.prisma, audit.write, async (tx) => {
     const target = await callRecordTarget(tx, organizationId, runId, attemptNumber);
     if (!target) throw notFound('call attempt');
-    const { agentId } = target;
-    await checkEvaluations(tx, agentId, report);
-    const existing = await callRecordOfAttempt(tx, target.attemptId);
-    const before = storedOf(existing);
-    const after = merge(before, report, target.redactPii ? maskPii : (text) => text);
-    if (after.transcript.length > CALL_RECORD_BOUNDS.turns)
-      throw badInput([
-        {
-          path: 'transcript',
-          rule: 'max_items',
-          message: `would hold ${after.transcript.length} turns: a record holds at most ${CALL_RECORD_BOUNDS.turns}`,
-        },
-      ]);
-    const now = new Date();
-    if (after.callbackAt && after.callbackAt.getTime() > now.getTime() + MAX_CALLBACK_DAYS * DAY_MS)
-      throw badInput([
-        { path: 'callback_at', rule: 'max', message: `must be at most ${MAX_CALLBACK_DAYS} days ahead` },
-      ]);
-    const inFlight = target.endedAt === null;
-    // In flight: what answered decides how the attempt ends (src/db/sql/close-attempts.ts).
-    const reported =
-      report.outcome ??
-      (report.detection && (machineOutcomes as readonly string[]).includes(report.detection.result)
-        ? (report.detection.result as (typeof machineOutcomes)[number])
-        : undefined);
-    if (inFlight && reported)
-      await tx.runAttempt.updateMany({ where: { id: target.attemptId, runId }, data: { reportedOutcome: reported } });
+    const before = await callRecordOfAttempt(tx, target.attemptId);
+    const effects = { reportedOutcome, audit: null, events };
+    const written = writtenOf(await writeReport(tx, where, part, effects, CALL_RECORD_BOUNDS.turns, now), report);
     if (report.consent_revoked) await revokeAfterCall(tx, organizationId, runId, attemptNumber, now);
-    if (existing && sameRecord(before, after)) return existing;
-    const written = await writeCallRecord(
-      tx,
-      {
-        organizationId,
-        attemptId: target.attemptId,
-        runId,
-        attemptNumber,
-        batchId: target.batchId,
-        agentId,
-        ...after,
-      },
-      target.transcriptLanguage,
-      now,
-    );
     // During the call, the attempt's end grants the call-back (src/engine/run-attempts.ts); after it, this part does.
-    const askedAgain = after.callbackAt && after.callbackAt.getTime() !== before.callbackAt?.getTime();
-    if (!inFlight && askedAgain)
+    const askedAgain = written.callbackAt && written.callbackAt.getTime() !== before?.callbackAt?.getTime();
+    if (target.endedAt !== null && askedAgain)
       await callBackAfterCall(
         tx,
         organizationId,
         { runId, batchId: target.batchId, stepId: target.stepId },
-        after.callbackAt!,
+        written.callbackAt!,
         now,
       );
-    // After the call, each part that changes the record sends it whole (during it, the attempt's end does).
-    if (!inFlight)
-      await new Outbox()
-        .add('call.record.completed', organizationId, { kind: 'record', runId, number: attemptNumber })
-        .write(tx, now);
     return written;
   });
 }

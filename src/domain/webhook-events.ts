@@ -17,14 +17,17 @@
 // short range, which keeps the delivery order cheap (src/webhooks/webhook-store.ts).
 
 import { type EventSubject, type SubjectKind, subjectKey, subjectSources } from '../db/parts/event-payloads.ts';
+import { type EventRow, type SubjectSource, webhookEventWrites } from '../db/parts/webhook-event-writes.ts';
 import { writeWebhookEvents } from '../db/sql/write-webhook-events.ts';
 import type { SqlClient } from '../db/tx.ts';
+import type { Prisma } from '../generated/prisma/client.ts';
 import { ALL_EVENTS, type WebhookEventType } from '../records/webhooks.ts';
 
 /** Hex digits of an event id's object hash: `evt_` and these are the same for every event of one object. */
 const OBJECT_PREFIX_DIGITS = 8;
 /** An event id's first characters, the same for every event of its object. */
 export const OBJECT_PREFIX_LENGTH = 'evt_'.length + OBJECT_PREFIX_DIGITS;
+const IDS = { allEvents: ALL_EVENTS, objectPrefixDigits: OBJECT_PREFIX_DIGITS };
 
 interface PendingEvent {
   type: WebhookEventType;
@@ -66,6 +69,26 @@ export class Outbox {
    */
   async write(tx: SqlClient, at: Date): Promise<void> {
     if (this.events.size === 0) return;
+    await writeWebhookEvents(tx, ...this.rows(), IDS, at);
+  }
+
+  /**
+   * The same writes as part of a statement that writes the events' subjects
+   * itself (a WITH list: src/db/parts/webhook-event-writes.ts): `written`
+   * says how a kind reaches the rows that statement wrote (its join and object
+   * id), which its other parts cannot read from the table.
+   */
+  writes(at: Date, written: Partial<Record<SubjectKind, Pick<SubjectSource, 'join' | 'objectId'>>>): Prisma.Sql {
+    const [events, sources] = this.rows();
+    return webhookEventWrites(
+      events,
+      sources.map((source) => ({ ...source, ...written[source.kind as SubjectKind] })),
+      IDS,
+      at,
+    );
+  }
+
+  private rows(): [EventRow[], SubjectSource[]] {
     const pending = [...this.events.values()];
     const kinds = [...new Set(pending.map((event) => event.subject.kind))] as SubjectKind[];
     const events = pending.map(({ type, organizationId, subject }) => ({
@@ -74,13 +97,6 @@ export class Outbox {
       kind: subject.kind,
       ...subjectKey(subject),
     }));
-    const sources = kinds.map((kind) => ({ kind, ...subjectSources[kind] }));
-    await writeWebhookEvents(
-      tx,
-      events,
-      sources,
-      { allEvents: ALL_EVENTS, objectPrefixDigits: OBJECT_PREFIX_DIGITS },
-      at,
-    );
+    return [events, kinds.map((kind) => ({ kind, ...subjectSources[kind] }))];
   }
 }

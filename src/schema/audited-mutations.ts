@@ -121,11 +121,43 @@ function auditedAfterwards(
   };
 }
 
+/**
+ * Mutations that append their own event: a call record's part (POST
+ * /runs/{run_id}/attempts/{attempt}/record, reported many times a call) is
+ * one statement that writes the event with it (src/domain/call-records.ts),
+ * where a transaction of Prisma's around it would cost several round trips.
+ * Their resolver gets the event to append as `context.audit`.
+ */
+const AUDITED_BY_THEMSELVES = new Set(['reportCallRecord']);
+
+function auditedByItself(
+  field: string,
+  resolve: GraphQLFieldResolver<unknown, GraphQLContext>,
+): GraphQLFieldResolver<unknown, GraphQLContext> {
+  return (source, args, context, info) =>
+    resolve(
+      source,
+      args,
+      {
+        ...context,
+        audit: {
+          organizationId: context.viewer.organizationId,
+          actor: context.actor,
+          operation: field,
+          changed: namedObject(field, args, context),
+          made: (answer) => madeObject(answer, info),
+        },
+      },
+      info,
+    );
+}
+
 function audited(
   field: string,
   resolve: GraphQLFieldResolver<unknown, GraphQLContext>,
 ): GraphQLFieldResolver<unknown, GraphQLContext> {
   if (CALLING_OUT.has(field)) return auditedAfterwards(field, resolve);
+  if (AUDITED_BY_THEMSELVES.has(field)) return auditedByItself(field, resolve);
   return async (source, args, context, info) => {
     const announced = new Set<string>();
     const result = await recordWrite(

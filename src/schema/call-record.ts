@@ -164,7 +164,13 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: Report.input(), required: true, description: 'The part of the record.' }),
     },
     resolve: (_root, args, context) =>
-      reportCallRecord(scopeOf(context), String(args.runId), args.attempt, Report.parse(context, args.input)),
+      reportCallRecord(
+        scopeOf(context),
+        { sql: context.primarySql, write: context.audit! },
+        String(args.runId),
+        args.attempt,
+        Report.parse(context, args.input),
+      ),
   }),
   transferCall: t.field({
     type: CallRecord,

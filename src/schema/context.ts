@@ -2,7 +2,7 @@ import type { Viewer } from '../auth/authenticate.ts';
 import type { Database, SqlQueryable } from '../db/database.ts';
 import type { RequestConsistency } from '../db/read-replicas.ts';
 import { type TenantClient, tenantClient } from '../db/tenant.ts';
-import { type AuditActor, actorOf, type RequestOrigin } from '../domain/audit-log.ts';
+import { type AuditActor, type AuditedWrite, actorOf, type RequestOrigin } from '../domain/audit-log.ts';
 import type { CallTransferer } from '../domain/call-transfers.ts';
 import type { Scope } from '../domain/scope.ts';
 import type { SecretBox } from '../domain/secrets.ts';
@@ -34,6 +34,10 @@ export interface GraphQLContext {
   sql: SqlQueryable;
   /** Who the caller's writes are recorded as (src/schema/audited-mutations.ts). */
   actor: AuditActor;
+  /** The event a mutation that appends its own is to append (audited-mutations.ts); none for the others. */
+  audit?: AuditedWrite<unknown>;
+  /** The primary's driver, for the writes that are one statement of their own (reportCallRecord). */
+  primarySql: SqlQueryable;
   loaders: Loaders;
   events: BatchProgressHub;
   secrets: SecretBox;
@@ -64,6 +68,7 @@ export function createContext(
     apiKey: { id: viewer.apiKeyId, name: viewer.apiKeyName ?? null, scopes: viewer.scopes },
     ...readingFrom(services.db, viewer.organizationId),
     actor: actorOf(viewer, origin),
+    primarySql: services.db.sql,
     events: services.events,
     secrets: services.secrets,
     outbound: services.webhooks,

@@ -1,3 +1,4 @@
+import { lockedCallRecordTarget } from '../parts/call-record-target.ts';
 import type { SqlClient } from '../tx.ts';
 
 /** The attempt a call record is reported for, held until the report's transaction ends. */
@@ -18,12 +19,9 @@ export interface CallRecordTarget {
 }
 
 /**
- * Locks attempt `number` of the organization's run `runId` (reports of one
- * attempt are merged one after the other) and reads what the report needs:
- * the step's agent, the call's room and prospect, the organization's settings. None: not
- * the organization's.
- * Index: "RunAttempt_runId_number_organizationId_key", one probe; the run, version and
- * organization by primary key.
+ * Locks attempt `number` of the organization's run `runId` and reads what a
+ * report (or a transfer) needs. None: not the organization's.
+ * Index: see lockedCallRecordTarget.
  */
 export async function callRecordTarget(
   tx: SqlClient,
@@ -31,16 +29,6 @@ export async function callRecordTarget(
   runId: string,
   number: number,
 ): Promise<CallRecordTarget | undefined> {
-  const [target] = await tx.$queryRaw<CallRecordTarget[]>`
-    SELECT a.id AS "attemptId", a."runId", a."batchId", a."endedAt", a.outcome::text AS outcome, a."stepId",
-      coalesce((SELECT step->>'agent_id' FROM jsonb_array_elements(v.definition->'steps') AS step
-        WHERE step->>'id' = a."stepId" LIMIT 1), '') AS "agentId",
-      r."prospectId", a."roomName", o."redactPii", o."transcriptLanguage"
-    FROM "RunAttempt" AS a
-    JOIN "Run" AS r ON r.id = a."runId"
-    JOIN "WorkflowVersion" AS v ON v.id = r."workflowVersionId"
-    JOIN "Organization" AS o ON o.id = a."organizationId"
-    WHERE a."runId" = ${runId} AND a.number = ${number} AND a."organizationId" = ${organizationId}
-    FOR UPDATE OF a`;
+  const [target] = await tx.$queryRaw<CallRecordTarget[]>`${lockedCallRecordTarget(organizationId, runId, number)}`;
   return target;
 }

@@ -14,6 +14,9 @@ import type { SqlClient } from '../tx.ts';
  */
 export async function dropRunPartition(tx: SqlClient, month: RunMonth, lockTimeoutMs: number): Promise<void> {
   await tx.$queryRaw`SELECT set_config('lock_timeout', ${`${lockTimeoutMs}ms`}, true)`;
+  // Both parents at once, in the engine's order (a run, then its attempts): detaching the attempts'
+  // partition first and then waiting for Run's lock would wait on the engine while it waits on us.
+  await tx.$executeRawUnsafe(`LOCK TABLE "Run", "RunAttempt" IN ACCESS EXCLUSIVE MODE`);
   // DDL takes no parameters: the names are made by runMonth (digits only).
   await tx.$executeRawUnsafe(`ALTER TABLE "RunAttempt" DETACH PARTITION "${month.attempts}"`);
   await tx.$executeRawUnsafe(`DROP TABLE "${month.attempts}"`);

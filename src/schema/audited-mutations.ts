@@ -20,7 +20,7 @@ import { decodeGlobalID, encodeGlobalID, primaryKeyOf } from './global-ids.ts';
 
 /** A model of a transaction client, as the before and after images read it. */
 interface ReadModel {
-  findUnique(query: { where: { id: string | number } }): Promise<Record<string, unknown> | null>;
+  findFirst(query: { where: { id: string | number } }): Promise<Record<string, unknown> | null>;
 }
 
 const typeOfId = (id: string) => {
@@ -39,7 +39,8 @@ function changedObject(type: string, id: string): ChangedObject | null {
   const key = primaryKeyOf(type, id);
   return {
     target: { type, id },
-    read: (tx) => (tx as Record<string, ReadModel>)[delegate]!.findUnique({ where: { id: key } }),
+    // findFirst: a tenant table's unique key is (id, organizationId), the organization the tenant client adds.
+    read: (tx) => (tx as Record<string, ReadModel>)[delegate]!.findFirst({ where: { id: key } }),
   };
 }
 

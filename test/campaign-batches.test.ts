@@ -234,7 +234,7 @@ describe('before a call', () => {
         ...(await api.prospects(1, () => ({ phone: '+14155550999' }))),
         ...(await api.prospects(1, () => ({ phone: '+14155550998' }))),
       ];
-      const organizationId = (await server.db.prisma.prospect.findUniqueOrThrow({ where: { id: fine! } }))
+      const organizationId = (await server.db.prisma.prospect.findFirstOrThrow({ where: { id: fine! } }))
         .organizationId;
       await server.db.prisma.doNotCallNumber.create({
         data: { organizationId, number: '+14155550999', reason: 'asked' },

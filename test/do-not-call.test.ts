@@ -276,7 +276,7 @@ describe('do-not-call list and prospect time zones', () => {
         const [ana, bo] = z.array(prospectSchema).parse(created.body.created);
         expect(ana!.timezone).toBe('America/Chicago');
         expect(bo!.timezone).toBeNull();
-        expect(await server.db.prisma.prospect.findUnique({ where: { id: ana!.id } })).toMatchObject({
+        expect(await server.db.prisma.prospect.findFirst({ where: { id: ana!.id } })).toMatchObject({
           timezone: 'America/Chicago',
         });
         const read = await rest('GET', `${prefix}/prospects/${ana!.id}`);

@@ -64,7 +64,7 @@ describe('erasing a prospect', () => {
     await rest('POST', `/org/{org}/prospects/${prospectId}/tags`, { body: { tag_ids: [tag.body.id] } });
     await rest('POST', '/org/{org}/prospect-lists', { body: { name: 'Callers', prospect_ids: [prospectId] } });
     // What an import's extra columns would hold.
-    await server.db.prisma.prospect.update({
+    await server.db.prisma.prospect.updateMany({
       where: { id: prospectId },
       data: { attributes: { nickname: person.firstName } },
     });
@@ -166,7 +166,7 @@ describe('erasing a prospect', () => {
     expect(batch).toEqual({ ...batchBefore, updated_at: batch.updated_at });
 
     // Tags, lists and imported attributes are gone too.
-    const row = await server.db.prisma.prospect.findUniqueOrThrow({ where: { id: prospectId } });
+    const row = await server.db.prisma.prospect.findFirstOrThrow({ where: { id: prospectId } });
     expect(row.attributes).toEqual({});
     expect(row.erasedAt).not.toBeNull();
     expect(await server.db.prisma.prospectListMember.count({ where: { prospectId } })).toBe(0);
@@ -214,7 +214,7 @@ describe('erasing a prospect', () => {
     expect(
       await server.db.prisma.webhookEvent.count({ where: { type: 'prospect.erased', objectId: prospectId } }),
     ).toBe(1);
-    const still = await server.db.prisma.prospect.findUniqueOrThrow({ where: { id: prospectId } });
+    const still = await server.db.prisma.prospect.findFirstOrThrow({ where: { id: prospectId } });
     expect(still.erasedAt).toEqual(row.erasedAt);
   });
 

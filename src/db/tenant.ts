@@ -7,9 +7,8 @@
 import { BoundedMap } from '../bounded-map.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 
-// Models reached only through an organization-owned parent, or shared by all
-// organizations (the integration catalog).
-const UNSCOPED_MODELS = new Set(['Integration', 'ProspectListMember', 'ProspectTag']);
+// Shared by all organizations: the integration catalog.
+const UNSCOPED_MODELS = new Set(['Integration']);
 
 const FILTERED = new Set([
   'findUnique',
@@ -94,3 +93,12 @@ export function tenantClient(prisma: PrismaClient, organizationId: string): Tena
   }
   return client;
 }
+
+/**
+ * The unique key of an organization's row by its id: a tenant table's primary
+ * key is (id, organizationId), organizationId being the distribution column
+ * a sharded database places rows by (docs/scaling.md#ready-for-citus).
+ */
+export const rowKey = <Id extends string | number>(organizationId: string, id: Id) => ({
+  id_organizationId: { id, organizationId },
+});

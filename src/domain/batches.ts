@@ -10,6 +10,7 @@ import { requeueFailedRuns } from '../db/sql/requeue-failed-runs.ts';
 import { rescheduleWaitingRuns } from '../db/sql/reschedule-waiting-runs.ts';
 import { setBatchStatus } from '../db/sql/set-batch-status.ts';
 import { unknownProspects } from '../db/sql/unknown-prospects.ts';
+import { rowKey } from '../db/tenant.ts';
 import type { SqlClient } from '../db/tx.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 import { tracing } from '../observability/tracing.ts';
@@ -85,7 +86,10 @@ export async function createBatch(scope: Scope, workflowId: string, data: BatchC
         if (!workflow) throw notFound('workflow');
         if (!workflow.isActive) throw conflict('the workflow is inactive: activate it before creating a batch');
         const version = await tx.workflowVersion.findFirstOrThrow({ where: { workflowId, version: workflow.version } });
-        if (listId && !(await tx.prospectList.findUnique({ where: { id: listId }, select: { id: true } }))) {
+        if (
+          listId &&
+          !(await tx.prospectList.findUnique({ where: rowKey(organizationId, listId), select: { id: true } }))
+        ) {
           throw badInput([
             { path: 'prospect_list_id', rule: 'exists', message: `prospect list ${listId} does not exist` },
           ]);

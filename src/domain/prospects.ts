@@ -1,6 +1,7 @@
 // Prospects (the people runs call), prospect lists and tags.
 import { z } from 'zod';
 import { isUniqueViolation } from '../db/prisma-errors.ts';
+import { rowKey } from '../db/tenant.ts';
 import { ianaTimezone } from '../records/time-zones.ts';
 import { badInput, conflict, notFound } from './errors.ts';
 import { limits } from './limits.ts';
@@ -124,7 +125,7 @@ export async function createTag(scope: Scope, data: TagCreate) {
 
 /** Adds tags to a prospect; tags it already has stay once (idempotent). */
 export async function addTagsToProspect(scope: Scope, prospectId: string, data: ProspectTagsAdd) {
-  const prospect = await scope.prisma.prospect.findUnique({ where: { id: prospectId } });
+  const prospect = await scope.prisma.prospect.findUnique({ where: rowKey(scope.viewer.organizationId, prospectId) });
   if (!prospect) throw notFound('prospect');
   const tagIds = await requireAll(
     data.tag_ids,
@@ -133,7 +134,7 @@ export async function addTagsToProspect(scope: Scope, prospectId: string, data: 
     'tag',
   );
   await scope.prisma.prospectTag.createMany({
-    data: tagIds.map((tagId) => ({ prospectId, tagId })),
+    data: tagIds.map((tagId) => ({ organizationId: scope.viewer.organizationId, prospectId, tagId })),
     skipDuplicates: true,
   });
   return prospect;

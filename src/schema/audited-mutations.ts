@@ -43,6 +43,7 @@ function changedObject(type: string, id: string): ChangedObject | null {
   const key = primaryKeyOf(type, id);
   return {
     target: { type, id },
+    // findFirst: a tenant table's unique key is (id, organizationId), the organization the tenant client adds.
     read: (tx) => (tx as Record<string, ReadModel>)[delegate]!.findFirst({ where: { id: key } }),
   };
 }

@@ -14,9 +14,10 @@ import { scopeOf } from './context.ts';
 import { entityById } from './federation.ts';
 import { typesFromSchema } from './json-schema-types.ts';
 import { modelConnection, offsetConnection } from './pagination.ts';
+import { tenantNodeId } from './tenant-nodes.ts';
 
 const Tag: NodeRef<'Tag'> = builder.prismaNode('Tag', {
-  id: { field: 'id' },
+  ...tenantNodeId,
   nullable: true,
   description: 'A label put on prospects (E21 adds tags to a prospect). REST: `POST /tags`.',
   fields: (t) => ({
@@ -26,7 +27,7 @@ const Tag: NodeRef<'Tag'> = builder.prismaNode('Tag', {
 });
 
 export const Prospect: NodeRef<'Prospect'> = builder.prismaNode('Prospect', {
-  id: { field: 'id' },
+  ...tenantNodeId,
   nullable: true,
   description: 'A person runs call: one run per batch that includes them. REST: `/prospects/{id}`.',
   fields: (t) => ({
@@ -59,7 +60,7 @@ export const Prospect: NodeRef<'Prospect'> = builder.prismaNode('Prospect', {
 });
 
 const ProspectList: NodeRef<'ProspectList'> = builder.prismaNode('ProspectList', {
-  id: { field: 'id' },
+  ...tenantNodeId,
   nullable: true,
   description:
     "A named set of prospects; a batch can call its members (E4's `prospect_list_id`). REST: `POST /prospect-lists`.",

@@ -22,7 +22,7 @@ export interface BatchRuns {
  */
 export function insertBatchRuns(tx: SqlClient, runs: BatchRuns) {
   const members = runs.listId
-    ? Prisma.sql`UNION SELECT m."prospectId" FROM "ProspectListMember" m WHERE m."listId" = ${runs.listId}`
+    ? Prisma.sql`UNION SELECT m."prospectId" FROM "ProspectListMember" m WHERE m."listId" = ${runs.listId} AND m."organizationId" = ${runs.organizationId}`
     : Prisma.empty;
   return tx.$executeRaw`
     INSERT INTO "Run" ("organizationId", "workflowId", "workflowVersionId", "batchId", "prospectId", "updatedAt", "nextAttemptAt")

@@ -16,6 +16,6 @@ export function insertProspects(
   const inserted = Prisma.sql`
   INSERT INTO "Prospect" ("organizationId", "firstName", "lastName", email, phone, timezone, attributes, "updatedAt")
   SELECT ${organizationId}, r.first_name, r.last_name, r.email, r.phone, r.timezone, r.attributes::jsonb, now()
-  FROM ${unnestedProspects(columns)} RETURNING id`;
+  FROM ${unnestedProspects(columns)} RETURNING id, "organizationId"`;
   return writeProspects(tx, inserted, memberships);
 }

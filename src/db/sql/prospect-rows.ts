@@ -28,17 +28,18 @@ export const unnestedProspects = (columns: ProspectColumns) => Prisma.sql`unnest
 
 /**
  * One statement: `written` (a data-modifying query returning the prospects'
- * ids), their list membership and tags, and how many it wrote.
+ * ids and organization), their list membership and tags, and how many it wrote.
  * Index: "ProspectListMember_pkey" and "ProspectTag_pkey" (ON CONFLICT DO NOTHING).
  */
 export async function writeProspects(tx: SqlClient, written: Prisma.Sql, { listId, tagIds }: ProspectMemberships) {
   const listed = listId
-    ? Prisma.sql`, listed AS (INSERT INTO "ProspectListMember" ("listId", "prospectId") SELECT ${listId}, id FROM written ON CONFLICT DO NOTHING)`
+    ? Prisma.sql`, listed AS (INSERT INTO "ProspectListMember" ("organizationId", "listId", "prospectId")
+        SELECT "organizationId", ${listId}, id FROM written ON CONFLICT DO NOTHING)`
     : Prisma.empty;
   const tagged =
     tagIds.length > 0
-      ? Prisma.sql`, tagged AS (INSERT INTO "ProspectTag" ("prospectId", "tagId")
-          SELECT written.id, tag.id FROM written CROSS JOIN unnest(${tagIds}::text[]) AS tag(id) ON CONFLICT DO NOTHING)`
+      ? Prisma.sql`, tagged AS (INSERT INTO "ProspectTag" ("organizationId", "prospectId", "tagId")
+          SELECT written."organizationId", written.id, tag.id FROM written CROSS JOIN unnest(${tagIds}::text[]) AS tag(id) ON CONFLICT DO NOTHING)`
       : Prisma.empty;
   const [result] = await tx.$queryRaw<{ count: number }[]>`
     WITH written AS (${written}) ${listed} ${tagged} SELECT count(*)::int AS count FROM written`;

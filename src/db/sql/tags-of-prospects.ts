@@ -12,8 +12,8 @@ export function tagsOfProspects(sql: SqlQueryable, organizationId: string, prosp
   return selectRows<Tag & { prospectId: string }>(
     sql,
     Prisma.sql`
-      SELECT link."prospectId", tag.* FROM "ProspectTag" AS link JOIN "Tag" AS tag ON tag.id = link."tagId"
-      WHERE link."prospectId" = ANY(${[...prospectIds]}::text[]) AND tag."organizationId" = ${organizationId}
+      SELECT link."prospectId", tag.* FROM "ProspectTag" AS link JOIN "Tag" AS tag ON tag.id = link."tagId" AND tag."organizationId" = link."organizationId"
+      WHERE link."prospectId" = ANY(${[...prospectIds]}::text[]) AND link."organizationId" = ${organizationId}
       ORDER BY link."createdAt", tag.name`,
   );
 }

@@ -28,6 +28,6 @@ export function updateProspects(
     UPDATE "Prospect" AS p SET ${set('first_name')}, ${set('last_name')}, ${set('email')},
       ${set('timezone')}, attributes = p.attributes || r.attributes::jsonb, "updatedAt" = now()
     FROM ${unnestedProspects(columns)}
-    WHERE p."organizationId" = ${organizationId} AND p.phone = r.phone RETURNING p.id`;
+    WHERE p."organizationId" = ${organizationId} AND p.phone = r.phone RETURNING p.id, p."organizationId"`;
   return writeProspects(tx, updated, memberships);
 }

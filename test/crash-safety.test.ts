@@ -16,22 +16,29 @@ import { createTestStorage, onPostgres, type TestStorage } from './support/stora
  * database admits no second process, so the size of the table's file in its
  * data directory (located before the server starts).
  */
+/** Run is partitioned by month: its rows are in its leaf partitions' files (the parent has none). */
+const RUN_PARTITIONS = `FROM pg_partition_tree('"Run"') WHERE isleaf`;
+
 async function runTableBytes(storage: TestStorage) {
   if (storage.storage.kind === 'postgres') {
     const client = new pg.Client({ connectionString: storage.storage.url });
     await client.connect();
     return {
-      read: async () => Number((await client.query(`SELECT pg_relation_size('"Run"') AS bytes`)).rows[0].bytes),
+      read: async () =>
+        Number((await client.query(`SELECT sum(pg_relation_size(relid)) AS bytes ${RUN_PARTITIONS}`)).rows[0].bytes),
       /** Batches committed so far: none while the creation is still writing. */
       committedBatches: async () => Number((await client.query(`SELECT count(*) AS count FROM "Batch"`)).rows[0].count),
       close: () => client.end(),
     };
   }
   const db = await openDatabase(storage.storage);
-  const located = db.sql.query<{ file: string }>(`SELECT pg_relation_filepath('"Run"') AS file`);
+  const located = db.sql.query<{ file: string }>(`SELECT pg_relation_filepath(relid) AS file ${RUN_PARTITIONS}`);
   const { rows } = await located.finally(() => db.close());
-  const file = path.join(storage.storage.dataDir, 'pgdata', rows[0]!.file);
-  return { read: async () => (await stat(file)).size, committedBatches: async () => 0, close: async () => {} };
+  const { dataDir } = storage.storage;
+  const files = rows.map((row) => path.join(dataDir, 'pgdata', row.file));
+  const read = async () =>
+    (await Promise.all(files.map(async (file) => (await stat(file)).size))).reduce((a, b) => a + b, 0);
+  return { read, committedBatches: async () => 0, close: async () => {} };
 }
 
 describe('a server killed during a large batch creation', () => {

@@ -102,7 +102,8 @@ describe('a fair engine', () => {
   it('advances two batches of one organization side by side', async () => {
     await withTwoOrganizations({ concurrency: 2, callMs: 20 }, async (server, noisy) => {
       const workflow = await noisy.workflow([{ id: 'dial', type: 'call' }]);
-      const first = await noisy.batch(workflow, await noisy.prospects(40));
+      // Long enough (50 calls' worth at 2 at once) that the second is created while it runs, on a loaded machine too.
+      const first = await noisy.batch(workflow, await noisy.prospects(100));
       await server.engineClaims(2);
       const second = await noisy.batch(
         workflow,

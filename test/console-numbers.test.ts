@@ -70,7 +70,7 @@ describe.skipIf(!hasChromium)("the console's numbers page in Chromium", () => {
     await screenshot(page, 'numbers');
 
     await nobody.getByRole('button', { name: `Restore ${NOBODY}` }).click();
-    await nobody.locator('[data-resting="false"], .number-state', { hasText: 'In use' }).waitFor();
+    await nobody.locator('.number-state', { hasText: 'In use' }).waitFor();
     expect((await rest('GET', `/org/{org}/phone-numbers/${ids[NOBODY]}`)).body.health.rested_until).toBeNull();
 
     await answered.getByRole('button', { name: `Rest ${ANSWERED}` }).click();

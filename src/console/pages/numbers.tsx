@@ -91,9 +91,9 @@ export function NumbersPage() {
 function NumberRow({ number, onChanged }: { number: PhoneNumberRow; onChanged: () => void }) {
   const [rest, runRest] = useMutation(documentOf(ConsoleRestPhoneNumber));
   const [restore, runRestore] = useMutation(documentOf(ConsoleRestorePhoneNumber));
-  const lacks = useMissingScope(number.health.restedUntil ? 'Mutation.restorePhoneNumber' : 'Mutation.restPhoneNumber');
   const { health } = number;
   const resting = health.restedUntil !== null;
+  const lacks = useMissingScope(resting ? 'Mutation.restorePhoneNumber' : 'Mutation.restPhoneNumber');
   const failed = rest.error ?? restore.error;
   return (
     <tr class="phone-number" data-number-id={number.id} data-resting={resting}>

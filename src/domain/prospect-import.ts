@@ -421,6 +421,45 @@ function turnGiver(sliceMs: number) {
   };
 }
 
+type ParsedRecord = { record: string[]; raw: string };
+
+/**
+ * The parser's records in order, then its failure if it failed. A stream's own
+ * async iterator throws a failure at once and drops the records the parser had
+ * already made: a row before the faulty one went unread, and the failure's
+ * line depended on how busy the event loop was.
+ */
+async function* recordsThenFailure(parser: ReturnType<typeof parse>): AsyncGenerator<ParsedRecord> {
+  let failure: unknown = null;
+  let ended = false;
+  let wake: (() => void) | null = null;
+  const waken = () => wake?.();
+  parser.on('error', (error) => {
+    failure = error;
+    waken();
+  });
+  parser.on('end', () => {
+    ended = true;
+    waken();
+  });
+  parser.on('readable', waken);
+  try {
+    for (;;) {
+      // A destroyed stream still hands out what it holds.
+      for (let record = parser.read(); record !== null; record = parser.read()) yield record as ParsedRecord;
+      if (failure) throw failure;
+      if (ended) return;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+      wake = null;
+    }
+  } finally {
+    // A stop before the end (a refused header, the row limit) stops the reading of the body too.
+    parser.destroy();
+  }
+}
+
 /**
  * Reads and checks a CSV file, writing nothing: the rows to write, or the
  * refusal (BAD_INPUT listing the problems; PAYLOAD_TOO_LARGE over the size
@@ -448,7 +487,7 @@ export async function readProspectCsv(
   let line = 1;
   const giveTurn = turnGiver(READ_SLICE_MS);
   try {
-    for await (const { record, raw } of parser as AsyncIterable<{ record: string[]; raw: string }>) {
+    for await (const { record, raw } of recordsThenFailure(parser)) {
       const start = line;
       line += lineBreaks(raw);
       // A blank row counts too: reading one costs as much, and uncounted, a body of blank lines was read to its end.

@@ -109,8 +109,19 @@ async function readQuietBatch(sql: pg.Client, batchId: string, campaignEndedBefo
   return { firstCallMs: row!.first, doneMs: row!.done, campaignEndedBefore, finished: row!.finished };
 }
 
-/** One organization, an agent, a one-step workflow calling it, and a batch of `runs` runs, all due now. */
-async function seedBatch(database: BenchDatabase): Promise<Seeded> {
+/**
+ * What the guarded side turns on (docs/consent.md, docs/contact-limits.md):
+ * calls only with a live consent of the batch's scope, which every prospect
+ * has, and at most 3 calls to one number in 24 hours, which no run reaches
+ * (one call each): every check is made and none holds a call back.
+ */
+const GUARDS = { scope: 'bench', contactLimits: [{ max_calls: 3, per_hours: 24 }] };
+
+/**
+ * One organization, an agent, a one-step workflow calling it, and a batch of
+ * `runs` runs, all due now; `guarded`, with consent required and contact caps on.
+ */
+async function seedBatch(database: BenchDatabase, guarded = false): Promise<Seeded> {
   const { organizationId, apiKeyId } = await seedOrganization(database.url, 'Engine bench');
   return seedInTransaction(database.url, async (one, sql) => {
     const agentId = await one(
@@ -124,10 +135,21 @@ async function seedBatch(database: BenchDatabase): Promise<Seeded> {
       steps: [{ id: 'dial', type: 'call', agent_id: agentId }],
     });
     await insertProspects(sql, organizationId, ENGINE_BENCH.runs);
+    if (guarded) {
+      await sql.query(`UPDATE "Organization" SET "requireConsent" = true, "contactLimits" = $2 WHERE id = $1`, [
+        organizationId,
+        JSON.stringify(GUARDS.contactLimits),
+      ]);
+      await sql.query(
+        `INSERT INTO "Consent" ("organizationId", "prospectId", scope, source, "capturedAt", evidence)
+         SELECT $1, id, $2, 'import', now() - interval '1 day', 'bench' FROM "Prospect" WHERE "organizationId" = $1`,
+        [organizationId, GUARDS.scope],
+      );
+    }
     const batchId = await one(
-      `INSERT INTO "Batch" ("organizationId", "workflowId", "workflowVersionId", name, "sourceType", "createdBy", "totalProspects", "pendingCount", "updatedAt")
-       VALUES ($1, $2, $3, 'Engine bench', 'prospect_ids', $4, $5, $5, now()) RETURNING id`,
-      [organizationId, workflowId, versionId, apiKeyId, ENGINE_BENCH.runs],
+      `INSERT INTO "Batch" ("organizationId", "workflowId", "workflowVersionId", name, "sourceType", "createdBy", "totalProspects", "pendingCount", "consentScope", "updatedAt")
+       VALUES ($1, $2, $3, 'Engine bench', 'prospect_ids', $4, $5, $5, $6, now()) RETURNING id`,
+      [organizationId, workflowId, versionId, apiKeyId, ENGINE_BENCH.runs, guarded ? GUARDS.scope : null],
     );
     await sql.query(
       `INSERT INTO "Run" ("organizationId", "workflowId", "workflowVersionId", "batchId", "prospectId", "updatedAt")
@@ -343,6 +365,8 @@ export interface EngineSide extends Attempts {
 
 export interface EngineMeasured {
   gateway: EngineSide;
+  /** The gateway again, on a batch of its own, with consent required and contact caps on. */
+  guarded: EngineSide;
   raw: EngineSide;
   quiet: QuietBatch;
 }
@@ -350,9 +374,9 @@ export interface EngineMeasured {
 async function runGateway(
   database: BenchDatabase,
   { batchId }: Seeded,
-  quiet: Quiet,
+  quiet: Quiet | null,
   log: (line: string) => void,
-): Promise<Omit<EngineSide, keyof Attempts> & { quiet: QuietBatch }> {
+): Promise<Omit<EngineSide, keyof Attempts> & { quiet: QuietBatch | null }> {
   const sql = new pg.Client({ connectionString: database.url });
   sql.on('error', () => {});
   await sql.connect();
@@ -378,13 +402,13 @@ async function runGateway(
     // A tenth into the campaign (every line busy, runs claimed ahead), another organization's small batch arrives.
     let quietBatch: Promise<{ id: string; endedBefore: number }> | undefined;
     const arrive = (ended: number) => {
-      if (quietBatch || ended < ENGINE_BENCH.runs / 10) return;
+      if (!quiet || quietBatch || ended < ENGINE_BENCH.runs / 10) return;
       quietBatch = createQuietBatch(gateway.url, quiet).then((id) => ({ id, endedBefore: ended }));
     };
     await untilBatchEnds(sql, batchId, postgres, 'gateway', log, () => false, arrive);
     const processCpu = cpuMs(gateway.pid) - cpuAtStart;
-    if (!quietBatch) throw new Error('(g) the campaign ended before the quiet batch was created');
-    const { id: quietId, endedBefore } = await quietBatch;
+    if (quiet && !quietBatch) throw new Error('(g) the campaign ended before the quiet batch was created');
+    const created = await quietBatch;
     const metrics = await scrapeMetrics(gateway.url);
     return {
       claims: parseHistogram(metrics, CLAIM_METRIC),
@@ -392,7 +416,7 @@ async function runGateway(
       postgresCpuMs: postgres.cpuMs(),
       postgresStates: postgres.states(),
       loadAtStart,
-      quiet: await readQuietBatch(sql, quietId, endedBefore),
+      quiet: created ? await readQuietBatch(sql, created.id, created.endedBefore) : null,
     };
   } finally {
     await gateway.stop();
@@ -447,16 +471,26 @@ async function runRaw(database: BenchDatabase, { batchId }: Seeded, log: (line: 
   }
 }
 
-/** Seeds both databases, then runs the gateway's engine, then the raw loop, each on its own batch. */
+/**
+ * Seeds the three databases, then runs the gateway's engine, the gateway's
+ * engine with consent and caps on, then the raw loop, each on its own batch.
+ */
 export async function measureEngine(
-  databases: { gateway: BenchDatabase; raw: BenchDatabase },
+  databases: { gateway: BenchDatabase; guarded: BenchDatabase; raw: BenchDatabase },
   log: (line: string) => void,
 ): Promise<EngineMeasured> {
-  log(`(g) seeding two batches of ${ENGINE_BENCH.runs.toLocaleString('en')} runs`);
-  const seeded = { gateway: await seedBatch(databases.gateway), raw: await seedBatch(databases.raw) };
+  log(`(g) seeding three batches of ${ENGINE_BENCH.runs.toLocaleString('en')} runs`);
+  const seeded = {
+    gateway: await seedBatch(databases.gateway),
+    guarded: await seedBatch(databases.guarded, true),
+    raw: await seedBatch(databases.raw),
+  };
   const quiet = await seedQuiet(databases.gateway);
   log('(g) the gateway engine');
   const { quiet: quietBatch, ...gatewayRun } = await runGateway(databases.gateway, seeded.gateway, quiet, log);
+  if (!quietBatch) throw new Error('(g) the quiet batch was not read');
+  log('(g) the gateway engine, consent required and contact caps on');
+  const { quiet: _none, ...guardedRun } = await runGateway(databases.guarded, seeded.guarded, null, log);
   log('(g) the raw RunStore loop');
   const rawRun = await runRaw(databases.raw, seeded.raw, log);
   const attemptsOf = async (database: BenchDatabase, { batchId }: Seeded) => {
@@ -472,6 +506,7 @@ export async function measureEngine(
   const bounds = gatewayRun.claims.map((bucket) => bucket.le);
   const measured: EngineMeasured = {
     gateway: { ...gatewayRun, ...(await attemptsOf(databases.gateway, seeded.gateway)) },
+    guarded: { ...guardedRun, ...(await attemptsOf(databases.guarded, seeded.guarded)) },
     raw: {
       ...rawRun,
       claims: bucketsOf(
@@ -482,7 +517,7 @@ export async function measureEngine(
     },
     quiet: quietBatch,
   };
-  for (const name of ['gateway', 'raw'] as const) {
+  for (const name of ['gateway', 'guarded', 'raw'] as const) {
     const side = measured[name];
     log(
       `  ${name}: ${rps(side.steadyPerSecond)} attempts/s, claim p50 ${ms(bucketQuantile(side.claims, 0.5))} p99 ${ms(bucketQuantile(side.claims, 0.99))}; ${side.consistency}`,
@@ -496,7 +531,7 @@ export async function measureEngine(
 
 const pair = (values: number[]) => `${ms(percentile(values, 50))} / ${ms(percentile(values, 99))}`;
 
-export function reportEngine(report: Report, { gateway, raw, quiet }: EngineMeasured) {
+export function reportEngine(report: Report, { gateway, guarded, raw, quiet }: EngineMeasured) {
   const claims = (side: EngineSide) => side.claims.at(-1)!.count;
   report.line('');
   report.line(
@@ -574,9 +609,46 @@ export function reportEngine(report: Report, { gateway, raw, quiet }: EngineMeas
       ['its runs finished', `${quiet.finished} of ${QUIET_RUNS}`],
     ],
   );
+  report.line('');
+  report.line(
+    `**Consent and contact caps on.** The same batch once more, in a database of its own, its organization requiring consent ` +
+      `(\`require_consent\`, every prospect holding a live consent of the batch's \`consent_scope\`) and capping calls to one number ` +
+      `(\`contact_limits\` ${JSON.stringify(GUARDS.contactLimits)}, which no run reaches): every check is made, none holds a call back.`,
+  );
+  report.table(
+    ['', 'gateway engine', 'consent and caps on', 'on ÷ off'],
+    [
+      [
+        'completed attempts/s, steady',
+        rps(gateway.steadyPerSecond),
+        rps(guarded.steadyPerSecond),
+        ratio(guarded.steadyPerSecond / gateway.steadyPerSecond),
+      ],
+      [
+        'completed attempts/s, whole batch',
+        rps(gateway.overallPerSecond),
+        rps(guarded.overallPerSecond),
+        ratio(guarded.overallPerSecond / gateway.overallPerSecond),
+      ],
+      ['load average (1 min) at the start', gateway.loadAtStart.toFixed(2), guarded.loadAtStart.toFixed(2), ''],
+      [
+        'process CPU / attempt',
+        ms(gateway.processCpuMs / gateway.attempts),
+        ms(guarded.processCpuMs / guarded.attempts),
+        ratio(guarded.processCpuMs / guarded.attempts / (gateway.processCpuMs / gateway.attempts)),
+      ],
+      [
+        'PostgreSQL CPU / attempt',
+        ms(gateway.postgresCpuMs / gateway.attempts),
+        ms(guarded.postgresCpuMs / guarded.attempts),
+        ratio(guarded.postgresCpuMs / guarded.attempts / (gateway.postgresCpuMs / gateway.attempts)),
+      ],
+      ['after', gateway.consistency, guarded.consistency, ''],
+    ],
+  );
 }
 
-export function engineTargets({ gateway, raw, quiet }: EngineMeasured): string[][] {
+export function engineTargets({ gateway, guarded, raw, quiet }: EngineMeasured): string[][] {
   return [
     [
       "(g) another organization's 10-run batch: first call within 2 s during the campaign",
@@ -593,6 +665,12 @@ export function engineTargets({ gateway, raw, quiet }: EngineMeasured): string[]
       `${rps(gateway.steadyPerSecond)} vs ${rps(raw.steadyPerSecond)} (${ratio(gateway.steadyPerSecond / raw.steadyPerSecond)})`,
       verdict(gateway.steadyPerSecond >= 0.8 * raw.steadyPerSecond),
     ],
+    [
+      '(g) consent and caps on: within 10% of off',
+      `${rps(guarded.steadyPerSecond)} vs ${rps(gateway.steadyPerSecond)} (${ratio(guarded.steadyPerSecond / gateway.steadyPerSecond)})`,
+      verdict(guarded.steadyPerSecond >= 0.9 * gateway.steadyPerSecond),
+    ],
     ['(g) stats == counts after', gateway.consistency, verdict(gateway.consistent)],
+    ['(g) consent and caps on: stats == counts after', guarded.consistency, verdict(guarded.consistent)],
   ];
 }

@@ -229,7 +229,11 @@ function closeReport() {
 }
 
 /** (g) runs on two fresh databases of its own: the gateway's and the raw loop's. */
-const engineDatabases = async () => ({ gateway: await newDatabase(), raw: await newDatabase() });
+const engineDatabases = async () => ({
+  gateway: await newDatabase(),
+  guarded: await newDatabase(),
+  raw: await newDatabase(),
+});
 
 /** The report's targets section of a scenario run alone. */
 function targetsSection(rows: string[][]) {

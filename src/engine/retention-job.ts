@@ -8,11 +8,14 @@
 // BATCH_RUNS runs each, yielding to the event loop between them, touching only
 // ended runs (which the engine no longer writes) and never a batch's row. Each
 // organization's progress is a mark (the last run scrubbed, by "endedAt" and
-// id) kept on its row, so a pass reads only runs not scrubbed yet. Every
+// id) kept on its row, so a pass reads only runs not scrubbed yet; it moves in
+// a short transaction after each scrub's commit (a crash between the two only
+// has the next pass scrub those runs again, which changes nothing). Every
 // instance that runs the engine runs the job; an advisory lock per organization
 // lets one of them scrub it at a time, the others skip it.
 import { setImmediate as yieldToOthers } from 'node:timers/promises';
 import { type Clock, systemClock } from '../clock.ts';
+import { moveRetentionMark } from '../db/sql/move-retention-mark.ts';
 import { type RetentionMark, type ScrubbedRuns, scrubExpiredRuns } from '../db/sql/scrub-expired-runs.ts';
 import { tryAdvisoryLock } from '../db/sql/try-advisory-lock.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
@@ -82,6 +85,7 @@ export class RetentionJob {
         const scrubbed = await this.scrubBatch(id, cutoff, limit, now);
         // Another instance is scrubbing this organization: it goes on with it.
         if (!scrubbed) break;
+        if (scrubbed.last) await moveRetentionMark(this.prisma, id, scrubbed.last);
         total.runs += scrubbed.runs;
         total.attempts += scrubbed.attempts;
         total.records += scrubbed.records;
@@ -95,7 +99,7 @@ export class RetentionJob {
     return total;
   }
 
-  /** One transaction: the organization's lock, its mark, the next runs scrubbed, the mark moved. */
+  /** One transaction: the organization's advisory lock, its mark read, the next runs scrubbed. */
   private scrubBatch(organizationId: string, cutoff: Date, limit: number, now: Date) {
     return this.prisma.$transaction(
       async (tx) => {
@@ -108,14 +112,7 @@ export class RetentionJob {
           row.retainedAfterAt && row.retainedAfterRunId !== null
             ? { endedAt: row.retainedAfterAt, runId: row.retainedAfterRunId }
             : null;
-        const scrubbed = await scrubExpiredRuns(tx, organizationId, cutoff, after, limit, now);
-        // Last, so the organization's row is held only for the moment before the commit (the engine's claims lock it).
-        if (scrubbed.last)
-          await tx.organization.update({
-            where: { id: organizationId },
-            data: { retainedAfterAt: scrubbed.last.endedAt, retainedAfterRunId: scrubbed.last.runId },
-          });
-        return scrubbed;
+        return scrubExpiredRuns(tx, organizationId, cutoff, after, limit, now);
       },
       { maxWait: 10_000, timeout: 120_000 },
     );

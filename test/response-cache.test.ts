@@ -140,6 +140,27 @@ function cacheBehaviour(options: () => { first: TestServer; second: TestServer }
     expect(hitOf(await post(second(), other.apiKey, BATCHES))).toBe(true);
   });
 
+  it('a mutation drops the answers that read what it wrote, and keeps the others', async () => {
+    const batchId = await newBatch(ok);
+    const agent = await ok(`mutation { createAgent(input: { name: "Kept" }) { id } }`);
+    const agentId = agent.createAgent.id as string;
+    const AGENT = `query($id: ID!) { agent(id: $id) { id name } }`;
+    await post(first(), org.apiKey, BATCHES);
+    await post(first(), org.apiKey, BATCH, { id: batchId });
+    await post(first(), org.apiKey, AGENT, { id: agentId });
+    // An agent update: the answer that read the agent is dropped, the batches' are kept.
+    await ok(`mutation($id: ID!) { updateAgent(id: $id, input: { name: "Renamed" }) { id } }`, { id: agentId });
+    const renamed = await post(second(), org.apiKey, AGENT, { id: agentId });
+    expect(renamed.cache).toBe('miss');
+    expect(renamed.body.data.agent.name).toBe('Renamed');
+    expect(hitOf(await post(second(), org.apiKey, BATCHES))).toBe(true);
+    expect(hitOf(await post(second(), org.apiKey, BATCH, { id: batchId }))).toBe(true);
+    // A workflow created: no list of workflows was read, the answers are kept.
+    await ok(`mutation { createWorkflow(input: { name: "Unrelated" }) { id } }`);
+    expect(hitOf(await post(second(), org.apiKey, BATCHES))).toBe(true);
+    expect(hitOf(await post(second(), org.apiKey, AGENT, { id: agentId }))).toBe(true);
+  });
+
   it('the change events that drive batchProgress drop the answers holding the batch', async () => {
     const batchId = await newBatch(ok);
     const otherBatch = await newBatch(ok, other.apiKey);

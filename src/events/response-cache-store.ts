@@ -8,17 +8,18 @@
 // (`set`); they are kept once the answer's final text is known (`keep`, as
 // the answer is written), so the text is the body byte for byte.
 //
-// An answer is dropped when something it holds changes, by two tags only:
-// - `Batch:<id>`, for each batch the answer holds: the change events that drive
-//   batchProgress (mutations on the batch, the run engine's attempts and
-//   settlements, which move its counters) invalidate it;
-// - `Organization:<id>`, on every answer (its key starts with the organization,
-//   see cacheKeyOf): every mutation of the organization invalidates it, so a
-//   list gains the item just created, whatever the write.
-// Other tags the cache plugin collects (each Run, Prospect… of an answer) are
-// not kept: nothing invalidates by them that the two above do not cover, and a
-// dashboard answer holds a thousand. Tags hold ids, unique across
-// organizations: one organization's changes never drop another's answers.
+// An answer is dropped when something it read changes, by its tags, taken
+// once as it is kept from the entities the cache plugin collected:
+// - `<Type>:<id>`, for each object with an id it read (a Batch, an Agent, a
+//   Run…): the change events that drive batchProgress drop `Batch:<id>`, a
+//   mutation drops those of the objects it returned (use-write-invalidations.ts);
+// - `Type:<organization>:<Type>`, for each object type its document may read,
+//   lists (connections) included, whatever the answer held: a mutation that may add an item to a list, or move one in or out
+//   of it, drops the answers that read that type;
+// - `Organization:<id>`, on every answer: a mutation whose writes are not
+//   known in detail drops all of its organization's answers.
+// Ids are unique across organizations and type tags carry theirs: one
+// organization's changes never drop another's answers.
 //
 // Redis is an accelerator here too: while it does not answer
 // (src/redis/redis-health.ts) every request misses and nothing is kept.
@@ -56,7 +57,6 @@ interface TextCache {
   drop(organizationId: string | null, tags: string[]): Promise<void> | void;
 }
 
-const TAGGED_TYPES = new Set(['Batch', 'Organization']);
 const RESPONSE_PREFIX = 'responseCache:r:';
 const TAG_PREFIX = 'responseCache:t:';
 
@@ -64,16 +64,23 @@ const TAG_PREFIX = 'responseCache:t:';
 export const cacheKeyOf = (organizationId: string, hash: string) => `${organizationId}/${hash}`;
 const organizationOf = (key: string) => key.slice(0, key.indexOf('/'));
 
-/** The tags kept of those collected: the batches, and the answer's organization. */
-function tagsOf(key: string, entities: Iterable<CacheEntityRecord>): string[] {
-  const tags = new Set([`Organization:${organizationOf(key)}`]);
-  for (const { typename, id } of entities) if (id != null && TAGGED_TYPES.has(typename)) tags.add(`${typename}:${id}`);
+/** The tag of the answers that read an object. */
+export const entityTag = (typename: string, id: string) => `${typename}:${id}`;
+/** The tag of the organization's answers that read a type (an object of it, or a list of them). */
+export const typeTag = (organizationId: string, typename: string) => `Type:${organizationId}:${typename}`;
+/** The tag of every answer of the organization. */
+const organizationTag = (organizationId: string) => `Organization:${organizationId}`;
+
+/** An answer's tags: each object it read, each type it may read, and its organization. */
+function tagsOf(key: string, entities: Iterable<CacheEntityRecord>, types: string[]): string[] {
+  const organizationId = organizationOf(key);
+  const tags = new Set([organizationTag(organizationId)]);
+  for (const typename of types) tags.add(typeTag(organizationId, typename));
+  for (const { typename, id } of entities) if (id != null) tags.add(entityTag(typename, String(id)));
   return [...tags];
 }
 
-const entityTags = (entities: Iterable<CacheEntityRecord>) =>
-  [...entities].flatMap(({ typename, id }) => (id != null && TAGGED_TYPES.has(typename) ? [`${typename}:${id}`] : []));
-
+/** A tag as the plugin's in-memory cache names entities: the type before the first colon, the id after. */
 const entityOf = (tag: string) => ({ typename: tag.slice(0, tag.indexOf(':')), id: tag.slice(tag.indexOf(':') + 1) });
 
 /** The answers in this instance's memory. */
@@ -147,7 +154,7 @@ export const defaultResponseCacheSettings: ResponseCacheSettings = {
 export class ResponseCacheStore {
   private readonly texts: TextCache;
   /** The misses the plugin decided to keep, by key, until their text is known (keep). */
-  private readonly pending = new Map<string, { tags: string[]; ttl: number }>();
+  private readonly pending = new Map<string, { entities: CacheEntityRecord[]; ttl: number }>();
   /** What the cache plugin is given: answers found as their text, misses to keep, mutations' entities to drop. */
   readonly cache: Cache;
 
@@ -164,28 +171,24 @@ export class ResponseCacheStore {
         return (text instanceof Promise ? text.then(found) : found(text)) as ReturnType<Cache['get']>;
       },
       set: (key, _result, entities, ttl) => {
-        this.pending.set(key, { tags: tagsOf(key, entities), ttl });
+        this.pending.set(key, { entities: [...entities], ttl });
       },
-      // What the plugin drops (what a mutation returned) names no organization but its own tag's: on a
-      // cluster the batches' tags are left, as every mutation drops its organization's answers anyway.
-      invalidate: async (entities) => {
-        const tags = entityTags(entities);
-        if (!redis?.sharded) return texts.drop(null, tags);
-        for (const tag of tags) if (tag.startsWith('Organization:')) await texts.drop(entityOf(tag).id, [tag]);
-      },
+      // Mutations are not the plugin's to drop answers for (use-write-invalidations.ts does, by organization).
+      invalidate: () => undefined,
     };
   }
 
   /**
    * Keeps the answer under its key, if the plugin chose to keep it, as the
-   * text it is written with; that text, or undefined when it is not kept.
+   * text it is written with, tagged with the types its document may read;
+   * that text, or undefined when it is not kept.
    */
-  keep(key: string, answer: CacheAnswer): string | undefined {
+  keep(key: string, answer: CacheAnswer, types: string[]): string | undefined {
     const pending = this.pending.get(key);
     if (!pending) return undefined;
     this.pending.delete(key);
     const text = answerText(answer);
-    void this.texts.keep(key, text, pending.tags, pending.ttl);
+    void this.texts.keep(key, text, tagsOf(key, pending.entities, types), pending.ttl);
     return text;
   }
 
@@ -194,11 +197,16 @@ export class ResponseCacheStore {
    * organization, null when not known (needed on a cluster only).
    */
   batchChanged(batchId: string, organizationId: string | null): void {
-    void this.texts.drop(organizationId, [`Batch:${batchId}`]);
+    void this.texts.drop(organizationId, [entityTag('Batch', batchId)]);
   }
 
-  /** Drops every answer of the organization (it wrote something). */
-  organizationChanged(organizationId: string): void {
-    void this.texts.drop(organizationId, [`Organization:${organizationId}`]);
+  /** Drops the organization's answers that hold any of the tags (entityTag, typeTag). */
+  dropTagged(organizationId: string, tags: string[]): Promise<void> | void {
+    return this.texts.drop(organizationId, tags);
+  }
+
+  /** Drops every answer of the organization (it wrote something not known in detail). */
+  organizationChanged(organizationId: string): Promise<void> | void {
+    return this.texts.drop(organizationId, [organizationTag(organizationId)]);
   }
 }

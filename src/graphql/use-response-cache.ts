@@ -28,7 +28,17 @@
 // so), and its ETag / Last-Modified headers (revalidation with If-None-Match
 // would cost a look-up of the whole answer for a 304).
 import { hashSHA256, useResponseCache } from '@graphql-yoga/plugin-response-cache';
-import { getOperationAST } from 'graphql';
+import {
+  type DocumentNode,
+  type GraphQLSchema,
+  getNamedType,
+  getOperationAST,
+  isAbstractType,
+  isObjectType,
+  TypeInfo,
+  visit,
+  visitWithTypeInfo,
+} from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Viewer } from '../auth/authenticate.ts';
 import {
@@ -76,14 +86,43 @@ export const cachedBy = (store: ResponseCacheStore, request: Request, context: C
  * serialises the final answer once: that text is both the response's body
  * and what the store keeps (src/events/response-cache-store.ts).
  */
+const typesByDocument = new WeakMap<DocumentNode, string[]>();
+
+/**
+ * The object types a document may read, lists (connections) included, found
+ * once per document: an answer is dropped when a list of a type it read may
+ * have gained an item, though the list it read was empty (the cache plugin
+ * collects only objects with an id, src/graphql/use-write-invalidations.ts).
+ */
+function typesRead(schema: GraphQLSchema, document: DocumentNode): string[] {
+  let types = typesByDocument.get(document);
+  if (!types) {
+    const found = new Set<string>();
+    const typeInfo = new TypeInfo(schema);
+    visit(
+      document,
+      visitWithTypeInfo(typeInfo, {
+        Field() {
+          const type = getNamedType(typeInfo.getType());
+          if (isObjectType(type)) found.add(type.name);
+          else if (isAbstractType(type)) for (const possible of schema.getPossibleTypes(type)) found.add(possible.name);
+        },
+      }),
+    );
+    types = [...found];
+    typesByDocument.set(document, types);
+  }
+  return types;
+}
+
 function useResponseCacheText(store: ResponseCacheStore, metrics: Metrics, keyed: WeakMap<Request, string>): Plugin {
-  /** The keyed requests that execute a query (not a mutation): their answer is a miss. */
-  const queries = new WeakSet<Request>();
+  /** The keyed requests that execute a query (not a mutation), with the types it may read: their answer is a miss. */
+  const queries = new WeakMap<Request, string[]>();
   return {
     onExecute({ args }) {
       const { request } = args.contextValue as { request?: Request };
       if (request && keyed.has(request) && getOperationAST(args.document, args.operationName)?.operation === 'query')
-        queries.add(request);
+        queries.set(request, typesRead(args.schema, args.document));
     },
     onResultProcess({ request, result, setResult }) {
       const key = keyed.get(request);
@@ -95,7 +134,7 @@ function useResponseCacheText(store: ResponseCacheStore, metrics: Metrics, keyed
       const headers = { ...answer.extensions?.http?.headers, [RESPONSE_CACHE_HEADER]: hit ? 'hit' : 'miss' };
       const extensions = { ...answer.extensions, http: { ...answer.extensions?.http, headers } };
       if (hit) return setResult({ ...answer, extensions });
-      const text = store.keep(key, answer);
+      const text = store.keep(key, answer, queries.get(request) ?? []);
       setResult(text === undefined ? { ...answer, extensions } : { ...answer, extensions, stringify: () => text });
     },
   };
@@ -112,6 +151,8 @@ export function useSharedResponseCache(store: ResponseCacheStore, metrics: Metri
       cache: store.cache,
       ttl: store.settings.ttlMs,
       includeExtensionMetadata: false,
+      // What a mutation makes stale is use-write-invalidations.ts's to drop: it knows the organization.
+      invalidateViaMutation: false,
       shouldCacheResult: ({ result }) => !result.errors?.length,
       buildResponseCacheKey: async ({ documentString, operationName, variableValues, sessionId, request, context }) => {
         const { viewer, audit } = context as CacheSessionContext;

@@ -67,7 +67,7 @@ export function responseCacheSession(context: CacheSessionContext): string | nul
 }
 
 /** The header that says whether an answer came from the cache (`hit`) or was executed (`miss`). */
-export const RESPONSE_CACHE_HEADER = 'x-response-cache';
+const RESPONSE_CACHE_HEADER = 'x-response-cache';
 
 const BYPASS = /\b(no-cache|no-store)\b/i;
 

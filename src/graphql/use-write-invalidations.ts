@@ -36,7 +36,8 @@ const WRITTEN_LISTS: Record<string, string[]> = {
   updateAgent: ['Agent'],
   setAgentTools: ['Agent'],
   createWorkflow: ['Workflow'],
-  updateWorkflow: ['Workflow'],
+  // Its definition may make a new version: the workflow's list of versions too.
+  updateWorkflow: ['Workflow', 'WorkflowVersion'],
   // A batch is created with a run per prospect: lists of runs (the batch's, a prospect's) gain them.
   createBatch: ['Batch', 'Run'],
   updateBatchSettings: ['Batch'],
@@ -44,7 +45,6 @@ const WRITTEN_LISTS: Record<string, string[]> = {
   importProspects: ['Prospect', 'ProspectImport'],
   createProspectList: ['ProspectList'],
   createTag: ['Tag'],
-  createEvaluation: ['Evaluation'],
   createWebhookEndpoint: ['WebhookEndpoint'],
   updateWebhookEndpoint: ['WebhookEndpoint'],
 };

@@ -58,6 +58,8 @@ interface TextCache {
 }
 
 const RESPONSE_PREFIX = 'responseCache:r:';
+/** Misses awaiting their text to be kept; past it, the oldest is forgotten (answered, not kept). */
+const PENDING_LIMIT = 10_000;
 const TAG_PREFIX = 'responseCache:t:';
 
 /** The key of an answer: its organization, then the plugin's hash of session, document and variables. */
@@ -171,6 +173,8 @@ export class ResponseCacheStore {
         return (text instanceof Promise ? text.then(found) : found(text)) as ReturnType<Cache['get']>;
       },
       set: (key, _result, entities, ttl) => {
+        // A miss whose answer is never written (its request aborted) is not waited for past a bound.
+        if (this.pending.size >= PENDING_LIMIT) this.pending.delete(this.pending.keys().next().value as string);
         this.pending.set(key, { entities: [...entities], ttl });
       },
       // Mutations are not the plugin's to drop answers for (use-write-invalidations.ts does, by organization).

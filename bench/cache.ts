@@ -27,6 +27,9 @@ const CACHE_BENCH = {
   writeEveryMs: Number(process.env.BENCH_CACHE_WRITE_MS ?? 100),
   liveSubscribers: Number(process.env.BENCH_LIVE_SUBSCRIBERS ?? 500),
   liveChanges: Number(process.env.BENCH_LIVE_CHANGES ?? 10),
+  liveDashboards: Number(process.env.BENCH_LIVE_DASHBOARDS ?? 1000),
+  liveDashboardChanges: Number(process.env.BENCH_LIVE_DASHBOARD_CHANGES ?? 20),
+  pollers: Number(process.env.BENCH_CACHE_POLLERS ?? 200),
   redisUrl: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
   connections: 32,
   poolSize: 10,
@@ -97,16 +100,17 @@ interface SideMeasured {
 
 export interface CacheMeasured {
   sides: Record<Side, SideMeasured>;
-  live: { subscribers: number; changes: number; p50: number; p99: number; max: number; missed: number };
+  live: LiveMeasured;
   loadAverage: number;
 }
 
-/** The cache's hit and miss counters from /metrics. */
+/** The cache's hit and miss counters, and the process's CPU seconds, from /metrics. */
 async function cacheCounters(gateway: ServerProcess, token: string) {
   const text = await (await fetch(`${gateway.url}/metrics`, { headers: { authorization: `Bearer ${token}` } })).text();
   const read = (result: string) =>
     Number(new RegExp(`gateway_graphql_response_cache_total\\{result="${result}"\\} (\\d+)`).exec(text)?.[1] ?? 0);
-  return { hit: read('hit'), miss: read('miss') };
+  const cpuSeconds = Number(/^process_cpu_seconds_total ([\d.e+-]+)$/m.exec(text)?.[1] ?? Number.NaN);
+  return { hit: read('hit'), miss: read('miss'), cpuSeconds };
 }
 
 async function measureSide(
@@ -184,40 +188,77 @@ async function measureSide(
     await sleep(1000);
     const quiet = await measureLoad('quiet', false);
     const writing = await measureLoad('writing', true);
-    const live = side === 'memory' ? await measureLive(gateway, seeded, log) : undefined;
+    const live =
+      side === 'memory'
+        ? await measureLive(
+            [gateway],
+            seeded,
+            {
+              query: `query($id: ID!) @live { batch(id: $id) { id name status stats { pausedCount totalCount } } }`,
+              variables: { id: seeded.batchIds[0] },
+              statusOf: (data) => data?.batch.status,
+            },
+            { subscribers: CACHE_BENCH.liveSubscribers, changes: CACHE_BENCH.liveChanges },
+            log,
+          )
+        : undefined;
     return { quiet: quiet.measured, writing: writing.measured, writes: writing.writes, live };
   } finally {
     await gateway.stop();
   }
 }
 
-/** One batch change reaching every live query of it: from the mutation's start to each subscriber's next result. */
-async function measureLive(gateway: ServerProcess, seeded: Seeded, log: (line: string) => void) {
-  const { liveSubscribers, liveChanges } = CACHE_BENCH;
-  log(`  live queries: ${liveSubscribers} subscribers, ${liveChanges} changes`);
+interface LiveMeasured {
+  subscribers: number;
+  changes: number;
+  p50: number;
+  p99: number;
+  max: number;
+  missed: number;
+}
+
+/** What the live queries read, and the status of the changing batch in one of their results. */
+interface LiveShape {
+  query: string;
+  variables: Record<string, unknown>;
+  statusOf(data: any): string | undefined;
+}
+
+/**
+ * One batch changing `changes` times, each change reaching every live query:
+ * from the mutation's start (on the first gateway) to each subscriber's new
+ * result, the subscribers spread over the gateways (50 to a graphql-ws connection).
+ */
+async function measureLive(
+  gateways: ServerProcess[],
+  seeded: Seeded,
+  shape: LiveShape,
+  { subscribers, changes }: { subscribers: number; changes: number },
+  log: (line: string) => void,
+): Promise<LiveMeasured> {
+  log(`  live queries: ${subscribers} subscribers over ${gateways.length} instance(s), ${changes} changes`);
   const batchId = seeded.batchIds[0]!;
-  const query = `query($id: ID!) @live { batch(id: $id) { id name status stats { pausedCount totalCount } } }`;
-  const clients = Array.from({ length: Math.ceil(liveSubscribers / 50) }, () =>
+  const clients = Array.from({ length: Math.ceil(subscribers / 50) }, (_, index) =>
     createClient({
-      url: `${gateway.url.replace('http', 'ws')}/graphql`,
+      url: `${gateways[index % gateways.length]!.url.replace('http', 'ws')}/graphql`,
       webSocketImpl: WebSocket,
       connectionParams: { 'x-api-key': seeded.apiKey },
       retryAttempts: 0,
     }),
   );
   // Each change flips the batch between PAUSED and PENDING: a subscriber's result with the status just set is its answer.
-  const received = Array.from({ length: liveSubscribers }, () => 0);
+  const received = Array.from({ length: subscribers }, () => 0);
   let expected = '';
   let changeStarted = 0;
   const latencies: number[] = [];
   const answered = new Set<number>();
   const stops = received.map((_, index) =>
-    clients[index % clients.length]!.subscribe<{ batch: { status: string } }>(
-      { query, variables: { id: batchId } },
+    clients[index % clients.length]!.subscribe(
+      { query: shape.query, variables: shape.variables },
       {
         next: (result) => {
           received[index]!++;
-          if (result.data?.batch.status === expected && !answered.has(index)) {
+          if (shape.statusOf(result.data) === expected && !answered.has(index)) {
             answered.add(index);
             latencies.push(performance.now() - changeStarted);
           }
@@ -231,13 +272,13 @@ async function measureLive(gateway: ServerProcess, seeded: Seeded, log: (line: s
     const deadline = Date.now() + timeoutMs;
     while (!done() && Date.now() < deadline) await sleep(10);
   };
-  await waitFor(() => received.every((count) => count > 0));
+  await waitFor(() => received.every((count) => count > 0), 60_000);
   let missed = 0;
-  for (let change = 0; change < liveChanges; change++) {
+  for (let change = 0; change < changes; change++) {
     expected = change % 2 === 0 ? 'PAUSED' : 'PENDING';
     answered.clear();
     changeStarted = performance.now();
-    await fetch(`${gateway.url}/graphql`, {
+    await fetch(`${gateways[0]!.url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': seeded.apiKey },
       body: JSON.stringify({
@@ -245,15 +286,15 @@ async function measureLive(gateway: ServerProcess, seeded: Seeded, log: (line: s
         variables: { id: batchId, s: expected },
       }),
     });
-    await waitFor(() => answered.size >= liveSubscribers, 10_000);
-    missed += liveSubscribers - answered.size;
+    await waitFor(() => answered.size >= subscribers, 10_000);
+    missed += subscribers - answered.size;
   }
   for (const stop of stops) stop();
   await Promise.all(clients.map((client) => client.dispose()));
   latencies.sort((a, b) => a - b);
   const live = {
-    subscribers: liveSubscribers,
-    changes: liveChanges,
+    subscribers,
+    changes,
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
     max: latencies.at(-1) ?? Number.NaN,
@@ -261,6 +302,147 @@ async function measureLive(gateway: ServerProcess, seeded: Seeded, log: (line: s
   };
   log(`    p50 ${ms(live.p50)}, p99 ${ms(live.p99)}, max ${ms(live.max)}, missed ${missed}`);
   return live;
+}
+
+interface PollMeasured extends LoadResult {
+  /** process_cpu_seconds_total's growth while measured over the requests answered, in ms. */
+  serverCpuPerRequest: number;
+  hitRatio: number;
+}
+
+export interface CacheScaleMeasured {
+  pollers: number;
+  cached: PollMeasured;
+  bypassed: PollMeasured;
+  live: LiveMeasured;
+  loadAverage: number;
+}
+
+/** BENCH_CACHE_POLLERS clients polling the dashboard as fast as answered, with or without `Cache-Control: no-cache`. */
+async function measurePolling(
+  gateway: ServerProcess,
+  metricsToken: string,
+  seeded: Seeded,
+  bypass: boolean,
+  timing: { duration: number; warmup: number },
+  log: (line: string) => void,
+): Promise<PollMeasured> {
+  log(`  ${CACHE_BENCH.pollers} clients polling the dashboard${bypass ? ', Cache-Control: no-cache' : ''}`);
+  let atStart = { hit: 0, miss: 0, cpuSeconds: 0 };
+  const result = await runLoad(
+    {
+      url: `${gateway.url}/graphql`,
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-api-key': seeded.apiKey,
+        ...(bypass ? { 'cache-control': 'no-cache' } : {}),
+      },
+      body: JSON.stringify({ query: GATEWAY_DASHBOARD, variables: { id: seeded.workflowId } }),
+      connections: CACHE_BENCH.pollers,
+      ...timing,
+    },
+    async () => {
+      atStart = await cacheCounters(gateway, metricsToken);
+    },
+  );
+  const atEnd = await cacheCounters(gateway, metricsToken);
+  const hits = atEnd.hit - atStart.hit;
+  const lookups = hits + atEnd.miss - atStart.miss;
+  const measured = {
+    ...result,
+    serverCpuPerRequest: ((atEnd.cpuSeconds - atStart.cpuSeconds) * 1000) / Math.max(1, result.requests),
+    hitRatio: lookups > 0 ? hits / lookups : 0,
+  };
+  log(
+    `    ${rps(result.rps)} req/s, p99 ${ms(result.p99)}, CPU/request ${ms(measured.serverCpuPerRequest)}, hits ${(measured.hitRatio * 100).toFixed(1)}%`,
+  );
+  return measured;
+}
+
+/**
+ * `--only cache-scale`: (a) BENCH_LIVE_DASHBOARDS live dashboards (the
+ * dashboard query with `@live`) over two instances sharing Redis, one batch
+ * changing BENCH_LIVE_DASHBOARD_CHANGES times; (b) BENCH_CACHE_POLLERS clients
+ * polling one dashboard, answered from the cache, beside the same bypassing it.
+ */
+export async function measureCacheScale(
+  database: BenchDatabase,
+  log: (line: string) => void,
+  timing: { duration: number; warmup: number },
+): Promise<CacheScaleMeasured> {
+  log(`  seeding ${CACHE_BENCH.batches} batches of ${CACHE_BENCH.runs} runs`);
+  const seeded = await seedDashboard(database);
+  const loadAverage = os.loadavg()[0]!;
+  const metricsToken = randomBytes(16).toString('hex');
+  const slots = String(CACHE_BENCH.liveDashboards + 10);
+  const start = (name: string) =>
+    startGateway({
+      name,
+      databaseUrl: database.url,
+      env: {
+        DATABASE_POOL_SIZE: String(CACHE_BENCH.poolSize),
+        METRICS_TOKEN: metricsToken,
+        REDIS_URL: CACHE_BENCH.redisUrl,
+        RESPONSE_CACHE_TTL_MS: '60000',
+        SUBSCRIPTIONS_PER_CONNECTION: slots,
+        SUBSCRIPTIONS_PER_ORGANIZATION: slots,
+      },
+    });
+  const first = await start('gateway (cache scale, first)');
+  try {
+    const second = await start('gateway (cache scale, second)');
+    try {
+      await sleep(1000);
+      const cached = await measurePolling(first, metricsToken, seeded, false, timing, log);
+      const bypassed = await measurePolling(first, metricsToken, seeded, true, timing, log);
+      const live = await measureLive(
+        [first, second],
+        seeded,
+        {
+          query: GATEWAY_DASHBOARD.replace('query Dashboard($id: ID!)', 'query Dashboard($id: ID!) @live'),
+          variables: { id: seeded.workflowId },
+          statusOf: (data) =>
+            data?.workflow.batches.nodes.find((batch: { name: string }) => batch.name === 'Batch 0')?.status,
+        },
+        { subscribers: CACHE_BENCH.liveDashboards, changes: CACHE_BENCH.liveDashboardChanges },
+        log,
+      );
+      return { pollers: CACHE_BENCH.pollers, cached, bypassed, live, loadAverage };
+    } finally {
+      await second.stop();
+    }
+  } finally {
+    await first.stop();
+  }
+}
+
+export function reportCacheScale(report: Report, { pollers, cached, bypassed, live, loadAverage }: CacheScaleMeasured) {
+  report.line('');
+  report.line('## (n) The response cache and live dashboards at scale');
+  report.line(
+    `Two instances as \`npm start\` runs them (ENGINE=off), sharing Redis, on a fresh database holding one workflow with ` +
+      `${CACHE_BENCH.batches} batches of ${CACHE_BENCH.runs} runs. ${pollers} clients poll the dashboard query (a) on the first, ` +
+      'answered from the cache, then the same sending `Cache-Control: no-cache`; server CPU / request: `process_cpu_seconds_total` ' +
+      `grown while measured over the requests answered (target: at most 0.2 ms cached). 1-minute load average at the start: ${loadAverage.toFixed(2)}.`,
+  );
+  report.table(
+    ['polling', 'req/s', 'p50', 'p99', 'server CPU / request', 'hits'],
+    [cached, bypassed].map((measured, index) => [
+      index === 0 ? 'cached' : 'no-cache',
+      rps(measured.rps),
+      ms(measured.p50),
+      ms(measured.p99),
+      ms(measured.serverCpuPerRequest),
+      `${(measured.hitRatio * 100).toFixed(1)}%`,
+    ]),
+  );
+  report.line('');
+  report.line(
+    `Live dashboards: ${live.subscribers} \`query Dashboard @live\` over graphql-ws, half on each instance, ` +
+      `${live.changes} changes of one batch (\`updateBatchStatus\` on the first instance, PAUSED and PENDING in turn), from the mutation's start ` +
+      `to each client's new result: p50 ${ms(live.p50)}, p99 ${ms(live.p99)} (target < 500 ms), max ${ms(live.max)}; results missed: ${live.missed}.`,
+  );
 }
 
 export async function measureCache(

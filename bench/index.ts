@@ -27,6 +27,9 @@
 //       1,000,000 records (bench/records.ts)
 //   (m) retention: the oldest tenth of the 1M-run dataset's ended runs
 //       scrubbed, and an engine's statements meanwhile (bench/retention.ts)
+//   (n) 1,000 live dashboards over two instances sharing Redis, one batch
+//       changing 20 times; 200 clients polling one dashboard, cached and not
+//       (bench/cache.ts; `--only cache-scale` runs it alone)
 //
 // `npm run bench -- --only engine` (or BENCH_ONLY=engine) runs (g) alone,
 // without the 1M-run dataset; `--only csv` runs (h) alone, `--only tracing`
@@ -44,7 +47,7 @@ import { createInterface } from 'node:readline';
 import pg from 'pg';
 import { createOrganization } from '../src/domain/organizations.ts';
 import { prepareDatabase } from '../src/domain/prepare-database.ts';
-import { measureCache, reportCache } from './cache.ts';
+import { measureCache, measureCacheScale, reportCache, reportCacheScale } from './cache.ts';
 import { type ProfileSummary, summarizeProfile } from './cpuprofile.ts';
 import { csvImportTargets, measureCsvImport, reportCsvImport } from './csv-import.ts';
 import { type BenchDatabase, engineTargets, measureEngine, reportEngine } from './engine.ts';
@@ -111,11 +114,11 @@ const elapsed = () => `${((performance.now() - startedAt) / 1000).toFixed(0)} s`
 
 const onlyArgument = process.argv.indexOf('--only');
 const only = process.env.BENCH_ONLY || (onlyArgument >= 0 ? (process.argv[onlyArgument + 1] ?? '') : undefined);
-const ALONE = ['engine', 'csv', 'tracing', 'subscribers', 'cache', 'records', 'retention'] as const;
+const ALONE = ['engine', 'csv', 'tracing', 'subscribers', 'cache', 'cache-scale', 'records', 'retention'] as const;
 const readsOnly = only === 'reads';
 if (only !== undefined && !readsOnly && !(ALONE as readonly string[]).includes(only)) {
   log(
-    `--only ${only}: the scenarios that run alone are "engine", "csv", "tracing", "subscribers", "cache", "records", "retention" and "reads"`,
+    `--only ${only}: the scenarios that run alone are "engine", "csv", "tracing", "subscribers", "cache", "cache-scale", "records", "retention" and "reads"`,
   );
   process.exit(2);
 }
@@ -286,6 +289,11 @@ const aloneScenarios: Record<(typeof ALONE)[number], () => Promise<void>> = {
     const database = await newDatabase();
     await machineSection(database);
     reportCache(report, await measureCache(database, log, { duration: DURATION, warmup: WARMUP }));
+  },
+  'cache-scale': async () => {
+    const database = await newDatabase();
+    await machineSection(database);
+    reportCacheScale(report, await measureCacheScale(database, log, { duration: DURATION, warmup: WARMUP }));
   },
 };
 
@@ -915,6 +923,8 @@ try {
     const fanout = await measureFanout(await newDatabase(), log);
     log(`${elapsed()}: (k) the response cache and live queries`);
     const cached = await measureCache(await newDatabase(), log, { duration: DURATION, warmup: WARMUP });
+    log(`${elapsed()}: (n) live dashboards and polling at scale`);
+    const cachedAtScale = await measureCacheScale(await newDatabase(), log, { duration: DURATION, warmup: WARMUP });
 
     report.line('');
     report.line(
@@ -998,6 +1008,7 @@ try {
     reportTracing(report, traced);
     reportFanout(report, fanout);
     reportCache(report, cached);
+    reportCacheScale(report, cachedAtScale);
 
     // ---------------------------------------------------------------- targets
     const e6c32 = runs.gateway!.c32;

@@ -154,12 +154,11 @@ describe.runIf(process.env.TEST_REDIS_URL)('two instances over a Redis Cluster',
   it("shares cached answers, keeps an organization's in its slot, and drops them on the batch's change", async () => {
     const batchId = await newBatch(first);
     const cached = async (server: TestServer | undefined) => {
-      const { body } = await server!.graphql(org.apiKey, BATCH, { id: batchId });
-      const { extensions } = body as { extensions?: { responseCache?: { hit: boolean } } };
-      return { status: body.data.batch.status, hit: extensions?.responseCache?.hit };
+      const { body, cache } = await server!.graphql(org.apiKey, BATCH, { id: batchId });
+      return { status: body.data.batch.status, cache };
     };
-    expect(await cached(first)).toEqual({ status: 'PENDING', hit: false });
-    expect(await cached(second)).toEqual({ status: 'PENDING', hit: true });
+    expect(await cached(first)).toEqual({ status: 'PENDING', cache: 'miss' });
+    expect(await cached(second)).toEqual({ status: 'PENDING', cache: 'hit' });
     // The answer and its tags' sets share the organization's slot (kept in one MULTI).
     const keys = await cluster!.onNodeOf(`{${org.organizationId}}`, 'keys', `responseCache:*{${org.organizationId}}*`);
     expect(keys).toEqual(

@@ -100,16 +100,13 @@ export const ConsoleBatches = operation<
   batches(workflowId: $workflowId, status: $status, first: $first) { totalCount ${PAGE_INFO} nodes { ${BATCH_CARD} } }
 }`);
 
-export interface BatchProgress {
-  batchId: string;
-  status: BatchStatus;
-  stats: Stats;
-  batch: { outcomes: Outcomes; windowState: string | null; pausedReason: string | null };
-}
-
-export const ConsoleBatchProgress = operation<{ batchProgress: BatchProgress }, { batchId: string }>(
-  `subscription ConsoleBatchProgress($batchId: ID!) {
-  batchProgress(batchId: $batchId) { batchId status ${STATS} batch { outcomes { ${OUTCOMES} } windowState pausedReason } }
+/** What a batch page follows of its batch: a live query, answered again whenever the batch changes. */
+export const ConsoleBatchLive = operation<
+  { batch: Pick<BatchCard, 'id' | 'status' | 'stats' | 'outcomes' | 'windowState' | 'pausedReason'> | null },
+  { batchId: string }
+>(
+  `query ConsoleBatchLive($batchId: ID!) @live {
+  batch(id: $batchId) { id status ${STATS} outcomes { ${OUTCOMES} } windowState pausedReason }
 }`,
 );
 

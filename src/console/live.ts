@@ -1,37 +1,28 @@
 // A batch's state as the newest of two sources: the page's query, and the
-// batchProgress subscription (SSE) while it is followed.
+// batch's live query (`query … @live` over SSE) while it is followed: it
+// answers at once, then again each time the batch changes.
 import { useSubscription } from '@urql/preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import {
-  type BatchCard,
-  ConsoleBatchProgress,
-  type Outcomes,
-  type Stats,
-} from '../console-operations/console-operations.ts';
+import { type BatchCard, ConsoleBatchLive } from '../console-operations/console-operations.ts';
 import { documentOf } from './client.ts';
 
 export type LiveState = Pick<BatchCard, 'status' | 'stats' | 'outcomes' | 'windowState' | 'pausedReason'> & {
   live: boolean;
 };
 
-/** The batch as last read, overridden by each progress event that arrives after that read. */
+/** The batch as last read, overridden by each live result that arrives after that read. */
 export function useLiveBatch(batch: BatchCard, follow: boolean, onEvent?: () => void): LiveState {
   const readAt = useMemo(() => performance.now(), [batch]);
   const [event, setEvent] = useState<{ at: number; state: Omit<LiveState, 'live'> } | null>(null);
   const [subscription] = useSubscription(
-    { query: documentOf(ConsoleBatchProgress), variables: { batchId: batch.id }, pause: !follow },
+    // A live query is a stream: urql sends it as a subscription is sent (SSE), the server answers it as one.
+    { query: documentOf(ConsoleBatchLive), variables: { batchId: batch.id }, pause: !follow },
     (_previous, data) => {
-      const { status, stats, batch: fresh } = data.batchProgress;
-      setEvent({
-        at: performance.now(),
-        state: {
-          status,
-          stats: stats as Stats,
-          outcomes: fresh.outcomes as Outcomes,
-          windowState: fresh.windowState,
-          pausedReason: fresh.pausedReason,
-        },
-      });
+      const fresh = data.batch;
+      if (fresh) {
+        const { status, stats, outcomes, windowState, pausedReason } = fresh;
+        setEvent({ at: performance.now(), state: { status, stats, outcomes, windowState, pausedReason } });
+      }
       return data;
     },
   );

@@ -1,5 +1,6 @@
-// Latency by operation (src/observability/metrics.ts), and the operation's
-// name for the request's log line (src/observability/request-log.ts).
+// Latency by operation (src/observability/metrics.ts), the documents read
+// (what a response cache hit skips), and the operation's name for the
+// request's log line (src/observability/request-log.ts).
 //
 // A label value is kept for good, and every caller of /graphql chooses its
 // operations' names: so only the persisted operations (the gateway's own and
@@ -37,6 +38,9 @@ function persistedLabels(operations: PersistedOperations): Set<string> {
 export const useOperationMetrics = (metrics: Metrics, operations: PersistedOperations): Plugin => {
   const persisted = persistedLabels(operations);
   return {
+    onParse() {
+      metrics.documentsRead.inc();
+    },
     onExecute({ args }: { args: { document: DocumentNode; operationName?: Maybe<string>; contextValue: unknown } }) {
       const operation = operationLabel(args.document, args.operationName);
       const { audit } = args.contextValue as { audit?: RequestAudit };

@@ -167,6 +167,8 @@ export async function buildApp({
       'x-ratelimit-reset',
       'idempotent-replayed',
       'x-consistency',
+      // Whether a GraphQL answer came from the response cache (src/graphql/use-response-cache.ts).
+      'x-response-cache',
     ],
   });
   await app.register(websocket, {

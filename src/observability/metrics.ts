@@ -157,11 +157,18 @@ export function createMetrics(
     registers: [registry],
   });
 
+  const documentsRead = new client.Counter({
+    name: 'gateway_graphql_documents_read_total',
+    help: "GraphQL documents read (parsed, or found in yoga's parse cache) for operations over HTTP and graphql-ws; a response cache hit reads none.",
+    registers: [registry],
+  });
+
   return {
     registry,
     httpDuration,
     operationDuration,
     responseCache,
+    documentsRead,
     attachEngine(gauges: EngineGauges) {
       engine = gauges;
       gauges.onClaim((seconds) => claimDuration.observe(seconds));

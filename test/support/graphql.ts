@@ -18,11 +18,3 @@ export function graphqlCalls(server: () => TestServer, apiKey: () => string) {
   };
   return { gql, ok };
 }
-
-/** A GraphQL answer without the response cache's report (`extensions.responseCache`), for comparing whole bodies. */
-export function withoutCacheReport(body: { extensions?: Record<string, unknown>; [member: string]: unknown }) {
-  if (!body.extensions) return body;
-  const { responseCache: _report, ...extensions } = body.extensions;
-  const { extensions: _all, ...rest } = body;
-  return Object.keys(extensions).length > 0 ? { ...rest, extensions } : rest;
-}

@@ -102,12 +102,12 @@ export interface TestServer {
   metrics(): Promise<string>;
   /** A new organization and its API key. */
   createOrganization(name?: string): Promise<{ organizationId: string; apiKey: string }>;
-  /** POSTs a GraphQL operation with the given key and returns status and body. */
+  /** POSTs a GraphQL operation with the given key and returns status, body and what X-Response-Cache said (hit, miss or null). */
   graphql(
     apiKey: string | null,
     query: string,
     variables?: Record<string, unknown>,
-  ): Promise<{ status: number; body: { data?: any; errors?: any } }>;
+  ): Promise<{ status: number; body: { data?: any; errors?: any }; cache: string | null }>;
   close(): Promise<void>;
 }
 
@@ -237,7 +237,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         },
         payload: JSON.stringify({ query, variables }),
       });
-      return { status: response.statusCode, body: response.json() };
+      const cache = response.headers['x-response-cache'];
+      return { status: response.statusCode, body: response.json(), cache: typeof cache === 'string' ? cache : null };
     },
     async close() {
       await Promise.all([engine?.stop(), webhooks?.stop()]);

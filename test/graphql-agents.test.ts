@@ -58,7 +58,7 @@ describe('GraphQL: agents, tools and evaluations', () => {
     () => apiKey,
   );
   /** The agent's row as stored: config members are their snake_case JSON value. */
-  const storedAgent = (id: string) => server.db.prisma.agent.findUnique({ where: { id } });
+  const storedAgent = (id: string) => server.db.prisma.agent.findFirst({ where: { id } });
 
   beforeAll(async () => {
     server = await startTestServer();
@@ -119,7 +119,7 @@ describe('GraphQL: agents, tools and evaluations', () => {
         { n: name },
       );
       // Distinct creation times: two creates within one millisecond would otherwise order by their random ids.
-      await server.db.prisma.agent.update({
+      await server.db.prisma.agent.updateMany({
         where: { id: body.data.createAgent.id },
         data: { createdAt: new Date(Date.UTC(2026, 0, 1, 0, index)) },
       });

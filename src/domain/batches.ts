@@ -82,7 +82,7 @@ export async function createBatch(scope: Scope, workflowId: string, data: BatchC
   try {
     return await scope.prisma.$transaction(
       async (tx) => {
-        const workflow = await tx.workflow.findUnique({ where: { id: workflowId } });
+        const workflow = await tx.workflow.findUnique({ where: rowKey(organizationId, workflowId) });
         if (!workflow) throw notFound('workflow');
         if (!workflow.isActive) throw conflict('the workflow is inactive: activate it before creating a batch');
         const version = await tx.workflowVersion.findFirstOrThrow({ where: { workflowId, version: workflow.version } });
@@ -129,7 +129,10 @@ export async function createBatch(scope: Scope, workflowId: string, data: BatchC
             { path: 'prospect_list_id', rule: 'non-empty', message: 'the prospect list has no prospects' },
           ]);
         }
-        return tx.batch.update({ where: { id: batch.id }, data: { totalProspects: total, pendingCount: total } });
+        return tx.batch.update({
+          where: rowKey(organizationId, batch.id),
+          data: { totalProspects: total, pendingCount: total },
+        });
       },
       { timeout: 120_000, maxWait: 10_000 }, // 100,000 runs
     );
@@ -187,7 +190,7 @@ export async function updateBatchStatus(scope: Scope, batchId: string, { status 
       await moveBatch(tx, batchId, move, status, null);
       await new Outbox().batchMoved(scope.viewer.organizationId, batchId, status).write(tx, new Date());
     }
-    return tx.batch.findUniqueOrThrow({ where: { id: batchId } });
+    return tx.batch.findUniqueOrThrow({ where: rowKey(scope.viewer.organizationId, batchId) });
   });
 }
 
@@ -199,7 +202,10 @@ export async function updateBatchStatus(scope: Scope, batchId: string, { status 
 export async function updateBatchSettings(scope: Scope, batchId: string, data: BatchSettingsInput) {
   return scope.prisma.$transaction(async (tx) => {
     await lockBatch(tx, scope, batchId);
-    const batch = await tx.batch.update({ where: { id: batchId }, data: settingsColumns(data) });
+    const batch = await tx.batch.update({
+      where: rowKey(scope.viewer.organizationId, batchId),
+      data: settingsColumns(data),
+    });
     if (data.calling_window !== undefined || data.retry !== undefined) {
       const delay = (batch.retry as { delay_seconds: number }).delay_seconds;
       await rescheduleWaitingRuns(tx, batchId, delay);
@@ -223,6 +229,6 @@ export async function retryFailedRuns(scope: Scope, batchId: string) {
     if ((status === 'FINISHED' || status === 'FAILED') && count > 0) {
       await new Outbox().batchMoved(scope.viewer.organizationId, batchId, 'PENDING').write(tx, new Date());
     }
-    return tx.batch.findUniqueOrThrow({ where: { id: batchId } });
+    return tx.batch.findUniqueOrThrow({ where: rowKey(scope.viewer.organizationId, batchId) });
   });
 }

@@ -275,7 +275,7 @@ export class RunStore {
     let definition = this.definitions.get(workflowVersionId);
     if (!definition) {
       definition = retryTransient(() =>
-        this.prisma.workflowVersion.findUnique({ where: { id: workflowVersionId }, select: { definition: true } }),
+        this.prisma.workflowVersion.findFirst({ where: { id: workflowVersionId }, select: { definition: true } }),
       );
       this.definitions.set(workflowVersionId, definition);
       definition.catch(() => this.definitions.delete(workflowVersionId));

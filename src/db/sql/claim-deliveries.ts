@@ -23,7 +23,7 @@ export interface ClaimedDelivery {
  * Index: the due deliveries are walked in order on
  * "WebhookDelivery_nextAttemptAt_id_idx" (partial, WHERE status = 'pending'),
  * and for each, an older pending delivery of its endpoint about its object is
- * looked for in the object's range of "WebhookDelivery_endpointId_eventId_key"
+ * looked for in the object's range of "WebhookDelivery_endpointId_eventId_organizationId_key"
  * (a few rows: 4 ms for 16 deliveries among 9,000 pending and 900,000
  * delivered). OFFSET 0 keeps that look-up per delivery (not a join over every
  * pending delivery), and the status compared as text keeps the partial index

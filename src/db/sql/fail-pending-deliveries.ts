@@ -2,7 +2,7 @@ import type { SqlClient } from '../tx.ts';
 
 /**
  * Fails every pending delivery of a (disabled) endpoint with `error`.
- * Index: "WebhookDelivery_endpointId_eventId_key", the endpoint's range.
+ * Index: "WebhookDelivery_endpointId_eventId_organizationId_key", the endpoint's range.
  */
 export function failPendingDeliveries(tx: SqlClient, endpointId: string, error: string) {
   return tx.$executeRaw`

@@ -44,11 +44,8 @@ const NOT_YET_PER_ORGANIZATION = [
   'call-record-of-attempt.ts',
   'close-attempts.ts',
   'complete-batches.ts',
-  'count-claimed-runs.ts',
   'count-run-attempts.ts',
   'count-trunk-calls.ts',
-  'defer-runs-each.ts',
-  'defer-runs.ts',
   'end-run-without-call.ts',
   'fail-open-attempts.ts',
   'finish-runs.ts',
@@ -66,7 +63,6 @@ const NOT_YET_PER_ORGANIZATION = [
   'reschedule-waiting-runs.ts',
   'set-batch-status.ts',
   'settle-attempted-runs.ts',
-  'start-runs.ts',
   'take-trunk-slot.ts',
 ];
 

@@ -149,19 +149,20 @@ async function claimFromBatch(
       });
     }
   }
-  for (const [opensAt, ids] of putOff) await deferRuns(tx, ids, new Date(opensAt));
-  if (capped.length > 0) await deferRunsEach(tx, capped);
+  for (const [opensAt, ids] of putOff) await deferRuns(tx, batch.organizationId, ids, new Date(opensAt));
+  if (capped.length > 0) await deferRunsEach(tx, batch.organizationId, capped);
   await gate?.record(tx);
   if (taken.length === 0) return taken;
   await startRuns(
     tx,
+    batch.organizationId,
     taken.map((run) => run.id),
     lease.owner,
     now,
     lease.until(now),
   );
   const nextCallAt = gapMs ? new Date(firstSlot + taken.length * gapMs) : null;
-  await countClaimedRuns(tx, batch.id, taken.length, nextCallAt);
+  await countClaimedRuns(tx, batch.organizationId, batch.id, taken.length, nextCallAt);
   if (batch.status === 'PENDING') outbox.batchMoved(batch.organizationId, batch.id, 'IN_PROGRESS');
   for (const run of taken) outbox.runMoved(run.organizationId, run.id, 'IN_PROGRESS');
   Object.assign(batch, { inProgressCount: batch.inProgressCount + taken.length, nextCallAt, status: 'IN_PROGRESS' });

@@ -45,8 +45,6 @@ const NOT_YET_PER_ORGANIZATION = [
   'close-attempts.ts',
   'complete-batches.ts',
   'count-run-attempts.ts',
-  'count-trunk-calls.ts',
-  'end-run-without-call.ts',
   'fail-open-attempts.ts',
   'finish-runs.ts',
   'latest-attempts-failed.ts',
@@ -56,9 +54,7 @@ const NOT_YET_PER_ORGANIZATION = [
   'record-last-outcomes.ts',
   'record-run-steps.ts',
   'recover-idle-runs.ts',
-  'release-trunk-slot.ts',
   'settle-attempted-runs.ts',
-  'take-trunk-slot.ts',
 ];
 
 /**

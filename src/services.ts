@@ -93,7 +93,7 @@ export function createServices({
 }: ServiceOptions): Services {
   const shared = redis && sharedRedis(redis);
   if (replicas && shared) replicas.shareWrites(shared.client, shared.health);
-  const events = new BatchProgressHub((batchId) => db.prisma.batch.findUnique({ where: { id: batchId } }), shared);
+  const events = new BatchProgressHub((batchId) => db.prisma.batch.findFirst({ where: { id: batchId } }), shared);
   const live = new LiveInvalidations(liveQueryThrottleMs, shared, liveQueryClock);
   const responseCache = new ResponseCacheStore(responseCacheSettings, shared);
   // What drives batchProgress drives the live queries that read the batch, and drops the cached answers holding it.

@@ -176,7 +176,7 @@ describe('call records', () => {
 
   async function agentOfRun(runId: string) {
     const run = await server.db.prisma.run.findFirstOrThrow({ where: { id: runId }, include: { batch: true } });
-    const version = await server.db.prisma.workflowVersion.findUniqueOrThrow({ where: { id: run.workflowVersionId } });
+    const version = await server.db.prisma.workflowVersion.findFirstOrThrow({ where: { id: run.workflowVersionId } });
     return (version.definition as { steps: { agent_id: string }[] }).steps[0]!.agent_id;
   }
 

@@ -380,7 +380,7 @@ describe('an instance that dies with a call in flight', () => {
             toNumber: '+14150000000',
           },
         }),
-        server.db.prisma.batch.update({
+        server.db.prisma.batch.updateMany({
           where: { id: batchId },
           data: { status: 'IN_PROGRESS', pendingCount: 0, inProgressCount: 1 },
         }),

@@ -57,7 +57,7 @@ describe.skipIf(!hasChromium)("the console's call records in Chromium", () => {
     const runs = await server.db.prisma.run.findMany({ where: { batchId }, orderBy: { id: 'asc' } });
     runIds = runs.map((run) => run.id);
     const attempt = await server.db.prisma.runAttempt.findFirstOrThrow({ where: { runId: runIds[0] } });
-    const version = await server.db.prisma.workflowVersion.findUniqueOrThrow({
+    const version = await server.db.prisma.workflowVersion.findFirstOrThrow({
       where: { id: runs[0]!.workflowVersionId },
     });
     const agentId = (version.definition as { steps: { agent_id: string }[] }).steps[0]!.agent_id;

@@ -133,7 +133,7 @@ describe('contact_limits', () => {
       const prospects = await api.prospects(4, () => ({ phone: NUMBER }));
       batches.push(await api.batch(workflowId, prospects, { scheduledAt: at(minutes).toISOString() }));
     }
-    const organizationId = (await first.db.prisma.batch.findUniqueOrThrow({ where: { id: batches[0]! } }))
+    const organizationId = (await first.db.prisma.batch.findFirstOrThrow({ where: { id: batches[0]! } }))
       .organizationId;
     const release = await holdOrganization(organizationId);
     const secondDue = at(2);

@@ -139,7 +139,7 @@ describe('the run engine', () => {
         scheduledAt: at.toISOString(),
       });
       await server.engineClaims();
-      expect((await server.db.prisma.batch.findUniqueOrThrow({ where: { id: batchId } })).status).toBe('PENDING');
+      expect((await server.db.prisma.batch.findFirstOrThrow({ where: { id: batchId } })).status).toBe('PENDING');
       clock.set(at);
       const batch = await batchIn(server.db, batchId, ['FINISHED']);
       const runs = await server.db.prisma.run.findMany({ where: { batchId } });
@@ -248,7 +248,7 @@ describe('the run engine', () => {
             leaseExpiresAt: new Date(Date.now() + 500),
           },
         }),
-        server.db.prisma.batch.update({
+        server.db.prisma.batch.updateMany({
           where: { id: batchId },
           data: { status: 'IN_PROGRESS', pendingCount: { decrement: 1 }, inProgressCount: { increment: 1 } },
         }),

@@ -58,7 +58,7 @@ describe('GraphQL: agents, tools and evaluations', () => {
     () => apiKey,
   );
   /** The agent's row as stored: config members are their snake_case JSON value. */
-  const storedAgent = (id: string) => server.db.prisma.agent.findUnique({ where: { id } });
+  const storedAgent = (id: string) => server.db.prisma.agent.findFirst({ where: { id } });
 
   beforeAll(async () => {
     server = await startTestServer();
@@ -119,7 +119,7 @@ describe('GraphQL: agents, tools and evaluations', () => {
         { n: name },
       );
       // Distinct creation times: two creates within one millisecond would otherwise order by their random ids.
-      await server.db.prisma.agent.update({
+      await server.db.prisma.agent.updateMany({
         where: { id: body.data.createAgent.id },
         data: { createdAt: new Date(Date.UTC(2026, 0, 1, 0, index)) },
       });
@@ -174,7 +174,7 @@ describe('GraphQL: agents, tools and evaluations', () => {
       [
         "SELECT "public"."Agent"."id", "public"."Agent"."organizationId", "public"."Agent"."name", "public"."Agent"."type"::text, "public"."Agent"."promptTemplate", "public"."Agent"."publicQuota", "public"."Agent"."allowedSipTrunks", "public"."Agent"."defaultFunctions", "public"."Agent"."plugins", "public"."Agent"."backgroundSound", "public"."Agent"."extraConfig", "public"."Agent"."goodbyeConfig", "public"."Agent"."greetingConfig", "public"."Agent"."llmConfig", "public"."Agent"."precallWebhook", "public"."Agent"."roomDurationConfig", "public"."Agent"."transcriberConfig", "public"."Agent"."vadConfig", "public"."Agent"."voiceConfig", "public"."Agent"."createdAt", "public"."Agent"."updatedAt" FROM "public"."Agent" WHERE "public"."Agent"."organizationId" = $n ORDER BY "public"."Agent"."createdAt" DESC, "public"."Agent"."id" DESC LIMIT $n OFFSET $n",
         "SELECT "public"."AgentTool"."id", "public"."AgentTool"."organizationId", "public"."AgentTool"."agentId", "public"."AgentTool"."position", "public"."AgentTool"."name", "public"."AgentTool"."description", "public"."AgentTool"."url", "public"."AgentTool"."method", "public"."AgentTool"."isEnabled", "public"."AgentTool"."configOverride", "public"."AgentTool"."parameters", "public"."AgentTool"."createdAt", "public"."AgentTool"."updatedAt" FROM "public"."AgentTool" WHERE ("public"."AgentTool"."agentId" IN ($…) AND "public"."AgentTool"."organizationId" = $n) ORDER BY "public"."AgentTool"."position" ASC OFFSET $n",
-        "SELECT COUNT(*) AS "_count$_all" FROM (SELECT "public"."Agent"."id" FROM "public"."Agent" WHERE "public"."Agent"."organizationId" = $n OFFSET $n) AS "sub"",
+        "SELECT COUNT(*) AS "_count$_all" FROM (SELECT "public"."Agent"."id", "public"."Agent"."organizationId" FROM "public"."Agent" WHERE "public"."Agent"."organizationId" = $n OFFSET $n) AS "sub"",
         "SELECT c."agentId" AS parent, count(*) AS count FROM "Evaluation" AS c WHERE c."agentId" = ANY($n::text[]) AND c."organizationId" = $n GROUP BY 1",
         "SELECT parent.id AS parent, page.rows FROM unnest($n::text[]) AS parent(id) CROSS JOIN LATERAL ( SELECT json_agg(to_json(c) ORDER BY c."createdAt" DESC, c.id DESC) AS rows FROM ( SELECT c.* FROM ( SELECT c.* FROM "Evaluation" AS c WHERE c."agentId" = parent.id AND c."organizationId" = $n ORDER BY c."createdAt" DESC, c.id DESC LIMIT $n ) AS c ) AS c ) AS page",
       ]

@@ -57,7 +57,7 @@ describe('GraphQL: insights and evaluation results from calls and their records'
     other = await server.createOrganization('Globex');
     runs = await newRuns(8);
     const run = await server.db.prisma.run.findFirstOrThrow({ where: { id: runs[0]! } });
-    const version = await server.db.prisma.workflowVersion.findUniqueOrThrow({ where: { id: run.workflowVersionId } });
+    const version = await server.db.prisma.workflowVersion.findFirstOrThrow({ where: { id: run.workflowVersionId } });
     const agentId = version.definition as { steps: { agent_id: string }[] };
     greets = (
       await ok(

@@ -109,7 +109,7 @@ describe('GraphQL: integrations', () => {
       input: { slug: 'calendly', credentials: { personal_access_token: secret } },
     });
     expect(connection.settings).toEqual({});
-    const row = await server.db.prisma.organizationIntegration.findUniqueOrThrow({ where: { id: connection.id } });
+    const row = await server.db.prisma.organizationIntegration.findFirstOrThrow({ where: { id: connection.id } });
     expect(JSON.stringify(row)).not.toContain(secret);
     expect(row.credentialsEncrypted).toMatch(/^v1:/);
     expect(JSON.parse(server.secrets.open(row.credentialsEncrypted!))).toEqual({ personal_access_token: secret });

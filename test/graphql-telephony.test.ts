@@ -132,7 +132,7 @@ describe('GraphQL: SIP trunks and phone numbers', () => {
     const password = 'correct horse battery staple';
     const { inboundTrunk, outboundTrunk } = await newTrunk({ authUsername: 'u', authPassword: password });
     for (const id of [inboundTrunk.id, outboundTrunk.id]) {
-      const row = await server.db.prisma.sipTrunk.findUniqueOrThrow({ where: { id } });
+      const row = await server.db.prisma.sipTrunk.findFirstOrThrow({ where: { id } });
       expect(row.authPasswordEncrypted).toBeTruthy();
       expect(row.authPasswordEncrypted).not.toContain(password);
       expect(server.secrets.open(row.authPasswordEncrypted!)).toBe(password);

@@ -170,7 +170,7 @@ describe('graceful shutdown (SIGTERM)', () => {
         });
         expect(run).toMatchObject({ status: 'PENDING', leaseOwner: null, attempts: 1, lastOutcome: 'failed' });
         expect(run.callAttempts).toMatchObject([{ number: 1, outcome: 'failed', reason: 'interrupted' }]);
-        const stored = await db.prisma.batch.findUniqueOrThrow({ where: { id: batch.id } });
+        const stored = await db.prisma.batch.findFirstOrThrow({ where: { id: batch.id } });
         expect(stored).toMatchObject({ pendingCount: 1, inProgressCount: 0 });
       } finally {
         await db.close();

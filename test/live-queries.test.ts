@@ -79,7 +79,7 @@ describe('live queries (@live)', () => {
     const live = follow<BatchResult>(client, LIVE_BATCH, { id: batchId });
     await live.until(() => live.results.length >= 1);
     // As the engine does: a write of its own (no mutation), then the announcement.
-    await server.db.prisma.batch.update({ where: { id: batchId }, data: { status: 'IN_PROGRESS' } });
+    await server.db.prisma.batch.updateMany({ where: { id: batchId }, data: { status: 'IN_PROGRESS' } });
     server.services.events.batchChanged(batchId);
     await live.until(() => live.results.at(-1)?.data.batch.status === 'IN_PROGRESS');
     expect(live.results).toHaveLength(2);

@@ -57,7 +57,7 @@ async function withLiveKit(work: (setup: Setup) => Promise<void>, maxConcurrency
     });
     expect(trunks.status).toBe(201);
     const trunkId = trunks.body.outbound_trunk.id;
-    const { livekitTrunkId } = await server.db.prisma.sipTrunk.findUniqueOrThrow({ where: { id: trunkId } });
+    const { livekitTrunkId } = await server.db.prisma.sipTrunk.findFirstOrThrow({ where: { id: trunkId } });
     await work({
       double,
       server,

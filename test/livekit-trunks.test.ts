@@ -55,7 +55,7 @@ describe('DIALER=livekit: SIP trunks in LiveKit (E15-E17)', () => {
     expect(created.status).toBe(201);
     const trunks = await server.db.prisma.sipTrunk.findMany({
       where: {
-        pairId: (await server.db.prisma.sipTrunk.findUniqueOrThrow({ where: { id: created.body.outbound_trunk.id } }))
+        pairId: (await server.db.prisma.sipTrunk.findFirstOrThrow({ where: { id: created.body.outbound_trunk.id } }))
           .pairId,
       },
     });

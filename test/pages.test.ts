@@ -235,7 +235,7 @@ describe.skipIf(!hasChromium)('the console at /dashboard in Chromium', () => {
     ids.finished = await api.batch(ids.renewals, await api.prospects(24, named), { name: 'November renewals' });
     await eventually(
       async () =>
-        (await server.db.prisma.batch.findUniqueOrThrow({ where: { id: ids.finished } })).status === 'FINISHED'
+        (await server.db.prisma.batch.findFirstOrThrow({ where: { id: ids.finished } })).status === 'FINISHED'
           ? true
           : undefined,
       60_000,
@@ -388,7 +388,7 @@ describe.skipIf(!hasChromium)('the console at /dashboard in Chromium', () => {
     const card = list.locator(`article[data-batch-id="${ids.running}"]`);
     await card.getByRole('button', { name: 'Pause Win-back wave 1' }).click();
     await card.locator('[data-status="PAUSED"]').waitFor({ timeout: 15_000 });
-    expect((await server.db.prisma.batch.findUniqueOrThrow({ where: { id: ids.running } })).status).toBe('PAUSED');
+    expect((await server.db.prisma.batch.findFirstOrThrow({ where: { id: ids.running } })).status).toBe('PAUSED');
     // The other tab was not touched: its subscription delivered the change.
     await detail.locator('h1 [data-status="PAUSED"]').waitFor({ timeout: 15_000 });
     await detail.getByRole('button', { name: 'Resume Win-back wave 1' }).waitFor();
@@ -398,7 +398,7 @@ describe.skipIf(!hasChromium)('the console at /dashboard in Chromium', () => {
     await detail.getByRole('button', { name: 'Resume Win-back wave 1' }).click();
     await card.locator('[data-status="IN_PROGRESS"], [data-status="PENDING"]').waitFor({ timeout: 15_000 });
     expect(['PENDING', 'IN_PROGRESS']).toContain(
-      (await server.db.prisma.batch.findUniqueOrThrow({ where: { id: ids.running } })).status,
+      (await server.db.prisma.batch.findFirstOrThrow({ where: { id: ids.running } })).status,
     );
     await list.close();
     await detail.close();
@@ -482,7 +482,7 @@ describe.skipIf(!hasChromium)('the console at /dashboard in Chromium', () => {
     // Paging: the running batch has 400 runs, 25 a page; paused (and its last call ended), they hold still.
     await flows(server, apiKey).setStatus(ids.running, 'PAUSED');
     await eventually(async () =>
-      (await server.db.prisma.batch.findUniqueOrThrow({ where: { id: ids.running } })).inProgressCount === 0
+      (await server.db.prisma.batch.findFirstOrThrow({ where: { id: ids.running } })).inProgressCount === 0
         ? true
         : undefined,
     );
@@ -537,7 +537,7 @@ describe.skipIf(!hasChromium)('the console at /dashboard in Chromium', () => {
     expect(await error.textContent()).toBe('Too big: expected number to be <=2');
     expect(await temperature.getAttribute('aria-invalid')).toBe('true');
     expect(await temperature.getAttribute('aria-describedby')).toContain((await error.getAttribute('id'))!);
-    const unchanged = await server.db.prisma.agent.findUniqueOrThrow({ where: { id: ids.agent } });
+    const unchanged = await server.db.prisma.agent.findFirstOrThrow({ where: { id: ids.agent } });
     expect((unchanged.llmConfig as { temperature: number }).temperature).toBe(0.7);
     await screenshot(page, 'agent-desktop', { fullPage: false });
 
@@ -546,7 +546,7 @@ describe.skipIf(!hasChromium)('the console at /dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Save changes' }).click();
     await page.locator('.save-state', { hasText: 'Saved.' }).waitFor();
     expect(await error.count()).toBe(0);
-    const saved = await server.db.prisma.agent.findUniqueOrThrow({ where: { id: ids.agent } });
+    const saved = await server.db.prisma.agent.findFirstOrThrow({ where: { id: ids.agent } });
     const llmConfig = saved.llmConfig as { temperature: number; fallbacks: { model: string }[]; top_k: number };
     // The section is sent whole: members the form does not show, and the fallbacks, stay.
     expect(llmConfig.temperature).toBe(0.4);
@@ -646,7 +646,7 @@ describe.skipIf(!hasChromium)("the console's webhooks page in Chromium", () => {
           flaky.answer = () => 204;
           await failedRow.getByRole('button', { name: /^Replay batch.status_changed/ }).click();
           await eventually(async () =>
-            (await server.db.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: failed!.id } })).status ===
+            (await server.db.prisma.webhookDelivery.findFirstOrThrow({ where: { id: failed!.id } })).status ===
             'delivered'
               ? true
               : undefined,
@@ -705,7 +705,7 @@ describe.skipIf(!hasChromium)('the console with GRAPHQL_PERSISTED_ONLY=on', () =
       prospect_ids: prospects.created.map((p: { id: string }) => p.id),
     });
     await eventually(async () =>
-      (await server.db.prisma.batch.findUniqueOrThrow({ where: { id: batch.id } })).status === 'FINISHED'
+      (await server.db.prisma.batch.findFirstOrThrow({ where: { id: batch.id } })).status === 'FINISHED'
         ? true
         : undefined,
     );
@@ -721,7 +721,7 @@ describe.skipIf(!hasChromium)('the console with GRAPHQL_PERSISTED_ONLY=on', () =
       await control(page, 'llm_config.model').fill('gpt-4o');
       await page.getByRole('button', { name: 'Save changes' }).click();
       await page.locator('.save-state', { hasText: 'Saved.' }).waitFor();
-      expect((await server.db.prisma.agent.findUniqueOrThrow({ where: { id: agent.id } })).llmConfig).toMatchObject({
+      expect((await server.db.prisma.agent.findFirstOrThrow({ where: { id: agent.id } })).llmConfig).toMatchObject({
         model: 'gpt-4o',
       });
       await page.goto(`${server.url}/dashboard#/insights`);

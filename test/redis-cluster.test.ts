@@ -116,7 +116,7 @@ describe.runIf(process.env.TEST_REDIS_URL)('two instances over a Redis Cluster',
     await list.until(() => list.results.length >= 1);
     expect(await subscribers(`liveQueryInvalidated:{${org.organizationId}}`)).toBe(1);
     // As the run engine does: its own write (no mutation), then the announcement, which names the batch alone.
-    await second!.db.prisma.batch.update({ where: { id: batchId }, data: { status: 'IN_PROGRESS' } });
+    await second!.db.prisma.batch.updateMany({ where: { id: batchId }, data: { status: 'IN_PROGRESS' } });
     second!.services.events.batchChanged(batchId);
     await batch.until(() => batch.results.at(-1)?.data.batch.status === 'IN_PROGRESS');
     const before = list.results.at(-1)!.data.batches.totalCount;
@@ -169,7 +169,7 @@ describe.runIf(process.env.TEST_REDIS_URL)('two instances over a Redis Cluster',
       ]),
     );
     // The engine's change (no mutation) drops the answer holding the batch, on every instance.
-    await second!.db.prisma.batch.update({ where: { id: batchId }, data: { status: 'IN_PROGRESS' } });
+    await second!.db.prisma.batch.updateMany({ where: { id: batchId }, data: { status: 'IN_PROGRESS' } });
     second!.services.events.batchChanged(batchId);
     await expect.poll(async () => (await cached(first)).status).toBe('IN_PROGRESS');
   });

@@ -167,7 +167,7 @@ function cacheBehaviour(options: () => { first: TestServer; second: TestServer }
     await post(first(), org.apiKey, BATCH, { id: batchId });
     await post(first(), other.apiKey, BATCH, { id: otherBatch });
     // As the run engine does: its own write (no mutation), then the announcement.
-    await first().db.prisma.batch.update({ where: { id: batchId }, data: { status: 'IN_PROGRESS' } });
+    await first().db.prisma.batch.updateMany({ where: { id: batchId }, data: { status: 'IN_PROGRESS' } });
     first().services.events.batchChanged(batchId);
     const fresh = await post(second(), org.apiKey, BATCH, { id: batchId });
     expect(fresh.body.data.batch.status).toBe('IN_PROGRESS');

@@ -82,7 +82,7 @@ describe.each(PREFIXES)('REST under %s: integrations', (prefix) => {
   const connectedList = async () =>
     (await rest('GET', url('/integrations/connected'))).body.data as Record<string, any>[];
   const storedCredentials = async (id: string) => {
-    const row = await server.db.prisma.organizationIntegration.findUniqueOrThrow({ where: { id } });
+    const row = await server.db.prisma.organizationIntegration.findFirstOrThrow({ where: { id } });
     return JSON.parse(server.secrets.open(row.credentialsEncrypted!));
   };
 

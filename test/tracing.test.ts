@@ -264,7 +264,7 @@ describe('the engine and the webhook worker', () => {
         await eventually(async () => collector.spans.find((span) => span.name === 'mutation.CreateBatch'))
       ).traceId;
       // The link is stored with the batch: an instance that did not create it (or a restarted one) links to it too.
-      const { traceparent } = await server.db.prisma.batch.findUniqueOrThrow({ where: { id: batchId } });
+      const { traceparent } = await server.db.prisma.batch.findFirstOrThrow({ where: { id: batchId } });
       expect(traceparent).toMatch(new RegExp(`^00-${creationTrace}-[0-9a-f]{16}-01$`));
 
       const attempt = await eventually(async () =>

@@ -82,7 +82,7 @@ export async function createBatch(scope: Scope, workflowId: string, data: BatchC
   try {
     return await scope.prisma.$transaction(
       async (tx) => {
-        const workflow = await tx.workflow.findUnique({ where: { id: workflowId } });
+        const workflow = await tx.workflow.findUnique({ where: rowKey(organizationId, workflowId) });
         if (!workflow) throw notFound('workflow');
         if (!workflow.isActive) throw conflict('the workflow is inactive: activate it before creating a batch');
         const version = await tx.workflowVersion.findFirstOrThrow({ where: { workflowId, version: workflow.version } });
@@ -129,7 +129,10 @@ export async function createBatch(scope: Scope, workflowId: string, data: BatchC
             { path: 'prospect_list_id', rule: 'non-empty', message: 'the prospect list has no prospects' },
           ]);
         }
-        return tx.batch.update({ where: { id: batch.id }, data: { totalProspects: total, pendingCount: total } });
+        return tx.batch.update({
+          where: rowKey(organizationId, batch.id),
+          data: { totalProspects: total, pendingCount: total },
+        });
       },
       { timeout: 120_000, maxWait: 10_000 }, // 100,000 runs
     );
@@ -151,18 +154,34 @@ export async function createBatch(scope: Scope, workflowId: string, data: BatchC
  * counters by exactly the rows changed, and sets the batch's status. The
  * caller holds the batch row (the lock order: the batch, then its runs).
  */
-async function moveBatch(tx: SqlClient, batchId: string, move: RunMove, status: string, pausedReason: string | null) {
+async function moveBatch(
+  tx: SqlClient,
+  organizationId: string,
+  batchId: string,
+  move: RunMove,
+  status: string,
+  pausedReason: string | null,
+) {
   const now = new Date();
   const movedFrom: { column: string; count: number }[] = [];
   for (const from of move.from) {
-    movedFrom.push({ column: counterColumn[from], count: await moveBatchRuns(tx, batchId, from, move.to, now) });
+    movedFrom.push({
+      column: counterColumn[from],
+      count: await moveBatchRuns(tx, organizationId, batchId, from, move.to, now),
+    });
   }
-  await setBatchStatus(tx, batchId, { status, pausedReason, movedFrom, movedTo: counterColumn[move.to] }, now);
+  await setBatchStatus(
+    tx,
+    organizationId,
+    batchId,
+    { status, pausedReason, movedFrom, movedTo: counterColumn[move.to] },
+    now,
+  );
 }
 
 /** The circuit breaker's move (the engine holds the batch row): a client's pause, with the reason shown. */
-export const autoPauseBatch = (tx: SqlClient, batchId: string, reason: string) =>
-  moveBatch(tx, batchId, clientMove('IN_PROGRESS', 'PAUSED')!, 'PAUSED', reason);
+export const autoPauseBatch = (tx: SqlClient, organizationId: string, batchId: string, reason: string) =>
+  moveBatch(tx, organizationId, batchId, clientMove('IN_PROGRESS', 'PAUSED')!, 'PAUSED', reason);
 
 /** Locks the organization's batch for a change (the lock order: the batch first); 404 when it is not theirs. */
 async function lockBatch(tx: SqlClient, scope: Scope, batchId: string) {
@@ -184,10 +203,10 @@ export async function updateBatchStatus(scope: Scope, batchId: string, { status 
     const locked = await lockBatch(tx, scope, batchId);
     const move = clientMove(locked.status, status);
     if (move) {
-      await moveBatch(tx, batchId, move, status, null);
+      await moveBatch(tx, scope.viewer.organizationId, batchId, move, status, null);
       await new Outbox().batchMoved(scope.viewer.organizationId, batchId, status).write(tx, new Date());
     }
-    return tx.batch.findUniqueOrThrow({ where: { id: batchId } });
+    return tx.batch.findUniqueOrThrow({ where: rowKey(scope.viewer.organizationId, batchId) });
   });
 }
 
@@ -199,10 +218,13 @@ export async function updateBatchStatus(scope: Scope, batchId: string, { status 
 export async function updateBatchSettings(scope: Scope, batchId: string, data: BatchSettingsInput) {
   return scope.prisma.$transaction(async (tx) => {
     await lockBatch(tx, scope, batchId);
-    const batch = await tx.batch.update({ where: { id: batchId }, data: settingsColumns(data) });
+    const batch = await tx.batch.update({
+      where: rowKey(scope.viewer.organizationId, batchId),
+      data: settingsColumns(data),
+    });
     if (data.calling_window !== undefined || data.retry !== undefined) {
       const delay = (batch.retry as { delay_seconds: number }).delay_seconds;
-      await rescheduleWaitingRuns(tx, batchId, delay);
+      await rescheduleWaitingRuns(tx, scope.viewer.organizationId, batchId, delay);
     }
     return batch;
   });
@@ -218,11 +240,11 @@ export async function retryFailedRuns(scope: Scope, batchId: string) {
     const { status } = await lockBatch(tx, scope, batchId);
     if (status === 'CANCELLED') throw conflict('a CANCELLED batch cannot be retried', { current_status: status });
     const to = status === 'PAUSED' ? 'PAUSED' : 'PENDING';
-    const count = await requeueFailedRuns(tx, batchId, to);
-    await reopenBatch(tx, batchId, counterColumn.FAILED, counterColumn[to], count);
+    const count = await requeueFailedRuns(tx, scope.viewer.organizationId, batchId, to);
+    await reopenBatch(tx, scope.viewer.organizationId, batchId, counterColumn.FAILED, counterColumn[to], count);
     if ((status === 'FINISHED' || status === 'FAILED') && count > 0) {
       await new Outbox().batchMoved(scope.viewer.organizationId, batchId, 'PENDING').write(tx, new Date());
     }
-    return tx.batch.findUniqueOrThrow({ where: { id: batchId } });
+    return tx.batch.findUniqueOrThrow({ where: rowKey(scope.viewer.organizationId, batchId) });
   });
 }

@@ -37,12 +37,12 @@ export async function callBackAfterCall(
   await callBackRun(tx, run.id, to, call.stepId, at, now);
   const outbox = new Outbox();
   if (ENDED.has(run.status)) {
-    await reopenBatch(tx, batch.id, counterColumn[run.status as RunStatusName], counterColumn[to], 1);
+    await reopenBatch(tx, organizationId, batch.id, counterColumn[run.status as RunStatusName], counterColumn[to], 1);
     outbox.runMoved(organizationId, run.id, to);
     if (batch.status === 'FINISHED' || batch.status === 'FAILED')
       outbox.batchMoved(organizationId, batch.id, 'PENDING');
   } else if (run.status !== to) {
-    await reopenBatch(tx, batch.id, counterColumn[run.status as RunStatusName], counterColumn[to], 1);
+    await reopenBatch(tx, organizationId, batch.id, counterColumn[run.status as RunStatusName], counterColumn[to], 1);
     outbox.runMoved(organizationId, run.id, to);
   }
   await outbox.write(tx, now);

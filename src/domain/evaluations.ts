@@ -2,6 +2,7 @@
 // organization and go when it is deleted.
 import { z } from 'zod';
 import { isForeignKeyViolation } from '../db/prisma-errors.ts';
+import { rowKey } from '../db/tenant.ts';
 import { int } from '../records/values.ts';
 import { badInput, notFound } from './errors.ts';
 import type { Scope } from './scope.ts';
@@ -18,7 +19,10 @@ export const evaluationCreate = z
 type EvaluationCreate = z.output<typeof evaluationCreate>;
 
 export async function createEvaluation(scope: Scope, data: EvaluationCreate) {
-  const agent = await scope.prisma.agent.findUnique({ where: { id: data.agent_id }, select: { id: true } });
+  const agent = await scope.prisma.agent.findUnique({
+    where: rowKey(scope.viewer.organizationId, data.agent_id),
+    select: { id: true },
+  });
   if (!agent) throw notFound('agent');
   try {
     return await scope.prisma.evaluation.create({

@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import { type NumberHealthRow, numberHealthFigures } from '../db/sql/number-health-figures.ts';
 import { restPhoneNumbers } from '../db/sql/rest-phone-numbers.ts';
+import { rowKey } from '../db/tenant.ts';
 import type { Tx } from '../db/tx.ts';
 import type { PhoneNumber } from '../generated/prisma/client.ts';
 import type { NumberHealthSettings, PhoneNumberHealth } from '../records/contact-settings.ts';
@@ -111,7 +112,7 @@ export async function restPhoneNumber(scope: Scope, id: string, hours: number, n
     await new Outbox()
       .add('phone_number.rested', scope.viewer.organizationId, { kind: 'restedNumber', id })
       .write(tx, now);
-    return tx.phoneNumber.findUniqueOrThrow({ where: { id } });
+    return tx.phoneNumber.findUniqueOrThrow({ where: rowKey(scope.viewer.organizationId, id) });
   });
 }
 

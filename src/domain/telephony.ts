@@ -20,6 +20,7 @@ import { z } from 'zod';
 import { isUniqueViolation } from '../db/prisma-errors.ts';
 import { numbersOfPairs as numbersOfPairRows } from '../db/sql/numbers-of-pairs.ts';
 import type { TenantClient } from '../db/tenant.ts';
+import { rowKey } from '../db/tenant.ts';
 import type { Tx } from '../db/tx.ts';
 import type { PhoneNumber, SipTrunk } from '../generated/prisma/client.ts';
 import { int } from '../records/values.ts';
@@ -278,7 +279,7 @@ async function remoteTrunksOfPair(scope: Scope, trunk: SipTrunk): Promise<Remote
 async function numbersOnTrunk(scope: Scope, trunkId: string, entries: NumberEntry[], directory: TrunkDirectory | null) {
   // Through the tenant client: another organization's trunk reads as missing,
   // and that answer comes before any about the numbers.
-  const trunk = await scope.prisma.sipTrunk.findUnique({ where: { id: trunkId } });
+  const trunk = await scope.prisma.sipTrunk.findUnique({ where: rowKey(scope.viewer.organizationId, trunkId) });
   if (!trunk) throw notFound('sip trunk');
   const numbers = entries.map((entry) => entry.number);
   const write = () => writeNumbers(scope, numbers, (tx) => insertNumbers(tx, trunk, entries));

@@ -4,6 +4,7 @@
 // secret. Deliveries are made by src/webhooks/webhook-worker.ts; an operator
 // reads them per endpoint and replays one at will.
 import { z } from 'zod';
+import { rowKey } from '../db/tenant.ts';
 import type { OutboundPolicy } from '../outbound/request.ts';
 import { subscribedEvent, webhookEventTypes } from '../records/webhooks.ts';
 import { conflict, notFound } from './errors.ts';
@@ -145,7 +146,7 @@ export async function replayWebhookDelivery(scope: Scope, id: string) {
     const inFlight = delivery.status === 'pending' && delivery.leaseExpiresAt !== null && delivery.leaseExpiresAt > now;
     if (inFlight) return delivery;
     return tx.webhookDelivery.update({
-      where: { id },
+      where: rowKey(scope.viewer.organizationId, id),
       data: {
         status: 'pending',
         attempts: 0,

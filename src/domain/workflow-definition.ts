@@ -4,6 +4,7 @@
 // caller number must be the organization's), so a run never meets a step
 // that was wrong from the start. Other types pass: handlers are pluggable.
 import { z } from 'zod';
+import { rowKey } from '../db/tenant.ts';
 import { reservedHeaderProblems } from '../outbound/headers.ts';
 import type { OutboundPolicy } from '../outbound/request.ts';
 import { badInput, type FieldProblem } from './errors.ts';
@@ -92,11 +93,19 @@ async function missingReferences(scope: Scope, call: CallStep & Step, at: string
   const missing = (member: string, message: string) =>
     problems.push({ path: `${at}.${member}`, rule: 'exists', message: `step ${call.id}: ${message}` });
   // Through the tenant client: another organization's agent or trunk reads as missing.
-  if (!(await scope.prisma.agent.findUnique({ where: { id: call.agent_id }, select: { id: true } }))) {
+  if (
+    !(await scope.prisma.agent.findUnique({
+      where: rowKey(scope.viewer.organizationId, call.agent_id),
+      select: { id: true },
+    }))
+  ) {
     missing('agent_id', `agent ${call.agent_id} does not exist`);
   }
   if (call.trunk_id) {
-    const trunk = await scope.prisma.sipTrunk.findUnique({ where: { id: call.trunk_id }, select: { direction: true } });
+    const trunk = await scope.prisma.sipTrunk.findUnique({
+      where: rowKey(scope.viewer.organizationId, call.trunk_id),
+      select: { direction: true },
+    });
     if (trunk?.direction !== 'outbound')
       missing('trunk_id', `${call.trunk_id} is not an outbound SIP trunk of the organization`);
   }

@@ -2,6 +2,7 @@
 // number and its definition is that version's; publishing a definition makes
 // version N+1, updating name, description, trigger type or active flag never does.
 import { z } from 'zod';
+import { rowKey } from '../db/tenant.ts';
 import type { OutboundPolicy } from '../outbound/request.ts';
 import { notFound } from './errors.ts';
 import { actorOf, type Scope } from './scope.ts';
@@ -83,7 +84,7 @@ export async function updateWorkflow(scope: Scope, workflowId: string, data: Wor
     },
   });
   if (result.count === 0) throw notFound('workflow');
-  return scope.prisma.workflow.findUniqueOrThrow({ where: { id: workflowId } });
+  return scope.prisma.workflow.findUniqueOrThrow({ where: rowKey(scope.viewer.organizationId, workflowId) });
 }
 
 /** Publishes a new definition as version N+1; concurrent publishes get consecutive numbers. */
@@ -101,7 +102,7 @@ export async function publishWorkflowVersion(
       data: { version: { increment: 1 }, publishedAt: new Date() },
     });
     if (bumped.count === 0) throw notFound('workflow');
-    const workflow = await tx.workflow.findUniqueOrThrow({ where: { id: workflowId } });
+    const workflow = await tx.workflow.findUniqueOrThrow({ where: rowKey(scope.viewer.organizationId, workflowId) });
     await tx.workflowVersion.create({
       data: {
         organizationId: scope.viewer.organizationId,

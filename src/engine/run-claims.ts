@@ -13,6 +13,7 @@ import { deferRunsEach } from '../db/sql/defer-runs-each.ts';
 import { lockBoundedOrganizations } from '../db/sql/lock-bounded-organizations.ts';
 import { type DueBatchRow, lockDueBatches } from '../db/sql/lock-due-batches.ts';
 import { type DueRun, lockDueRuns } from '../db/sql/lock-due-runs.ts';
+import { organizationsWithDueBatches } from '../db/sql/organizations-with-due-batches.ts';
 import { runsInProgressByOrganization } from '../db/sql/runs-in-progress-by-organization.ts';
 import { startRuns } from '../db/sql/start-runs.ts';
 import type { Tx } from '../db/tx.ts';
@@ -98,7 +99,7 @@ async function claimFromBatch(
   const blackouts = (batch.blackoutDates ?? []) as BlackoutDate[];
   const { gapMs, firstSlot } = pacingOf(batch, now);
   const scan = callingWindow || blackouts.length > 0 || contactLimits ? take + WINDOW_SCAN : take;
-  const candidates = await lockDueRuns(tx, batch.id, now, scan);
+  const candidates = await lockDueRuns(tx, batch.organizationId, batch.id, now, scan);
   const taken: ClaimedRun[] = [];
   const putOff = new Map<number, string[]>();
   const capped: { id: string; until: Date }[] = [];
@@ -148,19 +149,20 @@ async function claimFromBatch(
       });
     }
   }
-  for (const [opensAt, ids] of putOff) await deferRuns(tx, ids, new Date(opensAt));
-  if (capped.length > 0) await deferRunsEach(tx, capped);
+  for (const [opensAt, ids] of putOff) await deferRuns(tx, batch.organizationId, ids, new Date(opensAt));
+  if (capped.length > 0) await deferRunsEach(tx, batch.organizationId, capped);
   await gate?.record(tx);
   if (taken.length === 0) return taken;
   await startRuns(
     tx,
+    batch.organizationId,
     taken.map((run) => run.id),
     lease.owner,
     now,
     lease.until(now),
   );
   const nextCallAt = gapMs ? new Date(firstSlot + taken.length * gapMs) : null;
-  await countClaimedRuns(tx, batch.id, taken.length, nextCallAt);
+  await countClaimedRuns(tx, batch.organizationId, batch.id, taken.length, nextCallAt);
   if (batch.status === 'PENDING') outbox.batchMoved(batch.organizationId, batch.id, 'IN_PROGRESS');
   for (const run of taken) outbox.runMoved(run.organizationId, run.id, 'IN_PROGRESS');
   Object.assign(batch, { inProgressCount: batch.inProgressCount + taken.length, nextCallAt, status: 'IN_PROGRESS' });
@@ -197,8 +199,13 @@ async function organizationLoads(tx: Tx, batches: DueBatchRow[]): Promise<Map<st
  * `rotation` turns the order in which equally loaded organizations are served.
  */
 export async function claimRuns(tx: Tx, now: Date, limit: number, lease: Lease, rotation = 0): Promise<ClaimedRun[]> {
-  // The batches first (the lock order); one another instance holds is left to it this time.
-  const batches = await lockDueBatches(tx, now);
+  // The batches first (the lock order: by organization, then by id); one another instance holds is
+  // left to it this time. Each organization's are locked by a statement of their own, which a sharded
+  // database routes to that organization's shard (docs/scaling.md#ready-for-citus).
+  const batches: DueBatchRow[] = [];
+  for (const organizationId of await organizationsWithDueBatches(tx, now)) {
+    batches.push(...(await lockDueBatches(tx, organizationId, now)));
+  }
   if (batches.length === 0) return [];
   const organizations = await organizationLoads(tx, batches);
   const contactLimits = await contactLimitsByOrganization(tx, [

@@ -27,7 +27,7 @@ export async function endWithoutCall(
   end: { to: 'FAILED' | 'CANCELLED'; reason: string; error: string | null },
 ): Promise<string[]> {
   await lockRunBatches(tx, [run.batchId]);
-  const ended = await endRunWithoutCall(tx, run.id, owner, end, now);
+  const ended = await endRunWithoutCall(tx, run.organizationId, run.id, owner, end, now);
   return ended === 0 ? [] : afterEnd(tx, now, run, end.to);
 }
 

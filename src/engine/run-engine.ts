@@ -294,7 +294,7 @@ export class RunEngine {
     for (;;) {
       const taken = await this.store.takeTrunkSlot(run, trunkId);
       if (taken === null) throw new StepFailedError(`trunk ${trunkId} is not an outbound trunk of this organization`);
-      if (taken) return async () => void (await this.store.releaseTrunkSlot(run.id));
+      if (taken) return async () => void (await this.store.releaseTrunkSlot(run));
       await sleep(this.options.pollMs, undefined, { signal });
     }
   }

@@ -71,7 +71,7 @@ async function tripBreaker(tx: Tx, batch: LockedBatch, outbox: Outbox) {
   if (!batch.autoPause || !['PENDING', 'IN_PROGRESS'].includes(batch.status)) return;
   const { failed, total } = await latestAttemptsFailed(tx, batch.id, batch.autoPause.window);
   if (total < batch.autoPause.window || failed < batch.autoPause.failure_rate * total) return;
-  await autoPauseBatch(tx, batch.id, `auto_pause: ${failed} of ${total} attempts failed`);
+  await autoPauseBatch(tx, batch.organizationId, batch.id, `auto_pause: ${failed} of ${total} attempts failed`);
   batch.status = 'PAUSED';
   outbox.batchMoved(batch.organizationId, batch.id, 'PAUSED');
 }

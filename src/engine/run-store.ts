@@ -266,8 +266,8 @@ export class RunStore {
     return this.transaction((tx) => takeSlot(tx, this.owner, run, trunkId));
   }
 
-  releaseTrunkSlot(runId: string) {
-    return retryTransient(() => releaseTrunkSlot(this.prisma, runId, this.owner));
+  releaseTrunkSlot(run: ClaimedRun) {
+    return retryTransient(() => releaseTrunkSlot(this.prisma, run.organizationId, run.id, this.owner));
   }
 
   /** A workflow version's definition, read once per version (and again after a failed read). */
@@ -275,7 +275,7 @@ export class RunStore {
     let definition = this.definitions.get(workflowVersionId);
     if (!definition) {
       definition = retryTransient(() =>
-        this.prisma.workflowVersion.findUnique({ where: { id: workflowVersionId }, select: { definition: true } }),
+        this.prisma.workflowVersion.findFirst({ where: { id: workflowVersionId }, select: { definition: true } }),
       );
       this.definitions.set(workflowVersionId, definition);
       definition.catch(() => this.definitions.delete(workflowVersionId));

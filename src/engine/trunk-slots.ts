@@ -17,6 +17,6 @@ export async function takeSlot(tx: Tx, owner: string, run: ClaimedRun, trunkId: 
   await advisoryLock(tx, `trunk:${trunkId}`);
   const [trunk] = await outboundTrunk(tx, trunkId, run.organizationId);
   if (!trunk) return null;
-  if ((await countTrunkCalls(tx, trunkId)) >= trunk.maxConcurrency) return false;
-  return (await takeTrunkSlot(tx, run.id, trunkId, owner)) === 1;
+  if ((await countTrunkCalls(tx, run.organizationId, trunkId)) >= trunk.maxConcurrency) return false;
+  return (await takeTrunkSlot(tx, run.organizationId, run.id, trunkId, owner)) === 1;
 }

@@ -16,7 +16,7 @@ export function batchOrganizations(db: Database): (batchId: string) => Promise<s
   return (batchId) => {
     const remembered = known.get(batchId);
     if (remembered) return remembered;
-    const read = db.prisma.batch.findUnique({ where: { id: batchId }, select: { organizationId: true } }).then(
+    const read = db.prisma.batch.findFirst({ where: { id: batchId }, select: { organizationId: true } }).then(
       (batch) => batch?.organizationId ?? null,
       () => null,
     );

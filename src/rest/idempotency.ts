@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { insertIdempotencyRecord } from '../db/sql/insert-idempotency-record.ts';
+import { rowKey } from '../db/tenant.ts';
 import { badInput, conflict } from '../domain/errors.ts';
 import type { SecretBox } from '../domain/secrets.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
@@ -58,7 +59,7 @@ export async function claimIdempotencyKey(
         kind: 'first',
         complete: async (status, body) => {
           await prisma.idempotencyRecord.update({
-            where: { id },
+            where: rowKey(organizationId, id),
             data: { responseStatus: status, responseBody: body as object, completedAt: new Date() },
           });
         },

@@ -19,6 +19,7 @@ import { entityById } from './federation.ts';
 import { typesFromSchema } from './json-schema-types.ts';
 import { modelConnection } from './pagination.ts';
 import { parseOnce } from './parsed-input.ts';
+import { tenantNodeId } from './tenant-nodes.ts';
 
 interface StoredParameter {
   name: string;
@@ -49,7 +50,7 @@ const ToolParameter = builder.objectRef<StoredParameter>('ToolParameter').implem
 });
 
 const AgentTool: NodeRef<'AgentTool'> = builder.prismaNode('AgentTool', {
-  id: { field: 'id' },
+  ...tenantNodeId,
   nullable: true,
   description: "A tool the agent may call: an HTTP request with parameters (an item of REST's agent `tools`).",
   fields: (t) => ({
@@ -82,7 +83,7 @@ const configFields = Object.entries(agentConfigMembers).map(([member, schema]) =
 });
 
 export const Agent: NodeRef<'Agent'> = builder.prismaNode('Agent', {
-  id: { field: 'id' },
+  ...tenantNodeId,
   nullable: true,
   description:
     'A voice, chat or video agent with its configuration objects and tools. REST: `/agents/{id}` (E1, E2, E3).',

@@ -1,5 +1,6 @@
 import { newestFirst, noCondition } from '../db/parts/child-orders.ts';
 import { countedRunsSql, counterColumn } from '../db/parts/counter-columns.ts';
+import { rowKey } from '../db/tenant.ts';
 import { batchSettingsUpdate, settingsOf } from '../domain/batch-settings.ts';
 import {
   batchCreate,
@@ -23,6 +24,7 @@ import type { IntervalCounts, TimelineWindow } from './loaders.ts';
 import { childConnection, modelConnection } from './pagination.ts';
 import { parseOnce } from './parsed-input.ts';
 import { sqlField } from './sql-fields.ts';
+import { tenantNodeId } from './tenant-nodes.ts';
 import { Workflow, WorkflowVersion } from './workflow.ts';
 
 const counterColumns = Object.entries(counterColumn);
@@ -127,7 +129,7 @@ function timelineOf(window: TimelineWindow, counted: IntervalCounts[]): Attempts
 }
 
 export const Batch: NodeRef<'Batch'> = builder.prismaNode('Batch', {
-  id: { field: 'id' },
+  ...tenantNodeId,
   nullable: true,
   description:
     'A campaign: one run per prospect of one workflow version, with its calling window, pacing, retry policy and ' +
@@ -413,7 +415,7 @@ function progressOf(context: GraphQLContext, batchId: string): AsyncIterableIter
         if (seen === undefined) {
           // Through the organization's client: another organization's batch is not found (and nothing the
           // watcher reads reaches this subscriber before this check passed).
-          const first = await context.db.batch.findUnique({ where: { id: batchId } });
+          const first = await context.db.batch.findUnique({ where: rowKey(context.viewer.organizationId, batchId) });
           if (!first) throw notFound('batch');
           seen = progressKey(first);
           return { value: first, done: false };

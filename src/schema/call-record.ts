@@ -17,6 +17,7 @@ import { typesFromSchema } from './json-schema-types.ts';
 import { offsetConnection } from './pagination.ts';
 import { parseOnce } from './parsed-input.ts';
 import { Run, RunAttempt } from './run.ts';
+import { tenantNodeId } from './tenant-nodes.ts';
 
 const Turn = typesFromSchema(transcriptTurn);
 const Detection = typesFromSchema(callDetection);
@@ -32,7 +33,7 @@ const object = (value: unknown) => value as Record<string, unknown> | null;
 const objects = (value: unknown) => value as Record<string, unknown>[];
 
 const CallRecord: NodeRef<'CallRecord'> = builder.prismaNode('CallRecord', {
-  id: { field: 'id' },
+  ...tenantNodeId,
   nullable: true,
   description:
     'What was said and decided on one call attempt, as its agent worker reported it (REST: `call_attempts[i].record` of `GET /runs/{run_id}`, `GET /call-records`).',

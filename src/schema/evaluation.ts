@@ -1,6 +1,7 @@
 import type { DefaultConnectionArguments } from '@pothos/plugin-relay';
 import { newestFirst } from '../db/parts/child-orders.ts';
 import type { EvaluationResults } from '../db/sql/evaluation-results.ts';
+import { rowKey } from '../db/tenant.ts';
 import { createEvaluation, evaluationCreate, evaluationPeriod } from '../domain/evaluations.ts';
 import { Agent } from './agent.ts';
 import { builder, type NodeRef } from './builder.ts';
@@ -30,9 +31,9 @@ const EvaluationResultsRef = builder.objectRef<EvaluationResults>('EvaluationRes
 
 // Its integer id is SPEC's `id` (`databaseId` here); the global id is `evl_<n>`.
 const Evaluation: NodeRef<'Evaluation'> = builder.prismaNode('Evaluation', {
-  id: { field: 'id' },
+  id: { resolve: (row) => row.id },
   nullable: true,
-  findUnique: (id) => ({ id: databaseIdOf(id) }),
+  findUnique: (id, context) => rowKey(context.viewer.organizationId, databaseIdOf(id)),
   description:
     "A score given to one of the organization's agents (E18, E19). Its global id is `evl_` and its integer id.",
   fields: (t) => ({

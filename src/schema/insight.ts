@@ -1,9 +1,11 @@
 // Insights and their generation from run outcomes (src/domain/insights.ts).
 import { GraphQLError, Kind } from 'graphql';
+import { rowKey } from '../db/tenant.ts';
 import { generateInsight, insightFilter, insightPeriod, insightWhere, isoDateOf } from '../domain/insights.ts';
 import { builder, type NodeRef } from './builder.ts';
 import { modelConnection } from './pagination.ts';
 import { parseOnce } from './parsed-input.ts';
+import { tenantNodeId } from './tenant-nodes.ts';
 
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 
@@ -37,7 +39,7 @@ const DateScalar = scalarType('Date', {
 });
 
 const Insight: NodeRef<'Insight'> = builder.prismaNode('Insight', {
-  id: { field: 'id' },
+  ...tenantNodeId,
   nullable: true,
   description: "A summary of the organization's calls over a period of days (E20).",
   fields: (t) => ({
@@ -66,7 +68,8 @@ builder.queryFields((t) => ({
     nullable: true,
     description: "An insight of the organization; null for an unknown id or another organization's.",
     args: { id: t.arg.id({ required: true, description: 'Its id (`ins_…`).' }) },
-    resolve: (_root, args, context) => context.db.insight.findUnique({ where: { id: String(args.id) } }),
+    resolve: (_root, args, context) =>
+      context.db.insight.findUnique({ where: rowKey(context.viewer.organizationId, String(args.id)) }),
   }),
   insights: t.connection({
     type: Insight,

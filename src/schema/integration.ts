@@ -7,6 +7,7 @@ import { builder, type NodeRef } from './builder.ts';
 import { type GraphQLContext, scopeOf } from './context.ts';
 import { typesFromSchema } from './json-schema-types.ts';
 import { modelConnection } from './pagination.ts';
+import { tenantNodeId } from './tenant-nodes.ts';
 
 /** The caller's connection to a catalog entry, or null. */
 const connectionOf = (integration: IntegrationRow, context: GraphQLContext) =>
@@ -60,7 +61,7 @@ const Integration: NodeRef<'Integration'> = builder.prismaNode('Integration', {
 
 const ConnectedIntegration: NodeRef<'OrganizationIntegration'> = builder.prismaNode('OrganizationIntegration', {
   variant: 'ConnectedIntegration',
-  id: { field: 'id' },
+  ...tenantNodeId,
   nullable: true,
   description: "The caller's connection to a catalog integration. Its credentials are never readable.",
   fields: (t) => ({

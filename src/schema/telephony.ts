@@ -1,6 +1,7 @@
 // SIP trunks and phone numbers. How numbers relate to a trunk pair is told in
 // src/domain/telephony.ts: both trunks of a pair list, and count, the pair's numbers.
 
+import { rowKey } from '../db/tenant.ts';
 import { phoneNumberHealth, phoneNumberRest, restorePhoneNumber, restPhoneNumber } from '../domain/number-health.ts';
 import {
   createPhoneNumber,
@@ -19,9 +20,10 @@ import { scopeOf } from './context.ts';
 import { entityById } from './federation.ts';
 import { typesFromSchema } from './json-schema-types.ts';
 import { modelConnection } from './pagination.ts';
+import { tenantNodeId } from './tenant-nodes.ts';
 
 const SipTrunk: NodeRef<'SipTrunk'> = builder.prismaNode('SipTrunk', {
-  id: { field: 'id' },
+  ...tenantNodeId,
   nullable: true,
   description:
     'One trunk of an inbound/outbound pair (E15 creates both); the pair shares name, address, credentials and numbers. ' +
@@ -67,7 +69,7 @@ const Health = typesFromSchema(phoneNumberHealthRecord);
 const PhoneNumberRest = typesFromSchema(phoneNumberRest);
 
 const PhoneNumber: NodeRef<'PhoneNumber'> = builder.prismaNode('PhoneNumber', {
-  id: { field: 'id' },
+  ...tenantNodeId,
   nullable: true,
   description:
     'A number of the organization, stored on a trunk and unique in the organization; calls use it as caller id. ' +
@@ -162,7 +164,8 @@ builder.queryFields((t) => ({
     nullable: true,
     description: "A phone number of the organization; null for an unknown id or another organization's.",
     args: { id: t.arg.id({ required: true, description: 'Its id (`num_…`).' }) },
-    resolve: (_root, args, context) => context.db.phoneNumber.findUnique({ where: { id: String(args.id) } }),
+    resolve: (_root, args, context) =>
+      context.db.phoneNumber.findUnique({ where: rowKey(context.viewer.organizationId, String(args.id)) }),
   }),
   phoneNumbers: t.connection({
     type: PhoneNumber,

@@ -17,6 +17,7 @@ import { builder, type NodeRef } from './builder.ts';
 import { scopeOf } from './context.ts';
 import { typesFromSchema } from './json-schema-types.ts';
 import { modelConnection } from './pagination.ts';
+import { tenantNodeId } from './tenant-nodes.ts';
 
 const eventTypes = webhookEventTypes.map((type) => `\`${type}\``).join(', ');
 
@@ -34,7 +35,7 @@ const WebhookDeliveryStatusEnum = builder.enumType(WebhookDeliveryStatus, {
 });
 
 const WebhookDelivery: NodeRef<'WebhookDelivery'> = builder.prismaNode('WebhookDelivery', {
-  id: { field: 'id' },
+  ...tenantNodeId,
   nullable: true,
   description:
     'One event sent to one endpoint, at least once. REST: an item of `GET /webhook-endpoints/{id}/deliveries`.',
@@ -75,7 +76,7 @@ const WebhookDelivery: NodeRef<'WebhookDelivery'> = builder.prismaNode('WebhookD
 });
 
 const WebhookEndpoint: NodeRef<'WebhookEndpoint'> = builder.prismaNode('WebhookEndpoint', {
-  id: { field: 'id' },
+  ...tenantNodeId,
   nullable: true,
   description:
     "Where the organization's events are POSTed, signed per Standard Webhooks with its own secret. REST: `/webhook-endpoints/{id}`.",

@@ -12,9 +12,10 @@ import { scopeOf } from './context.ts';
 import { entityById } from './federation.ts';
 import { typesFromSchema } from './json-schema-types.ts';
 import { childConnection, modelConnection } from './pagination.ts';
+import { tenantNodeId } from './tenant-nodes.ts';
 
 export const Workflow: NodeRef<'Workflow'> = builder.prismaNode('Workflow', {
-  id: { field: 'id' },
+  ...tenantNodeId,
   nullable: true,
   description:
     'The steps a run follows (its definition), versioned: batches run one version of it. REST: `/workflows/{id}`.',
@@ -51,7 +52,7 @@ export const Workflow: NodeRef<'Workflow'> = builder.prismaNode('Workflow', {
 });
 
 export const WorkflowVersion: NodeRef<'WorkflowVersion'> = builder.prismaNode('WorkflowVersion', {
-  id: { field: 'id' },
+  ...tenantNodeId,
   nullable: true,
   description: 'One published definition of a workflow; it never changes once published.',
   fields: (t) => ({

@@ -20,6 +20,7 @@ import { disableEndpoint } from '../db/sql/disable-endpoint.ts';
 import { failPendingDeliveries } from '../db/sql/fail-pending-deliveries.ts';
 import { lockEndpoint } from '../db/sql/lock-endpoint.ts';
 import { type AttemptRecord, markDelivered } from '../db/sql/mark-delivered.ts';
+import { organizationsWithDueDeliveries } from '../db/sql/organizations-with-due-deliveries.ts';
 import { recordFailedDelivery } from '../db/sql/record-failed-delivery.ts';
 import { releaseDelivery } from '../db/sql/release-delivery.ts';
 import { setEndpointFailing } from '../db/sql/set-endpoint-failing.ts';
@@ -38,21 +39,34 @@ export class WebhookStore {
   ) {}
 
   /**
-   * Takes up to `limit` due deliveries (oldest due first) under this
-   * instance's lease, until `leaseUntil`, in one statement (its plan:
-   * src/db/sql/claim-deliveries.ts).
+   * Takes up to `limit` due deliveries under this instance's lease, until
+   * `leaseUntil`: the organizations whose deliveries have waited longest
+   * first, each claiming an even part of the places left by a statement of
+   * its own (its plan: src/db/sql/claim-deliveries.ts), which a sharded
+   * database routes to that organization's shard (docs/scaling.md#ready-for-citus).
    */
-  claim(limit: number, now: Date, leaseUntil: Date): Promise<ClaimedDelivery[]> {
-    return retryTransient(() => claimDeliveries(this.prisma, this.owner, OBJECT_PREFIX_LENGTH, limit, now, leaseUntil));
+  async claim(limit: number, now: Date, leaseUntil: Date): Promise<ClaimedDelivery[]> {
+    const organizationIds = await retryTransient(() => organizationsWithDueDeliveries(this.prisma, now, limit));
+    const claimed: ClaimedDelivery[] = [];
+    for (const [index, organizationId] of organizationIds.entries()) {
+      const share = Math.ceil((limit - claimed.length) / (organizationIds.length - index));
+      if (share <= 0) break;
+      claimed.push(
+        ...(await retryTransient(() =>
+          claimDeliveries(this.prisma, organizationId, this.owner, OBJECT_PREFIX_LENGTH, share, now, leaseUntil),
+        )),
+      );
+    }
+    return claimed;
   }
 
   /** A 2xx: the delivery is delivered, its endpoint no longer failing. */
   delivered(delivery: ClaimedDelivery, now: Date, attempt: AttemptRecord): Promise<void> {
     return this.transaction(async (tx) => {
-      await lockEndpoint(tx, delivery.endpointId);
-      const held = await markDelivered(tx, delivery.id, this.owner, attempt, now);
+      await lockEndpoint(tx, delivery.organizationId, delivery.endpointId);
+      const held = await markDelivered(tx, delivery.organizationId, delivery.id, this.owner, attempt, now);
       if (held === 0) return;
-      await setEndpointFailing(tx, delivery.endpointId, null);
+      await setEndpointFailing(tx, delivery.organizationId, delivery.endpointId, null);
     });
   }
 
@@ -70,17 +84,18 @@ export class WebhookStore {
     disableAfterMs: number,
   ): Promise<void> {
     return this.transaction(async (tx) => {
-      const [endpoint] = await lockEndpoint(tx, delivery.endpointId);
-      const held = await recordFailedDelivery(tx, delivery.id, this.owner, attempt, retryAt);
+      const [endpoint] = await lockEndpoint(tx, delivery.organizationId, delivery.endpointId);
+      const held = await recordFailedDelivery(tx, delivery.organizationId, delivery.id, this.owner, attempt, retryAt);
       if (held === 0 || !endpoint) return;
       const failingSince = endpoint.failingSince ?? now;
       if (!endpoint.enabled || now.getTime() - failingSince.getTime() < disableAfterMs) {
-        if (!endpoint.failingSince) await setEndpointFailing(tx, delivery.endpointId, now);
+        if (!endpoint.failingSince) await setEndpointFailing(tx, delivery.organizationId, delivery.endpointId, now);
         return;
       }
-      await disableEndpoint(tx, delivery.endpointId, failingSince, now);
+      await disableEndpoint(tx, delivery.organizationId, delivery.endpointId, failingSince, now);
       await failPendingDeliveries(
         tx,
+        delivery.organizationId,
         delivery.endpointId,
         `the endpoint was disabled: failing since ${failingSince.toISOString()}`,
       );
@@ -92,7 +107,7 @@ export class WebhookStore {
 
   /** Hands a delivery back untried (this instance is stopping): due again at once, for any instance. */
   release(delivery: ClaimedDelivery, now: Date) {
-    return retryTransient(() => releaseDelivery(this.prisma, delivery.id, this.owner, now));
+    return retryTransient(() => releaseDelivery(this.prisma, delivery.organizationId, delivery.id, this.owner, now));
   }
 
   private transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {

@@ -13,7 +13,7 @@ const statuses = ['PENDING', 'IN_PROGRESS', 'PAUSED', 'FINISHED', 'CANCELLED', '
 export async function expectStatsMatchRuns(db: Database, batchId: string) {
   const [batch, groups] = await retryTransient(() =>
     Promise.all([
-      db.prisma.batch.findUniqueOrThrow({ where: { id: batchId } }),
+      db.prisma.batch.findFirstOrThrow({ where: { id: batchId } }),
       db.prisma.run.groupBy({ by: ['status'], where: { batchId }, _count: { _all: true } }),
     ]),
   );
@@ -36,7 +36,7 @@ export async function expectStatsMatchRuns(db: Database, batchId: string) {
 export const batchIn = (db: Database, batchId: string, wanted: string[], timeoutMs = 60_000) =>
   eventually(
     async () => {
-      const batch = await retryTransient(() => db.prisma.batch.findUniqueOrThrow({ where: { id: batchId } }));
+      const batch = await retryTransient(() => db.prisma.batch.findFirstOrThrow({ where: { id: batchId } }));
       return wanted.includes(batch.status) ? batch : undefined;
     },
     timeoutMs,

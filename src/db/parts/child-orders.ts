@@ -11,5 +11,5 @@ export const noCondition: SqlPart = { sql: Prisma.empty, key: '' };
  */
 export const newestFirst: SqlPart = { sql: Prisma.raw('c."createdAt" DESC, c.id DESC'), key: 'created_desc' };
 
-/** A workflow's versions, the newest first. Index: "WorkflowVersion_workflowId_version_key", read backwards. */
+/** A workflow's versions, the newest first. Index: "WorkflowVersion_workflowId_version_organizationId_key", read backwards. */
 export const newestVersionFirst: SqlPart = { sql: Prisma.raw('c.version DESC'), key: 'version_desc' };

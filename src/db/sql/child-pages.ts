@@ -67,7 +67,7 @@ export function shownRows(page: ShownPage, organizationId: string, parentId: Pri
  * "Run_batchId_startedAt_id_idx", "Run_prospectId_startedAt_idx" (with their
  * status variants, "Run_workflowId_status_startedAt_id_idx" and
  * "Run_batchId_status_startedAt_id_idx", when the status is filtered),
- * "Batch_workflowId_createdAt_id_idx", "WorkflowVersion_workflowId_version_key",
+ * "Batch_workflowId_createdAt_id_idx", "WorkflowVersion_workflowId_version_organizationId_key",
  * "Evaluation_agentId_createdAt_idx"; embedded rows on their primary key.
  */
 export function childPages(sql: SqlQueryable, page: ChildPage, organizationId: string, parentIds: string[]) {

@@ -2,6 +2,7 @@ import type { PrismaClient } from '../../generated/prisma/client.ts';
 
 export interface ClaimedDelivery {
   id: string;
+  organizationId: string;
   eventId: string;
   endpointId: string;
   /** Attempts made before this one. */
@@ -15,7 +16,7 @@ export interface ClaimedDelivery {
 }
 
 /**
- * Takes up to `limit` due deliveries (oldest due first) under `owner`'s lease,
+ * Takes up to `limit` due deliveries of the organization (oldest due first) under `owner`'s lease,
  * until `leaseUntil`: their `nextAttemptAt` moves to the lease's end. A
  * delivery is not taken while an older one of its endpoint about its object is
  * pending (src/webhooks/webhook-store.ts).
@@ -23,7 +24,7 @@ export interface ClaimedDelivery {
  * Index: the due deliveries are walked in order on
  * "WebhookDelivery_nextAttemptAt_id_idx" (partial, WHERE status = 'pending'),
  * and for each, an older pending delivery of its endpoint about its object is
- * looked for in the object's range of "WebhookDelivery_endpointId_eventId_key"
+ * looked for in the object's range of "WebhookDelivery_endpointId_eventId_organizationId_key"
  * (a few rows: 4 ms for 16 deliveries among 9,000 pending and 900,000
  * delivered). OFFSET 0 keeps that look-up per delivery (not a join over every
  * pending delivery), and the status compared as text keeps the partial index
@@ -33,6 +34,7 @@ export interface ClaimedDelivery {
  */
 export async function claimDeliveries(
   prisma: PrismaClient,
+  organizationId: string,
   owner: string,
   objectPrefixLength: number,
   limit: number,
@@ -44,14 +46,14 @@ export async function claimDeliveries(
     prisma.$queryRaw<ClaimedDelivery[]>`
       WITH due AS (
         SELECT d.id FROM "WebhookDelivery" d
-        WHERE d.status = 'pending' AND d."nextAttemptAt" <= ${now}
-          AND (SELECT e.enabled FROM "WebhookEndpoint" e WHERE e.id = d."endpointId")
+        WHERE d."organizationId" = ${organizationId} AND d.status = 'pending' AND d."nextAttemptAt" <= ${now}
+          AND (SELECT e.enabled FROM "WebhookEndpoint" e WHERE e.id = d."endpointId" AND e."organizationId" = ${organizationId})
           AND NOT EXISTS (
             SELECT 1 FROM "WebhookDelivery" older
-            WHERE older."endpointId" = d."endpointId" AND older."eventId" >= left(d."eventId", ${objectPrefixLength})
+            WHERE older."organizationId" = ${organizationId} AND older."endpointId" = d."endpointId" AND older."eventId" >= left(d."eventId", ${objectPrefixLength})
               AND older."eventId" < d."eventId" AND older.status::text = 'pending'
-              AND (SELECT oe."objectId" FROM "WebhookEvent" oe WHERE oe.id = older."eventId")
-                = (SELECT ev."objectId" FROM "WebhookEvent" ev WHERE ev.id = d."eventId")
+              AND (SELECT oe."objectId" FROM "WebhookEvent" oe WHERE oe.id = older."eventId" AND oe."organizationId" = ${organizationId})
+                = (SELECT ev."objectId" FROM "WebhookEvent" ev WHERE ev.id = d."eventId" AND ev."organizationId" = ${organizationId})
             OFFSET 0)
         ORDER BY d."nextAttemptAt", d.id
         LIMIT ${limit}
@@ -59,10 +61,11 @@ export async function claimDeliveries(
       )
       UPDATE "WebhookDelivery" d SET "leaseOwner" = ${owner}, "leaseExpiresAt" = ${leaseUntil}, "nextAttemptAt" = ${leaseUntil}
       FROM due, "WebhookEvent" ev, "WebhookEndpoint" e
-      WHERE d.id = due.id AND ev.id = d."eventId" AND e.id = d."endpointId"
-      RETURNING d.id, d."eventId", d."endpointId", d.attempts, e.url, e."secretEncrypted", ev.payload,
+      WHERE d.id = due.id AND d."organizationId" = ${organizationId}
+        AND ev.id = d."eventId" AND ev."organizationId" = ${organizationId} AND e.id = d."endpointId" AND e."organizationId" = ${organizationId}
+      RETURNING d.id, d."organizationId", d."eventId", d."endpointId", d.attempts, e.url, e."secretEncrypted", ev.payload,
         (SELECT b.traceparent FROM "Batch" b
-         WHERE b.id = CASE WHEN ev.type LIKE 'batch.%' THEN ev.payload->'data'->>'id' ELSE ev.payload->'data'->>'batch_id' END
+         WHERE b."organizationId" = ${organizationId} AND b.id = CASE WHEN ev.type LIKE 'batch.%' THEN ev.payload->'data'->>'id' ELSE ev.payload->'data'->>'batch_id' END
         ) AS "batchTraceparent"`,
   ]);
   return claimed;

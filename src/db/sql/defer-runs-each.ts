@@ -5,9 +5,9 @@ import type { SqlClient } from '../tx.ts';
  * window frees at another time), in one statement.
  * Index: "Run_pkey", one probe per id (the caller holds the rows).
  */
-export function deferRunsEach(tx: SqlClient, runs: { id: string; until: Date }[]) {
+export function deferRunsEach(tx: SqlClient, organizationId: string, runs: { id: string; until: Date }[]) {
   return tx.$executeRaw`
     UPDATE "Run" AS r SET "nextAttemptAt" = d.until
     FROM unnest(${runs.map((run) => run.id)}::text[], ${runs.map((run) => run.until)}::timestamptz[]) AS d(id, until)
-    WHERE r.id = d.id`;
+    WHERE r.id = d.id AND r."organizationId" = ${organizationId}`;
 }

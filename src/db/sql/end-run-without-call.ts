@@ -7,6 +7,7 @@ import type { SqlClient } from '../tx.ts';
  */
 export function endRunWithoutCall(
   tx: SqlClient,
+  organizationId: string,
   runId: string,
   owner: string,
   end: { to: string; reason: string; error: string | null },
@@ -15,5 +16,5 @@ export function endRunWithoutCall(
   return tx.$executeRaw`
     UPDATE "Run" SET status = ${end.to}::"RunStatus", "endedAt" = ${now}, "updatedAt" = ${now}, reason = ${end.reason}, error = ${end.error},
       "leaseOwner" = NULL, "leaseExpiresAt" = NULL, "trunkId" = NULL
-    WHERE id = ${runId} AND status = 'IN_PROGRESS' AND "leaseOwner" = ${owner}`;
+    WHERE id = ${runId} AND "organizationId" = ${organizationId} AND status = 'IN_PROGRESS' AND "leaseOwner" = ${owner}`;
 }

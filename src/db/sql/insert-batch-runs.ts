@@ -18,7 +18,7 @@ export interface BatchRuns {
  * number; returns how many. The runs' key to their prospect, ("prospectId",
  * "organizationId"), refuses an id that is not one of the organization's.
  * Index: the list's members on "ProspectListMember_pkey" ("listId", …); the
- * key's checks on "Prospect_id_organizationId_key".
+ * key's checks on "Prospect_pkey".
  */
 export function insertBatchRuns(tx: SqlClient, runs: BatchRuns) {
   const members = runs.listId

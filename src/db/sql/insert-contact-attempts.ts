@@ -19,5 +19,5 @@ export function insertContactAttempts(tx: SqlClient, organizationId: string, cal
     SELECT ${organizationId}, c.number, c."runId", c.attempt, ${at}
     FROM unnest(${calls.map((call) => call.number)}::text[], ${calls.map((call) => call.runId)}::text[],
       ${calls.map((call) => call.attempt)}::int[]) AS c(number, "runId", attempt)
-    ON CONFLICT ("runId", attempt) DO NOTHING`;
+    ON CONFLICT ("runId", attempt, "organizationId") DO NOTHING`;
 }

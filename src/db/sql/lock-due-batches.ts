@@ -21,14 +21,14 @@ export interface DueBatchRow extends LockedBatchRow {
 const CLAIMABLE = enumValues(BatchStatus.PENDING, BatchStatus.IN_PROGRESS);
 
 /**
- * Locks the batches whose runs may be claimed now (PENDING or IN_PROGRESS,
+ * Locks the organization's batches whose runs may be claimed now (PENDING or IN_PROGRESS,
  * with PENDING runs, scheduled_at passed), in id order (the lock order); a
  * batch another instance holds is skipped, left to it this time. Each
  * reads its organization's bound, blackout dates and require_consent, so a claim for organizations without one
  * needs no other statement to know it.
  * Index: "Batch_status_scheduledAt_idx", a range per status; "Organization_pkey", a probe per batch.
  */
-export function lockDueBatches(tx: SqlClient, now: Date) {
+export function lockDueBatches(tx: SqlClient, organizationId: string, now: Date) {
   return tx.$queryRaw<DueBatchRow[]>`
     SELECT id, "organizationId", status::text AS status, "callingWindow", retry, "autoPause", "maxConcurrency", "callsPerSecond",
       "nextCallAt", "inProgressCount", traceparent,
@@ -36,6 +36,6 @@ export function lockDueBatches(tx: SqlClient, now: Date) {
       (SELECT "blackoutDates" FROM "Organization" o WHERE o.id = "Batch"."organizationId") AS "blackoutDates",
       COALESCE("requireConsent", (SELECT "requireConsent" FROM "Organization" o WHERE o.id = "Batch"."organizationId")) AS "requireConsent"
     FROM "Batch"
-    WHERE status IN (${CLAIMABLE}) AND "pendingCount" > 0 AND ("scheduledAt" IS NULL OR "scheduledAt" <= ${now})
+    WHERE "organizationId" = ${organizationId} AND status IN (${CLAIMABLE}) AND "pendingCount" > 0 AND ("scheduledAt" IS NULL OR "scheduledAt" <= ${now})
     ORDER BY id FOR NO KEY UPDATE SKIP LOCKED`;
 }

@@ -32,12 +32,12 @@ export interface DueRunRow extends DueRun {
  * status = 'PENDING' (prisma/migrations/…_campaign_batches): the walk stops at
  * the limit or at the first run not yet due.
  */
-export function lockDueRuns(tx: SqlClient, batchId: string, now: Date, limit: number) {
+export function lockDueRuns(tx: SqlClient, organizationId: string, batchId: string, now: Date, limit: number) {
   return tx.$queryRaw<DueRunRow[]>`
     SELECT r.id, r."organizationId", r."batchId", r."workflowVersionId", r."prospectId", r.attempts, r.callbacks, r."currentStepId",
       p."firstName", p."lastName", p.email, p.phone, p.timezone, p.attributes
-    FROM "Run" r JOIN "Prospect" p ON p.id = r."prospectId"
-    WHERE r."batchId" = ${batchId} AND r.status = 'PENDING' AND r."nextAttemptAt" <= ${now}
+    FROM "Run" r JOIN "Prospect" p ON p.id = r."prospectId" AND p."organizationId" = r."organizationId"
+    WHERE r."organizationId" = ${organizationId} AND r."batchId" = ${batchId} AND r.status = 'PENDING' AND r."nextAttemptAt" <= ${now}
     ORDER BY r."nextAttemptAt", r.id
     LIMIT ${limit}
     FOR UPDATE OF r SKIP LOCKED`;

@@ -5,7 +5,8 @@ import type { SqlClient } from '../tx.ts';
  * src/webhooks/webhook-store.ts) and reads its state; no row when it is gone.
  * Index: "WebhookEndpoint_pkey".
  */
-export function lockEndpoint(tx: SqlClient, endpointId: string) {
+export function lockEndpoint(tx: SqlClient, organizationId: string, endpointId: string) {
   return tx.$queryRaw<{ organizationId: string; enabled: boolean; failingSince: Date | null }[]>`
-    SELECT "organizationId", enabled, "failingSince" FROM "WebhookEndpoint" WHERE id = ${endpointId} FOR NO KEY UPDATE`;
+    SELECT "organizationId", enabled, "failingSince" FROM "WebhookEndpoint" WHERE id = ${endpointId} AND "organizationId" = ${organizationId}
+    FOR NO KEY UPDATE`;
 }

@@ -8,6 +8,7 @@ import type { AttemptRecord } from './mark-delivered.ts';
  */
 export function recordFailedDelivery(
   tx: SqlClient,
+  organizationId: string,
   deliveryId: string,
   owner: string,
   attempt: AttemptRecord,
@@ -19,5 +20,5 @@ export function recordFailedDelivery(
       "nextAttemptAt" = coalesce(${retryAt}::timestamptz, "nextAttemptAt"),
       "lastResponseCode" = ${attempt.status}, "lastError" = ${attempt.error}, "latencyMs" = ${attempt.latencyMs},
       "leaseOwner" = NULL, "leaseExpiresAt" = NULL
-    WHERE id = ${deliveryId} AND status = 'pending' AND "leaseOwner" = ${owner}`;
+    WHERE id = ${deliveryId} AND "organizationId" = ${organizationId} AND status = 'pending' AND "leaseOwner" = ${owner}`;
 }

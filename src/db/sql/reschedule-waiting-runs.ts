@@ -10,9 +10,9 @@ const WAITING = enumValues(RunStatus.PENDING, RunStatus.PAUSED);
  * Index: the batch's runs on "Run_batchId_status_startedAt_id_idx" (batchId,
  * status, …); their last attempt on "RunAttempt_runId_number_organizationId_key".
  */
-export function rescheduleWaitingRuns(tx: SqlClient, batchId: string, delaySeconds: number) {
+export function rescheduleWaitingRuns(tx: SqlClient, organizationId: string, batchId: string, delaySeconds: number) {
   return tx.$executeRaw`
     UPDATE "Run" r SET "nextAttemptAt" = GREATEST(now(),
-      coalesce((SELECT max(a."endedAt") FROM "RunAttempt" a WHERE a."runId" = r.id) + ${delaySeconds} * interval '1 second', now()))
-    WHERE r."batchId" = ${batchId} AND r.status IN (${WAITING}) AND r."nextAttemptAt" > now()`;
+      coalesce((SELECT max(a."endedAt") FROM "RunAttempt" a WHERE a."runId" = r.id AND a."organizationId" = r."organizationId") + ${delaySeconds} * interval '1 second', now()))
+    WHERE r."batchId" = ${batchId} AND r."organizationId" = ${organizationId} AND r.status IN (${WAITING}) AND r."nextAttemptAt" > now()`;
 }

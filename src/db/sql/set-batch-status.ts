@@ -15,7 +15,13 @@ export interface BatchStatusChange {
  * Sets a batch's status (and paused reason) with its counters moved by the runs moved.
  * Index: "Batch_pkey" (the caller holds the row).
  */
-export function setBatchStatus(tx: SqlClient, batchId: string, change: BatchStatusChange, now: Date) {
+export function setBatchStatus(
+  tx: SqlClient,
+  organizationId: string,
+  batchId: string,
+  change: BatchStatusChange,
+  now: Date,
+) {
   const counters = change.movedFrom.map(
     ({ column, count }) => Prisma.sql`${identifier(column)} = ${identifier(column)} - ${count}`,
   );
@@ -24,5 +30,5 @@ export function setBatchStatus(tx: SqlClient, batchId: string, change: BatchStat
   return tx.$executeRaw`
     UPDATE "Batch" SET ${Prisma.join(counters)}, ${to} = ${to} + ${moved}, status = ${change.status}::"BatchStatus",
       "pausedReason" = ${change.pausedReason}, "updatedAt" = ${now}
-    WHERE id = ${batchId}`;
+    WHERE id = ${batchId} AND "organizationId" = ${organizationId}`;
 }

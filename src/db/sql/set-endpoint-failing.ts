@@ -5,8 +5,8 @@ import type { SqlClient } from '../tx.ts';
  * written when it already says so).
  * Index: "WebhookEndpoint_pkey".
  */
-export function setEndpointFailing(tx: SqlClient, endpointId: string, since: Date | null) {
+export function setEndpointFailing(tx: SqlClient, organizationId: string, endpointId: string, since: Date | null) {
   return since
-    ? tx.$executeRaw`UPDATE "WebhookEndpoint" SET "failingSince" = ${since} WHERE id = ${endpointId}`
-    : tx.$executeRaw`UPDATE "WebhookEndpoint" SET "failingSince" = NULL WHERE id = ${endpointId} AND "failingSince" IS NOT NULL`;
+    ? tx.$executeRaw`UPDATE "WebhookEndpoint" SET "failingSince" = ${since} WHERE id = ${endpointId} AND "organizationId" = ${organizationId}`
+    : tx.$executeRaw`UPDATE "WebhookEndpoint" SET "failingSince" = NULL WHERE id = ${endpointId} AND "organizationId" = ${organizationId} AND "failingSince" IS NOT NULL`;
 }

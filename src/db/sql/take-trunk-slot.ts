@@ -4,7 +4,8 @@ import type { SqlClient } from '../tx.ts';
  * Gives the run a slot of the trunk, while the run is `owner`'s; 1 when it was.
  * Index: "Run_pkey".
  */
-export function takeTrunkSlot(tx: SqlClient, runId: string, trunkId: string, owner: string) {
+export function takeTrunkSlot(tx: SqlClient, organizationId: string, runId: string, trunkId: string, owner: string) {
   return tx.$executeRaw`
-    UPDATE "Run" SET "trunkId" = ${trunkId} WHERE id = ${runId} AND status = 'IN_PROGRESS' AND "leaseOwner" = ${owner}`;
+    UPDATE "Run" SET "trunkId" = ${trunkId}
+    WHERE id = ${runId} AND "organizationId" = ${organizationId} AND status = 'IN_PROGRESS' AND "leaseOwner" = ${owner}`;
 }

@@ -102,7 +102,7 @@ async function readQuietBatch(sql: pg.Client, batchId: string, campaignEndedBefo
   const { rows } = await sql.query<{ first: number; done: number; finished: number }>(
     `SELECT (extract(epoch FROM min(a."startedAt") - b."createdAt") * 1000)::float8 AS first,
             (extract(epoch FROM max(a."endedAt") - b."createdAt") * 1000)::float8 AS done, b."finishedCount" AS finished
-     FROM "Batch" b JOIN "RunAttempt" a ON a."batchId" = b.id WHERE b.id = $1 GROUP BY b.id`,
+     FROM "Batch" b JOIN "RunAttempt" a ON a."batchId" = b.id WHERE b.id = $1 GROUP BY b.id, b."organizationId"`,
     [batchId],
   );
   const [row] = rows;

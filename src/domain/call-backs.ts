@@ -26,7 +26,7 @@ export async function callBackAfterCall(
   callbackAt: Date,
   now: Date,
 ): Promise<Date | null> {
-  const [batch] = await lockBatches(tx, [call.batchId]);
+  const [batch] = await lockBatches(tx, [{ id: call.batchId, organizationId }]);
   const run = await lockCallbackRun(tx, organizationId, call.runId, call.stepId);
   if (!batch || !run || batch.status === 'CANCELLED' || run.status === 'IN_PROGRESS') return null;
   if (run.callbacks >= MAX_CALLBACKS_PER_RUN) return null;

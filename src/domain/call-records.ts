@@ -216,7 +216,7 @@ export async function reportCallRecord(
   return recordWrite(scope.prisma, audit.write, async (tx) => {
     const target = await callRecordTarget(tx, organizationId, runId, attemptNumber);
     if (!target) throw notFound('call attempt');
-    const before = await callRecordOfAttempt(tx, target.attemptId);
+    const before = await callRecordOfAttempt(tx, organizationId, target.attemptId);
     const effects = { reportedOutcome, audit: null, events };
     const written = writtenOf(await writeReport(tx, where, part, effects, CALL_RECORD_BOUNDS.turns, now), report);
     if (report.consent_revoked) await revokeAfterCall(tx, organizationId, runId, attemptNumber, now);

@@ -50,7 +50,11 @@ export async function startAttempts(
     (
       await countRunAttempts(
         tx,
-        starts.map(({ run, attempt }) => ({ runId: run.id, number: attempt.number })),
+        starts.map(({ run, attempt }) => ({
+          runId: run.id,
+          organizationId: run.organizationId,
+          number: attempt.number,
+        })),
         owner,
         now,
       )
@@ -63,7 +67,11 @@ export async function startAttempts(
       ? (
           await attemptsWritten(
             tx,
-            uncounted.map(({ run, attempt }) => ({ runId: run.id, number: attempt.number })),
+            uncounted.map(({ run, attempt }) => ({
+              runId: run.id,
+              organizationId: run.organizationId,
+              number: attempt.number,
+            })),
           )
         ).map((row) => row.runId)
       : [],
@@ -124,13 +132,19 @@ export async function endAttempts(
 ): Promise<AttemptEndResult[]> {
   const batches = await lockRunBatches(
     tx,
-    ends.map(({ run }) => run.batchId),
+    ends.map(({ run }) => run),
   );
   const closed = new Map(
     (
       await closeAttempts(
         tx,
-        ends.map(({ run, number, result }) => ({ runId: run.id, number, ...result, reason: result.reason ?? null })),
+        ends.map(({ run, number, result }) => ({
+          runId: run.id,
+          organizationId: run.organizationId,
+          number,
+          ...result,
+          reason: result.reason ?? null,
+        })),
         now,
       )
     ).map((row) => [row.runId, row]),
@@ -153,11 +167,11 @@ export async function endAttempts(
     moving.length > 0
       ? await attemptsAtSteps(
           tx,
-          moving.map(({ run, stepId }) => ({ runId: run.id, stepId })),
+          moving.map(({ run, stepId }) => ({ runId: run.id, organizationId: run.organizationId, stepId })),
         )
       : new Map<string, number>();
   const outbox = new Outbox();
-  const continuing: { runId: string; outcome: string }[] = [];
+  const continuing: { runId: string; organizationId: string; outcome: string }[] = [];
   const settling = new Map<string, AttemptSettlement[]>();
   for (const { run, number, result: dialed } of moving) {
     const { outcome, hasRecord, callbackAt } = closed.get(run.id)!;
@@ -171,7 +185,7 @@ export async function endAttempts(
     const callback = callbackOf(run, batch, callbackAt, atStep, now) ?? undefined;
     const decision = callback ? 'retry' : afterAttempt(result.outcome, batch.retry, atStep);
     if (decision === 'continue') {
-      continuing.push({ runId: run.id, outcome: result.outcome });
+      continuing.push({ runId: run.id, organizationId: run.organizationId, outcome: result.outcome });
       continue;
     }
     const error =

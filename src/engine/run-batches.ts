@@ -6,6 +6,7 @@ import { counterColumn } from '../db/parts/counter-columns.ts';
 import { completeBatches } from '../db/sql/complete-batches.ts';
 import { lockBatches } from '../db/sql/lock-batches.ts';
 import { moveBatchCounters } from '../db/sql/move-batch-counters.ts';
+import type { TenantKey } from '../db/tenant-key.ts';
 import type { Tx } from '../db/tx.ts';
 import { settingsOf } from '../domain/batch-settings.ts';
 import type { RunStatusName } from '../domain/runs.ts';
@@ -22,9 +23,19 @@ export interface LockedBatch {
   autoPause: { failure_rate: number; window: number } | null;
 }
 
-/** Locks batches (in id order: the lock order) and reads what deciding a run's next move needs. */
-export async function lockRunBatches(tx: Tx, batchIds: string[]): Promise<Map<string, LockedBatch>> {
-  const rows = await lockBatches(tx, [...new Set(batchIds)]);
+/** A run's batch, as its key. */
+export const batchOf = (run: { batchId: string; organizationId: string }): TenantKey => ({
+  id: run.batchId,
+  organizationId: run.organizationId,
+});
+
+/** Locks the runs' batches (in id order: the lock order) and reads what deciding a run's next move needs. */
+export async function lockRunBatches(
+  tx: Tx,
+  runs: { batchId: string; organizationId: string }[],
+): Promise<Map<string, LockedBatch>> {
+  const batches = new Map(runs.map((run) => [run.batchId, batchOf(run)]));
+  const rows = await lockBatches(tx, [...batches.values()]);
   return new Map(
     rows.map((row) => [
       row.id,
@@ -34,17 +45,17 @@ export async function lockRunBatches(tx: Tx, batchIds: string[]): Promise<Map<st
 }
 
 /** Moves `count` runs of a batch from one status counter to another. */
-export const moveCounters = (tx: Tx, batchId: string, from: RunStatusName, to: RunStatusName, count: number) =>
-  moveBatchCounters(tx, batchId, counterColumn[from], counterColumn[to], count);
+export const moveCounters = (tx: Tx, batch: TenantKey, from: RunStatusName, to: RunStatusName, count: number) =>
+  moveBatchCounters(tx, batch, counterColumn[from], counterColumn[to], count);
 
 /**
  * Batches whose every run is final move to FINISHED, or FAILED when every
  * run failed; a client's CANCELLED stays. Their events go to `outbox`.
  * Returns the batches that moved.
  */
-export async function endFinishedBatches(tx: Tx, batchIds: string[], outbox: Outbox): Promise<string[]> {
-  if (batchIds.length === 0) return [];
-  const rows = await completeBatches(tx, batchIds);
+export async function endFinishedBatches(tx: Tx, batches: TenantKey[], outbox: Outbox): Promise<string[]> {
+  if (batches.length === 0) return [];
+  const rows = await completeBatches(tx, batches);
   for (const row of rows) outbox.batchMoved(row.organizationId, row.id, row.status);
   return rows.map((row) => row.id);
 }

@@ -6,14 +6,14 @@ import { endRunWithoutCall } from '../db/sql/end-run-without-call.ts';
 import { finishRuns } from '../db/sql/finish-runs.ts';
 import type { Tx } from '../db/tx.ts';
 import { Outbox } from '../domain/webhook-events.ts';
-import { endFinishedBatches, type LockedBatch, lockRunBatches, moveCounters } from './run-batches.ts';
+import { batchOf, endFinishedBatches, type LockedBatch, lockRunBatches, moveCounters } from './run-batches.ts';
 import type { ClaimedRun } from './run-claims.ts';
 
 /** Counts the ended run and ends its batch if it was the last; the batch ids that changed. */
 async function afterEnd(tx: Tx, now: Date, run: ClaimedRun, to: 'FINISHED' | 'FAILED' | 'CANCELLED') {
-  await moveCounters(tx, run.batchId, 'IN_PROGRESS', to, 1);
+  await moveCounters(tx, batchOf(run), 'IN_PROGRESS', to, 1);
   const outbox = new Outbox().runMoved(run.organizationId, run.id, to);
-  await endFinishedBatches(tx, [run.batchId], outbox);
+  await endFinishedBatches(tx, [batchOf(run)], outbox);
   await outbox.write(tx, now);
   return [run.batchId];
 }
@@ -26,7 +26,7 @@ export async function endWithoutCall(
   run: ClaimedRun,
   end: { to: 'FAILED' | 'CANCELLED'; reason: string; error: string | null },
 ): Promise<string[]> {
-  await lockRunBatches(tx, [run.batchId]);
+  await lockRunBatches(tx, [run]);
   const ended = await endRunWithoutCall(tx, run.organizationId, run.id, owner, end, now);
   return ended === 0 ? [] : afterEnd(tx, now, run, end.to);
 }
@@ -47,7 +47,7 @@ export interface FinishRequest {
 export async function finishAll(tx: Tx, now: Date, owner: string, finishes: FinishRequest[]): Promise<string[][]> {
   const batches = await lockRunBatches(
     tx,
-    finishes.map(({ run }) => run.batchId),
+    finishes.map(({ run }) => run),
   );
   const outbox = new Outbox();
   const endedIds = await finishLocked(tx, now, owner, batches, finishes, outbox);
@@ -70,7 +70,12 @@ export async function finishLocked(
 ): Promise<Set<string>> {
   const ended = await finishRuns(
     tx,
-    finishes.map(({ run, outcome, error }) => ({ runId: run.id, status: outcome, error })),
+    finishes.map(({ run, outcome, error }) => ({
+      runId: run.id,
+      organizationId: run.organizationId,
+      status: outcome,
+      error,
+    })),
     owner,
     now,
   );
@@ -80,7 +85,8 @@ export async function finishLocked(
     moves.set(key, { batchId: run.batchId, to: run.status, count: (moves.get(key)?.count ?? 0) + 1 });
     outbox.runMoved(batches.get(run.batchId)!.organizationId, run.id, run.status);
   }
-  for (const { batchId, to, count } of moves.values()) await moveCounters(tx, batchId, 'IN_PROGRESS', to, count);
-  await endFinishedBatches(tx, [...new Set(ended.map((run) => run.batchId))], outbox);
+  for (const { batchId, to, count } of moves.values())
+    await moveCounters(tx, batches.get(batchId)!, 'IN_PROGRESS', to, count);
+  await endFinishedBatches(tx, [...new Set(ended.map((run) => batches.get(run.batchId)!))], outbox);
   return new Set(ended.map((run) => run.id));
 }

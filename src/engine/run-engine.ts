@@ -217,7 +217,7 @@ export class RunEngine {
       );
       for (const [index, step] of steps.entries()) {
         if (index < resumeAt) continue;
-        if (!(await this.store.atStep(run.id, step.id))) return; // the lease was taken back
+        if (!(await this.store.atStep(run, step.id))) return; // the lease was taken back
         if (step.type === 'call') {
           const last = index === steps.length - 1;
           const next = await performCallStep(this.callStep, run, step, last, signal);

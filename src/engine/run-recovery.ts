@@ -28,7 +28,7 @@ async function settleInFlight(
   if (runs.length === 0) return;
   const attemptsAtStep = await attemptsAtSteps(
     tx,
-    runs.map((run) => ({ runId: run.id, stepId: run.stepId! })),
+    runs.map((run) => ({ runId: run.id, organizationId: run.organizationId, stepId: run.stepId! })),
   );
   const settlements: AttemptSettlement[] = [];
   for (const run of runs) {
@@ -53,8 +53,8 @@ async function recoverIdle(
       .filter((run) => (run.recoveries + 1 >= maxRecoveries ? 'FAILED' : waitingStatus(batch.status)) === to)
       .map((run) => run.id);
     if (ids.length === 0) continue;
-    await recoverIdleRuns(tx, ids, to, now);
-    await moveCounters(tx, batch.id, 'IN_PROGRESS', to, ids.length);
+    await recoverIdleRuns(tx, batch.organizationId, ids, to, now);
+    await moveCounters(tx, batch, 'IN_PROGRESS', to, ids.length);
     for (const id of ids) outbox.runMoved(batch.organizationId, id, to);
   }
 }
@@ -69,20 +69,12 @@ export async function releaseRuns(
 ): Promise<string[]> {
   const found = await batchesOfLeasedRuns(tx, select);
   if (found.length === 0) return [];
-  const batches = await lockRunBatches(
-    tx,
-    found.map((row) => row.batchId),
-  );
-  const runs = await lockLeasedRuns(tx, select, [...batches.keys()]);
+  const batches = await lockRunBatches(tx, found);
+  const runs = await lockLeasedRuns(tx, select, [...batches.values()]);
   const inFlight = runs.filter((run) => run.openAttempt !== null);
   const outbox = new Outbox();
   if (inFlight.length > 0) {
-    await failOpenAttempts(
-      tx,
-      inFlight.map((run) => run.id),
-      reason,
-      now,
-    );
+    await failOpenAttempts(tx, inFlight, reason, now);
     for (const run of inFlight) {
       outbox.add('call.attempt_ended', batches.get(run.batchId)!.organizationId, {
         kind: 'attempt',
@@ -97,7 +89,11 @@ export async function releaseRuns(
     await recoverIdle(tx, now, batch, idle, maxRecoveries, outbox);
   }
   const batchIds = [...new Set(runs.map((run) => run.batchId))];
-  await endFinishedBatches(tx, batchIds, outbox);
+  await endFinishedBatches(
+    tx,
+    batchIds.map((id) => batches.get(id)!),
+    outbox,
+  );
   await outbox.write(tx, now);
   return batchIds;
 }

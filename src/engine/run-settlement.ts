@@ -69,7 +69,7 @@ export const waitingStatus = (batchStatus: string): RunStatusName =>
 /** The circuit breaker: pauses the batch when its latest attempts failed as often as its auto_pause says. */
 async function tripBreaker(tx: Tx, batch: LockedBatch, outbox: Outbox) {
   if (!batch.autoPause || !['PENDING', 'IN_PROGRESS'].includes(batch.status)) return;
-  const { failed, total } = await latestAttemptsFailed(tx, batch.id, batch.autoPause.window);
+  const { failed, total } = await latestAttemptsFailed(tx, batch.organizationId, batch.id, batch.autoPause.window);
   if (total < batch.autoPause.window || failed < batch.autoPause.failure_rate * total) return;
   await autoPauseBatch(tx, batch.organizationId, batch.id, `auto_pause: ${failed} of ${total} attempts failed`);
   batch.status = 'PAUSED';
@@ -85,14 +85,15 @@ export async function settle(tx: Tx, now: Date, batch: LockedBatch, runs: Attemp
     const moving = runs.filter((run) => (run.decision === 'retry' ? waiting : 'FAILED') === to);
     await settleAttemptedRuns(
       tx,
+      batch.organizationId,
       moving.map((run) => ({ ...run, retryAt: retryAt(run), callback: run.callbackAt !== undefined })),
       to,
       now,
     );
-    await moveCounters(tx, batch.id, 'IN_PROGRESS', to, moving.length);
+    await moveCounters(tx, batch, 'IN_PROGRESS', to, moving.length);
     for (const run of moving) outbox.runMoved(batch.organizationId, run.runId, to);
   }
   // A batch these runs ended is over: the breaker has nothing left to pause.
-  const ended = (await endFinishedBatches(tx, [batch.id], outbox)).length > 0;
+  const ended = (await endFinishedBatches(tx, [batch], outbox)).length > 0;
   if (!ended && runs.some((run) => run.outcome === 'failed')) await tripBreaker(tx, batch, outbox);
 }

@@ -56,7 +56,7 @@ const DEFINITIONS_KEPT = 1000;
 export class RunStore {
   private readonly lease: Lease;
   // What every run does, for many runs at once (coalesced.ts).
-  private readonly steps: Coalesced<{ runId: string; stepId: string }, boolean>;
+  private readonly steps: Coalesced<{ runId: string; organizationId: string; stepId: string }, boolean>;
   private readonly doNotCall: Coalesced<{ organizationId: string; number: string }, boolean>;
   private readonly consents: Coalesced<string, string | null>;
   private readonly precallWebhooks: Coalesced<{ organizationId: string; agentId: string }, unknown | null | undefined>;
@@ -137,8 +137,8 @@ export class RunStore {
   private claims = 0;
 
   /** Records the step a run is at; false when the run is no longer this instance's. */
-  atStep(runId: string, stepId: string): Promise<boolean> {
-    return this.steps.submit({ runId, stepId });
+  atStep(run: ClaimedRun, stepId: string): Promise<boolean> {
+    return this.steps.submit({ runId: run.id, organizationId: run.organizationId, stepId });
   }
 
   /** Extends this instance's leases on the runs it holds. */

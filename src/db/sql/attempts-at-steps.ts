@@ -6,12 +6,14 @@ import type { SqlClient } from '../tx.ts';
  */
 export async function attemptsAtSteps(
   tx: SqlClient,
-  runs: { runId: string; stepId: string }[],
+  runs: { runId: string; organizationId: string; stepId: string }[],
 ): Promise<Map<string, number>> {
   const rows = await tx.$queryRaw<{ runId: string; count: number }[]>`
     SELECT at."runId", count(a."runId")::int AS count
-    FROM unnest(${runs.map((run) => run.runId)}::text[], ${runs.map((run) => run.stepId)}::text[]) AS at("runId", "stepId")
-    LEFT JOIN "RunAttempt" AS a ON a."runId" = at."runId" AND a."stepId" = at."stepId"
+    FROM unnest(${runs.map((run) => run.runId)}::text[], ${runs.map((run) => run.organizationId)}::text[],
+      ${runs.map((run) => run.stepId)}::text[]) AS at("runId", "organizationId", "stepId")
+    LEFT JOIN "RunAttempt" AS a
+      ON a."runId" = at."runId" AND a."organizationId" = at."organizationId" AND a."stepId" = at."stepId"
     GROUP BY at."runId"`;
   return new Map(rows.map((row) => [row.runId, row.count]));
 }

@@ -8,6 +8,6 @@ import { type LeasedRuns, leasedRunCondition } from './leased-runs.ts';
  * 'IN_PROGRESS'; given ids on "Run_pkey".
  */
 export function batchesOfLeasedRuns(tx: SqlClient, runs: LeasedRuns) {
-  return tx.$queryRaw<{ batchId: string }[]>`
-    SELECT DISTINCT r."batchId" FROM "Run" r WHERE r.status = 'IN_PROGRESS' AND ${leasedRunCondition(runs)} LIMIT 100`;
+  return tx.$queryRaw<{ batchId: string; organizationId: string }[]>`
+    SELECT DISTINCT r."batchId", r."organizationId" FROM "Run" r WHERE r.status = 'IN_PROGRESS' AND ${leasedRunCondition(runs)} LIMIT 100`;
 }

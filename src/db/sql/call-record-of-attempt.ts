@@ -9,8 +9,13 @@ import type { SqlClient } from '../tx.ts';
  * waited for the lock.
  * Index: "CallRecord_attemptId_runId_organizationId_key".
  */
-export async function callRecordOfAttempt(tx: SqlClient, attemptId: string): Promise<CallRecord | null> {
+export async function callRecordOfAttempt(
+  tx: SqlClient,
+  organizationId: string,
+  attemptId: string,
+): Promise<CallRecord | null> {
   const [record] = await tx.$queryRaw<CallRecord[]>`
-    SELECT ${callRecordColumns} FROM "CallRecord" AS c WHERE c."attemptId" = ${attemptId}`;
+    SELECT ${callRecordColumns} FROM "CallRecord" AS c
+    WHERE c."organizationId" = ${organizationId} AND c."attemptId" = ${attemptId}`;
   return record ?? null;
 }

@@ -4,6 +4,7 @@ import type { SqlClient } from '../tx.ts';
 /** The end of one run's attempt `number`: its outcome. */
 export interface AttemptEnd {
   runId: string;
+  organizationId: string;
   number: number;
   outcome: string;
   reason: string | null;
@@ -34,10 +35,13 @@ export function closeAttempts(tx: SqlClient, ends: AttemptEnd[], now: Date) {
         THEN a."reportedOutcome" ELSE ended.outcome::"CallOutcome" END,
       reason = ended.reason,
       "durationSeconds" = ended.duration
-    FROM unnest(${ends.map((end) => end.runId)}::text[], ${ends.map((end) => end.number)}::int[],
-      ${ends.map((end) => end.outcome)}::text[], ${ends.map((end) => end.reason)}::text[],
-      ${ends.map((end) => end.durationSeconds)}::float8[]) AS ended("runId", number, outcome, reason, duration)
-    LEFT JOIN "CallRecord" AS c ON c."runId" = ended."runId" AND c."attemptNumber" = ended.number
-    WHERE a."runId" = ended."runId" AND a.number = ended.number AND a."endedAt" IS NULL
+    FROM unnest(${ends.map((end) => end.runId)}::text[], ${ends.map((end) => end.organizationId)}::text[],
+      ${ends.map((end) => end.number)}::int[], ${ends.map((end) => end.outcome)}::text[],
+      ${ends.map((end) => end.reason)}::text[], ${ends.map((end) => end.durationSeconds)}::float8[])
+      AS ended("runId", "organizationId", number, outcome, reason, duration)
+    LEFT JOIN "CallRecord" AS c
+      ON c."runId" = ended."runId" AND c."organizationId" = ended."organizationId" AND c."attemptNumber" = ended.number
+    WHERE a."runId" = ended."runId" AND a."organizationId" = ended."organizationId" AND a.number = ended.number
+      AND a."endedAt" IS NULL
     RETURNING a."runId", a.outcome::text AS outcome, c."attemptId" IS NOT NULL AS "hasRecord", c."callbackAt"`;
 }

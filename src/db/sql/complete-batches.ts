@@ -1,5 +1,6 @@
 import { BatchStatus } from '../../generated/prisma/enums.ts';
 import { enumValues } from '../parts/identifiers.ts';
+import type { TenantKey } from '../tenant-key.ts';
 import type { SqlClient } from '../tx.ts';
 
 const LIVE = enumValues(BatchStatus.PENDING, BatchStatus.IN_PROGRESS, BatchStatus.PAUSED);
@@ -9,11 +10,13 @@ const LIVE = enumValues(BatchStatus.PENDING, BatchStatus.IN_PROGRESS, BatchStatu
  * run failed (a client's CANCELLED stays); returns those that moved.
  * Index: "Batch_pkey", one probe per id (the caller holds the rows).
  */
-export function completeBatches(tx: SqlClient, batchIds: string[]) {
+export function completeBatches(tx: SqlClient, batches: TenantKey[]) {
   return tx.$queryRaw<{ id: string; organizationId: string; status: string }[]>`
     UPDATE "Batch" SET status = (CASE WHEN "failedCount" = "totalProspects" THEN 'FAILED' ELSE 'FINISHED' END)::"BatchStatus",
       "updatedAt" = now()
-    WHERE id = ANY(${batchIds}::text[]) AND status IN (${LIVE})
+    FROM unnest(${batches.map((batch) => batch.id)}::text[], ${batches.map((batch) => batch.organizationId)}::text[])
+      AS done(id, "organizationId")
+    WHERE "Batch".id = done.id AND "Batch"."organizationId" = done."organizationId" AND status IN (${LIVE})
       AND "pendingCount" + "inProgressCount" + "pausedCount" = 0
-    RETURNING id, "organizationId", status::text AS status`;
+    RETURNING "Batch".id, "Batch"."organizationId", status::text AS status`;
 }

@@ -3,6 +3,7 @@ import type { SqlClient } from '../tx.ts';
 /** A run ended after its steps: FINISHED, or FAILED with its error. */
 export interface RunFinish {
   runId: string;
+  organizationId: string;
   status: 'FINISHED' | 'FAILED';
   error: string | null;
 }
@@ -16,8 +17,10 @@ export function finishRuns(tx: SqlClient, finishes: RunFinish[], owner: string, 
   return tx.$queryRaw<{ id: string; batchId: string; status: 'FINISHED' | 'FAILED' }[]>`
     UPDATE "Run" AS r SET status = ended.status::"RunStatus", "endedAt" = ${now}, "updatedAt" = ${now}, error = ended.error,
       "leaseOwner" = NULL, "leaseExpiresAt" = NULL, "trunkId" = NULL
-    FROM unnest(${finishes.map((run) => run.runId)}::text[], ${finishes.map((run) => run.status)}::text[],
-      ${finishes.map((run) => run.error)}::text[]) AS ended(id, status, error)
-    WHERE r.id = ended.id AND r.status = 'IN_PROGRESS' AND r."leaseOwner" = ${owner}
+    FROM unnest(${finishes.map((run) => run.runId)}::text[], ${finishes.map((run) => run.organizationId)}::text[],
+      ${finishes.map((run) => run.status)}::text[], ${finishes.map((run) => run.error)}::text[])
+      AS ended(id, "organizationId", status, error)
+    WHERE r.id = ended.id AND r."organizationId" = ended."organizationId" AND r.status = 'IN_PROGRESS'
+      AND r."leaseOwner" = ${owner}
     RETURNING r.id, r."batchId", r.status::text AS status`;
 }

@@ -1,3 +1,4 @@
+import type { TenantKey } from '../tenant-key.ts';
 import type { SqlClient } from '../tx.ts';
 
 export interface LockedBatchRow {
@@ -14,8 +15,10 @@ export interface LockedBatchRow {
  * and reads what deciding their runs' next moves needs.
  * Index: "Batch_pkey", one probe per id.
  */
-export function lockBatches(tx: SqlClient, batchIds: string[]) {
+export function lockBatches(tx: SqlClient, batches: TenantKey[]) {
   return tx.$queryRaw<LockedBatchRow[]>`
-    SELECT id, "organizationId", status::text AS status, "callingWindow", retry, "autoPause" FROM "Batch"
-    WHERE id = ANY(${batchIds}::text[]) ORDER BY id FOR NO KEY UPDATE`;
+    SELECT b.id, b."organizationId", b.status::text AS status, b."callingWindow", b.retry, b."autoPause" FROM "Batch" b
+    JOIN unnest(${batches.map((batch) => batch.id)}::text[], ${batches.map((batch) => batch.organizationId)}::text[])
+      AS locking(id, "organizationId") ON b.id = locking.id AND b."organizationId" = locking."organizationId"
+    ORDER BY b.id FOR NO KEY UPDATE OF b`;
 }

@@ -1,4 +1,5 @@
 import { identifier } from '../parts/identifiers.ts';
+import type { TenantKey } from '../tenant-key.ts';
 import type { SqlClient } from '../tx.ts';
 
 /**
@@ -6,10 +7,16 @@ import type { SqlClient } from '../tx.ts';
  * (src/domain/batch-state.ts's `counterColumn`).
  * Index: "Batch_pkey" (the caller holds the row).
  */
-export function moveBatchCounters(tx: SqlClient, batchId: string, fromColumn: string, toColumn: string, count: number) {
+export function moveBatchCounters(
+  tx: SqlClient,
+  batch: TenantKey,
+  fromColumn: string,
+  toColumn: string,
+  count: number,
+) {
   const from = identifier(fromColumn);
   const to = identifier(toColumn);
   return tx.$executeRaw`
     UPDATE "Batch" SET ${from} = ${from} - ${count}, ${to} = ${to} + ${count}, "updatedAt" = now()
-    WHERE id = ${batchId}`;
+    WHERE id = ${batch.id} AND "organizationId" = ${batch.organizationId}`;
 }

@@ -16,7 +16,13 @@ export interface AttemptedRun {
  * trunk slots are released.
  * Index: "Run_pkey", one probe per run (the caller holds the rows).
  */
-export function settleAttemptedRuns(tx: SqlClient, runs: AttemptedRun[], to: string, now: Date) {
+export function settleAttemptedRuns(
+  tx: SqlClient,
+  organizationId: string,
+  runs: AttemptedRun[],
+  to: string,
+  now: Date,
+) {
   const final = to === 'FAILED' || to === 'CANCELLED';
   return tx.$executeRaw`
     UPDATE "Run" AS r SET status = ${to}::"RunStatus", "updatedAt" = ${now}, "leaseOwner" = NULL, "leaseExpiresAt" = NULL,
@@ -27,5 +33,5 @@ export function settleAttemptedRuns(tx: SqlClient, runs: AttemptedRun[], to: str
     FROM unnest(${runs.map((run) => run.runId)}::text[], ${runs.map((run) => run.outcome)}::text[],
       ${runs.map((run) => run.retryAt)}::timestamptz[], ${runs.map((run) => run.callback)}::boolean[],
       ${runs.map((run) => run.error)}::text[]) AS moved(id, outcome, retry_at, callback, error)
-    WHERE r.id = moved.id`;
+    WHERE r."organizationId" = ${organizationId} AND r.id = moved.id`;
 }

@@ -34,7 +34,7 @@ export async function callBackAfterCall(
   if (retry.count_callbacks && run.attemptsAtStep >= retry.max_attempts) return null;
   const at = callbackSlot(callingWindow, run, callbackAt < now ? now : callbackAt);
   const to: RunStatusName = batch.status === 'PAUSED' ? 'PAUSED' : 'PENDING';
-  await callBackRun(tx, run.id, to, call.stepId, at, now);
+  await callBackRun(tx, organizationId, run.id, to, call.stepId, at, now);
   const outbox = new Outbox();
   if (ENDED.has(run.status)) {
     await reopenBatch(tx, organizationId, batch.id, counterColumn[run.status as RunStatusName], counterColumn[to], 1);

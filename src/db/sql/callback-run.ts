@@ -21,8 +21,9 @@ export interface CallbackRun {
 export async function lockCallbackRun(tx: SqlClient, organizationId: string, runId: string, stepId: string) {
   const [run] = await tx.$queryRaw<CallbackRun[]>`
     SELECT r.id, r."batchId", r.status::text AS status, r.callbacks, p.timezone, p.phone,
-      (SELECT count(*)::int FROM "RunAttempt" AS a WHERE a."runId" = r.id AND a."stepId" = ${stepId}) AS "attemptsAtStep"
-    FROM "Run" AS r JOIN "Prospect" AS p ON p.id = r."prospectId"
+      (SELECT count(*)::int FROM "RunAttempt" AS a
+        WHERE a."runId" = r.id AND a."organizationId" = r."organizationId" AND a."stepId" = ${stepId}) AS "attemptsAtStep"
+    FROM "Run" AS r JOIN "Prospect" AS p ON p.id = r."prospectId" AND p."organizationId" = r."organizationId"
     WHERE r.id = ${runId} AND r."organizationId" = ${organizationId}
     FOR UPDATE OF r`;
   return run;
@@ -33,9 +34,17 @@ export async function lockCallbackRun(tx: SqlClient, organizationId: string, run
  * at `at`, at step `stepId`; one more call-back counted.
  * Index: "Run_pkey" (the caller holds the row).
  */
-export function callBackRun(tx: SqlClient, runId: string, to: string, stepId: string, at: Date, now: Date) {
+export function callBackRun(
+  tx: SqlClient,
+  organizationId: string,
+  runId: string,
+  to: string,
+  stepId: string,
+  at: Date,
+  now: Date,
+) {
   return tx.$executeRaw`
     UPDATE "Run" SET status = ${to}::"RunStatus", "currentStepId" = ${stepId}, "nextAttemptAt" = ${at},
       callbacks = callbacks + 1, "endedAt" = NULL, error = NULL, "updatedAt" = ${now}
-    WHERE id = ${runId}`;
+    WHERE id = ${runId} AND "organizationId" = ${organizationId}`;
 }

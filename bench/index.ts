@@ -30,6 +30,8 @@
 //   (n) 1,000 live dashboards over two instances sharing Redis, one batch
 //       changing 20 times; 200 clients polling one dashboard, cached and not
 //       (bench/cache.ts; `--only cache-scale` runs it alone)
+//   (o) the dashboard, E6 and E4 on partitioned runs beside a copy with plain
+//       tables (bench/partitions.ts; `--only partitions` runs it alone)
 //
 // `npm run bench -- --only engine` (or BENCH_ONLY=engine) runs (g) alone,
 // without the 1M-run dataset; `--only csv` runs (h) alone, `--only tracing`
@@ -52,6 +54,7 @@ import { type ProfileSummary, summarizeProfile } from './cpuprofile.ts';
 import { csvImportTargets, measureCsvImport, reportCsvImport } from './csv-import.ts';
 import { type BenchDatabase, engineTargets, measureEngine, reportEngine } from './engine.ts';
 import { fanoutTargets, measureFanout, reportFanout } from './fanout.ts';
+import { measurePartitions, reportPartitions } from './partitions.ts';
 import {
   digestGatewayDashboard,
   digestPostGraphile5Runs,
@@ -114,18 +117,28 @@ const elapsed = () => `${((performance.now() - startedAt) / 1000).toFixed(0)} s`
 
 const onlyArgument = process.argv.indexOf('--only');
 const only = process.env.BENCH_ONLY || (onlyArgument >= 0 ? (process.argv[onlyArgument + 1] ?? '') : undefined);
-const ALONE = ['engine', 'csv', 'tracing', 'subscribers', 'cache', 'cache-scale', 'records', 'retention'] as const;
+const ALONE = [
+  'engine',
+  'csv',
+  'tracing',
+  'subscribers',
+  'cache',
+  'cache-scale',
+  'records',
+  'retention',
+  'partitions',
+] as const;
 const readsOnly = only === 'reads';
 if (only !== undefined && !readsOnly && !(ALONE as readonly string[]).includes(only)) {
   log(
-    `--only ${only}: the scenarios that run alone are "engine", "csv", "tracing", "subscribers", "cache", "cache-scale", "records", "retention" and "reads"`,
+    `--only ${only}: the scenarios that run alone are "engine", "csv", "tracing", "subscribers", "cache", "cache-scale", "records", "retention", "partitions" and "reads"`,
   );
   process.exit(2);
 }
 
 const databases: BenchDatabase[] = [];
-const newDatabase = async () => {
-  const created = await createBenchDatabase();
+const newDatabase = async (template?: string) => {
+  const created = await createBenchDatabase(template);
   databases.push(created);
   return created;
 };
@@ -289,6 +302,11 @@ const aloneScenarios: Record<(typeof ALONE)[number], () => Promise<void>> = {
     const database = await newDatabase();
     await machineSection(database);
     reportCache(report, await measureCache(database, log, { duration: DURATION, warmup: WARMUP }));
+  },
+  partitions: async () => {
+    const measured = await measurePartitions(newDatabase, log, { duration: DURATION, warmup: WARMUP });
+    await machineSection(databases[0]!);
+    reportPartitions(report, measured);
   },
   'cache-scale': async () => {
     const database = await newDatabase();

@@ -31,8 +31,11 @@ export async function scrapeMetrics(url: string): Promise<string> {
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A database of the benchmark's own on BENCH_DATABASE_URL's server, dropped by `drop`. */
-export async function createBenchDatabase() {
+/**
+ * A database of the benchmark's own on BENCH_DATABASE_URL's server, dropped by
+ * `drop`: empty, or a copy of `template` (a database no one is connected to).
+ */
+export async function createBenchDatabase(template?: string) {
   const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
   const admin = new pg.Client({ connectionString: adminUrl });
   admin.on('error', () => {});
@@ -44,7 +47,7 @@ export async function createBenchDatabase() {
     );
   }
   const name = `gateway_bench_${randomBytes(4).toString('hex')}`;
-  await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.query(`CREATE DATABASE "${name}"${template ? ` TEMPLATE "${template}"` : ''}`);
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   const version = (await admin.query<{ server_version: string }>('SHOW server_version')).rows[0]!.server_version;

@@ -474,11 +474,17 @@ try {
       gateway: load.gatewayGraphql(dashboardBody),
       postgraphile: load.graphql(
         postgraphile,
-        JSON.stringify({ query: POSTGRAPHILE_DASHBOARD, variables: { id: seeded.dashboardWorkflowId } }),
+        JSON.stringify({
+          query: POSTGRAPHILE_DASHBOARD,
+          variables: { id: seeded.dashboardWorkflowId, organizationId: organization.id },
+        }),
       ),
       postgraphile5: load.graphql(
         postgraphile5,
-        JSON.stringify({ query: POSTGRAPHILE5_DASHBOARD, variables: { id: seeded.dashboardWorkflowId } }),
+        JSON.stringify({
+          query: POSTGRAPHILE5_DASHBOARD,
+          variables: { id: seeded.dashboardWorkflowId, organizationId: organization.id },
+        }),
       ),
       raw: load.get(`${raw.url}/dashboard?id=${seeded.dashboardWorkflowId}`),
     },
@@ -492,6 +498,7 @@ try {
             workflowId: seeded.bigWorkflowId,
             batchId: seeded.bigBatchId,
             status: E6.status,
+            organizationId: organization.id,
             first: E6.limit,
             offset: (E6.page - 1) * E6.limit,
           },
@@ -505,6 +512,7 @@ try {
             workflowId: seeded.bigWorkflowId,
             batchId: seeded.bigBatchId,
             status: E6.status,
+            organizationId: organization.id,
             first: E6.limit,
             offset: (E6.page - 1) * E6.limit,
           },

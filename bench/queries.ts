@@ -17,6 +17,15 @@ export const GATEWAY_DASHBOARD = `query Dashboard($id: ID!) {
 }`;
 
 /**
+ * (a) with records: the same dashboard, each run with its latest call record
+ * as a dashboard shows it (bench/seed.ts gives workflow 1's started runs one).
+ */
+export const GATEWAY_DASHBOARD_WITH_RECORDS = GATEWAY_DASHBOARD.replace(
+  'prospect { firstName lastName phone }',
+  'prospect { firstName lastName phone }\n          lastRecord { summary sentiment disposition { label category } detection { result confidence } }',
+);
+
+/**
  * (a) The same data from PostGraphile: the same orders (batches newest first,
  * runs by started_at descending, ids breaking ties). PostGraphile has no
  * stats object: the six counters are read and the total is the client's sum.
@@ -119,6 +128,28 @@ export function digestGatewayDashboard(body: Json): DashboardDigest {
     runsPerBatch: batches.nodes.map((batch: Json) => batch.runs.nodes.length),
     firstBatchProspects: batches.nodes[0].runs.nodes.map((run: Json) => run.prospect.firstName),
     firstBatchStartedAt: batches.nodes[0].runs.nodes.map((run: Json) => instant(run.startedAt)),
+  };
+}
+
+export interface RecordsDigest extends DashboardDigest {
+  /** Each run's record (null: none) as [summary, disposition, detection, sentiment], batch after batch. */
+  records: (string | number | null)[][];
+}
+
+/** The dashboard with records: the gateway's and the raw baseline's (`/dashboard?records=1`). */
+export function digestDashboardRecords(body: Json): RecordsDigest {
+  const record = (run: Json) =>
+    run.lastRecord === null
+      ? [null]
+      : [
+          run.lastRecord.summary,
+          `${run.lastRecord.disposition?.label}/${run.lastRecord.disposition?.category}`,
+          `${run.lastRecord.detection?.result}/${run.lastRecord.detection?.confidence}`,
+          run.lastRecord.sentiment,
+        ];
+  return {
+    ...digestGatewayDashboard(body),
+    records: body.data.workflow.batches.nodes.flatMap((batch: Json) => batch.runs.nodes.map(record)),
   };
 }
 

@@ -369,14 +369,20 @@ try {
     `/org/${organization.id}/workflows/${seeded.bigWorkflowId}/runs?status=${E6.status}&batch_id=${seeded.bigBatchId}` +
     `&sort=started_desc&page=${E6.page}&limit=${E6.limit}`;
   log(`${elapsed()}: the gateway's statements, counted in-process`);
-  // The pending shape of E6 (bench/shapes.ts's first) is EXPLAINed beside the main one.
-  const pendingShape = runsShapes(seeded)[0]!;
-  const pendingPath = `/org/${organization.id}/workflows/${pendingShape.workflowId}/runs?${runsQueryOf(pendingShape)}`;
-  const [dashboardStatements, e6Statements, pendingStatements, recordsStatements] = await captureStatements(db, [
+  // E6's pending shapes (bench/shapes.ts: the big batch's, and the fresh batch
+  // the planner has no statistics of) are EXPLAINed beside the main one.
+  const pendingShapes = runsShapes(seeded).filter(
+    (shape, index) => index === 0 || shape.batchId === seeded.freshBatchId,
+  );
+  const [dashboardStatements, e6Statements, recordsStatements, ...pendingStatements] = await captureStatements(db, [
     { method: 'POST', url: '/graphql', headers: noCacheHeaders, body: dashboardBody },
     { method: 'GET', url: e6Path, headers: keyHeaders },
-    { method: 'GET', url: pendingPath, headers: keyHeaders },
     { method: 'POST', url: '/graphql', headers: noCacheHeaders, body: recordsBody },
+    ...pendingShapes.map((shape) => ({
+      method: 'GET' as const,
+      url: `/org/${organization.id}/workflows/${shape.workflowId}/runs?${runsQueryOf(shape)}`,
+      headers: keyHeaders,
+    })),
   ]);
   const rawParams = {
     dashboard: [seeded.dashboardWorkflowId, organization.id],
@@ -390,20 +396,26 @@ try {
   };
   const dashboardPlans = await plans(dashboardStatements!);
   const e6Plans = await plans(e6Statements!);
-  const pendingPlans = await plans(pendingStatements!);
+  const pendingPlans = [];
+  for (const [index, shape] of pendingShapes.entries()) {
+    pendingPlans.push({
+      shape,
+      gateway: await plans(pendingStatements[index]!),
+      raw: await explain(sql, runsSql(shape.sort, false), [
+        shape.workflowId,
+        shape.batchId,
+        shape.status,
+        shape.page,
+        shape.limit,
+        organization.id,
+      ]),
+    });
+  }
   const recordsPlans = await plans(recordsStatements!);
   const rawPlans = {
     dashboard: await explain(sql, DASHBOARD_SQL, rawParams.dashboard),
     runs: await explain(sql, RUNS_SQL, rawParams.runs),
     runsCounting: await explain(sql, RUNS_COUNTING_SQL, rawParams.runs),
-    pending: await explain(sql, runsSql(pendingShape.sort, false), [
-      pendingShape.workflowId,
-      pendingShape.batchId,
-      pendingShape.status,
-      pendingShape.page,
-      pendingShape.limit,
-      organization.id,
-    ]),
   };
   await db.close();
 
@@ -1172,10 +1184,11 @@ try {
   if (runsPlan)
     showPlan('Gateway, dashboard: the 50 runs of each of the 20 batches, with their prospects', runsPlan.plan);
   showPlan('Raw baseline, E6 (total from the counter)', rawPlans.runs);
-  for (const { statement, plan } of pendingPlans) {
-    if (/"Run"/.test(statement.sql)) showPlan(`Gateway, E6 on ${pendingShape.label}`, plan);
+  for (const { shape, gateway, raw } of pendingPlans) {
+    for (const { statement, plan } of gateway)
+      if (/"Run"/.test(statement.sql)) showPlan(`Gateway, E6 on ${shape.label}`, plan);
+    showPlan(`Raw baseline, E6 on ${shape.label}`, raw);
   }
-  showPlan(`Raw baseline, E6 on ${pendingShape.label}`, rawPlans.pending);
   showPlan('Raw baseline, E6 (total by count(*))', rawPlans.runsCounting);
   showPlan('Raw baseline, dashboard', rawPlans.dashboard);
 

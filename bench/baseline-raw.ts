@@ -4,7 +4,8 @@
 // authentication, no validation beyond what the SQL needs: the ceiling a
 // gateway over the same tables can approach.
 //
-//   GET /dashboard?id=<workflow>       the dashboard query's answer
+//   GET /dashboard?id=<workflow>       the dashboard query's answer (&records=1:
+//       with each run's latest call record, as the dashboard with records asks)
 //   GET /runs?workflow_id=…&status=…&batch_id=…&page=…&limit=…&sort=…   E6's
 //       answer (sort: the listing's, started_desc when absent), the total from
 //       the batch's counters (&count=rows: count(*) of the rows)
@@ -14,7 +15,7 @@
 // BENCH_ORGANIZATION_ID (the organization every query is confined to).
 import http from 'node:http';
 import pg from 'pg';
-import { DASHBOARD_SQL, RAW_RUN_ORDERS, type RawRunOrder, runsSql } from './sql.ts';
+import { DASHBOARD_SQL, dashboardSql, RAW_RUN_ORDERS, type RawRunOrder, runsSql } from './sql.ts';
 
 const port = Number(process.argv[2]);
 const organizationId = process.env.BENCH_ORGANIZATION_ID!;
@@ -30,6 +31,8 @@ async function answer(sql: string, params: unknown[], response: http.ServerRespo
   response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
   response.end(body);
 }
+
+const DASHBOARD_WITH_RECORDS_SQL = dashboardSql(true);
 
 /** Each sort's statement, total from the counters [0] and by count(*) [1]. */
 const statements = Object.fromEntries(
@@ -47,7 +50,11 @@ const server = http.createServer((request, response) => {
     response.end(JSON.stringify({ error: error.message }));
   };
   if (url.pathname === '/dashboard') {
-    answer(DASHBOARD_SQL, [query.get('id'), organizationId], response).catch(failed);
+    answer(
+      query.get('records') === '1' ? DASHBOARD_WITH_RECORDS_SQL : DASHBOARD_SQL,
+      [query.get('id'), organizationId],
+      response,
+    ).catch(failed);
   } else if (url.pathname === '/runs') {
     const params = [
       query.get('workflow_id'),

@@ -56,6 +56,7 @@ import { type BenchDatabase, engineTargets, measureEngine, reportEngine } from '
 import { fanoutTargets, measureFanout, reportFanout } from './fanout.ts';
 import { measurePartitions, reportPartitions } from './partitions.ts';
 import {
+  digestDashboardRecords,
   digestGatewayDashboard,
   digestPostGraphile5Runs,
   digestPostGraphileDashboard,
@@ -63,6 +64,7 @@ import {
   digestRestRuns,
   E6,
   GATEWAY_DASHBOARD,
+  GATEWAY_DASHBOARD_WITH_RECORDS,
   POSTGRAPHILE_DASHBOARD,
   POSTGRAPHILE_RUNS,
   POSTGRAPHILE5_DASHBOARD,
@@ -372,18 +374,33 @@ try {
   // --------------------------------------- what the gateway sends, from inside
   const keyHeaders = { 'x-api-key': apiKey };
   const jsonHeaders = { 'content-type': 'application/json', 'x-api-key': apiKey };
+  // The response cache is on by default (src/graphql/use-response-cache.ts): the
+  // dashboard rows compared with the other servers execute (`Cache-Control:
+  // no-cache` skips the cache both ways); the cached row says what a hit costs.
+  const noCacheHeaders = { ...jsonHeaders, 'cache-control': 'no-cache' };
   const dashboardBody = JSON.stringify({ query: GATEWAY_DASHBOARD, variables: { id: seeded.dashboardWorkflowId } });
+  const recordsBody = JSON.stringify({
+    query: GATEWAY_DASHBOARD_WITH_RECORDS,
+    variables: { id: seeded.dashboardWorkflowId },
+  });
   const e6Path =
     `/org/${organization.id}/workflows/${seeded.bigWorkflowId}/runs?status=${E6.status}&batch_id=${seeded.bigBatchId}` +
     `&sort=started_desc&page=${E6.page}&limit=${E6.limit}`;
   log(`${elapsed()}: the gateway's statements, counted in-process`);
-  // The pending shape of E6 (bench/shapes.ts's first) is EXPLAINed beside the main one.
-  const pendingShape = runsShapes(seeded)[0]!;
-  const pendingPath = `/org/${organization.id}/workflows/${pendingShape.workflowId}/runs?${runsQueryOf(pendingShape)}`;
-  const [dashboardStatements, e6Statements, pendingStatements] = await captureStatements(db, [
-    { method: 'POST', url: '/graphql', headers: jsonHeaders, body: dashboardBody },
+  // E6's pending shapes (bench/shapes.ts: the big batch's, and the fresh batch
+  // the planner has no statistics of) are EXPLAINed beside the main one.
+  const pendingShapes = runsShapes(seeded).filter(
+    (shape, index) => index === 0 || shape.batchId === seeded.freshBatchId,
+  );
+  const [dashboardStatements, e6Statements, recordsStatements, ...pendingStatements] = await captureStatements(db, [
+    { method: 'POST', url: '/graphql', headers: noCacheHeaders, body: dashboardBody },
     { method: 'GET', url: e6Path, headers: keyHeaders },
-    { method: 'GET', url: pendingPath, headers: keyHeaders },
+    { method: 'POST', url: '/graphql', headers: noCacheHeaders, body: recordsBody },
+    ...pendingShapes.map((shape) => ({
+      method: 'GET' as const,
+      url: `/org/${organization.id}/workflows/${shape.workflowId}/runs?${runsQueryOf(shape)}`,
+      headers: keyHeaders,
+    })),
   ]);
   const rawParams = {
     dashboard: [seeded.dashboardWorkflowId, organization.id],
@@ -397,19 +414,26 @@ try {
   };
   const dashboardPlans = await plans(dashboardStatements!);
   const e6Plans = await plans(e6Statements!);
-  const pendingPlans = await plans(pendingStatements!);
+  const pendingPlans = [];
+  for (const [index, shape] of pendingShapes.entries()) {
+    pendingPlans.push({
+      shape,
+      gateway: await plans(pendingStatements[index]!),
+      raw: await explain(sql, runsSql(shape.sort, false), [
+        shape.workflowId,
+        shape.batchId,
+        shape.status,
+        shape.page,
+        shape.limit,
+        organization.id,
+      ]),
+    });
+  }
+  const recordsPlans = await plans(recordsStatements!);
   const rawPlans = {
     dashboard: await explain(sql, DASHBOARD_SQL, rawParams.dashboard),
     runs: await explain(sql, RUNS_SQL, rawParams.runs),
     runsCounting: await explain(sql, RUNS_COUNTING_SQL, rawParams.runs),
-    pending: await explain(sql, runsSql(pendingShape.sort, false), [
-      pendingShape.workflowId,
-      pendingShape.batchId,
-      pendingShape.status,
-      pendingShape.page,
-      pendingShape.limit,
-      organization.id,
-    ]),
   };
   await db.close();
 
@@ -447,10 +471,11 @@ try {
   const { gateway, raw, postgraphile, postgraphile5, yoga } = servers as Required<Servers>;
 
   const load = {
-    gatewayGraphql: (body: string): Omit<LoadOptions, 'connections'> => ({
+    /** A GraphQL request to the gateway: executed (no-cache) unless `cached`, when the response cache may answer it. */
+    gatewayGraphql: (body: string, cached = false): Omit<LoadOptions, 'connections'> => ({
       url: `${gateway.url}/graphql`,
       method: 'POST',
-      headers: jsonHeaders,
+      headers: cached ? jsonHeaders : noCacheHeaders,
       body,
       duration: DURATION,
       warmup: WARMUP,
@@ -490,13 +515,20 @@ try {
   const targets = {
     dashboard: {
       gateway: load.gatewayGraphql(dashboardBody),
+      gatewayCached: load.gatewayGraphql(dashboardBody, true),
       postgraphile: load.graphql(
         postgraphile,
-        JSON.stringify({ query: POSTGRAPHILE_DASHBOARD, variables: { id: seeded.dashboardWorkflowId } }),
+        JSON.stringify({
+          query: POSTGRAPHILE_DASHBOARD,
+          variables: { id: seeded.dashboardWorkflowId, organizationId: organization.id },
+        }),
       ),
       postgraphile5: load.graphql(
         postgraphile5,
-        JSON.stringify({ query: POSTGRAPHILE5_DASHBOARD, variables: { id: seeded.dashboardWorkflowId } }),
+        JSON.stringify({
+          query: POSTGRAPHILE5_DASHBOARD,
+          variables: { id: seeded.dashboardWorkflowId, organizationId: organization.id },
+        }),
       ),
       raw: load.get(`${raw.url}/dashboard?id=${seeded.dashboardWorkflowId}`),
     },
@@ -510,6 +542,7 @@ try {
             workflowId: seeded.bigWorkflowId,
             batchId: seeded.bigBatchId,
             status: E6.status,
+            organizationId: organization.id,
             first: E6.limit,
             offset: (E6.page - 1) * E6.limit,
           },
@@ -523,6 +556,7 @@ try {
             workflowId: seeded.bigWorkflowId,
             batchId: seeded.bigBatchId,
             status: E6.status,
+            organizationId: organization.id,
             first: E6.limit,
             offset: (E6.page - 1) * E6.limit,
           },
@@ -545,6 +579,7 @@ try {
   const answers = {
     dashboard: {
       gateway: await fetchJson(targets.dashboard.gateway),
+      gatewayCached: await fetchJson(targets.dashboard.gatewayCached),
       postgraphile: await fetchJson(targets.dashboard.postgraphile),
       postgraphile5: await fetchJson(targets.dashboard.postgraphile5),
       raw: await fetchJson(targets.dashboard.raw),
@@ -558,6 +593,7 @@ try {
     },
   };
   const dashboardDigest = digestGatewayDashboard(answers.dashboard.gateway.body);
+  same('dashboard, cached', dashboardDigest, digestGatewayDashboard(answers.dashboard.gatewayCached.body));
   same('dashboard, PostGraphile', dashboardDigest, digestPostGraphileDashboard(answers.dashboard.postgraphile.body));
   same('dashboard, PostGraphile 5', dashboardDigest, digestGatewayDashboard(answers.dashboard.postgraphile5.body));
   same('dashboard, raw', dashboardDigest, digestGatewayDashboard(answers.dashboard.raw.body));
@@ -620,7 +656,13 @@ try {
   };
   // ------------------------------------------------------------ (a) dashboard
   const dashboard = {
-    gateway: await measure('(a) dashboard, gateway', targets.dashboard.gateway, CONNECTIONS, gateway),
+    gateway: await measure('(a) dashboard, gateway no-cache', targets.dashboard.gateway, CONNECTIONS, gateway),
+    gatewayCached: await measure(
+      '(a) dashboard, gateway cached',
+      targets.dashboard.gatewayCached,
+      CONNECTIONS,
+      gateway,
+    ),
     postgraphile: await measure(
       '(a) dashboard, PostGraphile',
       targets.dashboard.postgraphile,
@@ -637,7 +679,7 @@ try {
   };
   // What operators do during a campaign: one workflow's dashboard polled by many clients at once.
   const polled: Record<string, Measured> = {};
-  for (const [name, server] of Object.entries({ gateway, postgraphile5, postgraphile, raw })) {
+  for (const [name, server] of Object.entries({ gateway, gatewayCached: gateway, postgraphile5, postgraphile, raw })) {
     polled[name] = await measure(
       `(a) dashboard, ${POLLERS} clients, ${name}`,
       targets.dashboard[name as keyof typeof targets.dashboard],
@@ -663,7 +705,21 @@ try {
       raw: await measure(`${what}, ${label}, raw`, shapeTargets.raw, CONNECTIONS, raw),
     };
   };
-  const dashboardShapeResults = [];
+  // The dashboard with records: (a)'s workflow, each run with its latest call record.
+  const recordsDigest = digestDashboardRecords((await fetchJson(load.gatewayGraphql(recordsBody))).body);
+  if (!recordsDigest.records.some((record) => record[0] !== null))
+    throw new Error('the dashboard with records shows no record: the seed gives each started run of workflow 1 one');
+  const dashboardShapeResults = [
+    await measureShape(
+      '(a) dashboard',
+      "workflow 1 with each run's latest call record",
+      {
+        gateway: load.gatewayGraphql(recordsBody),
+        raw: load.get(`${raw.url}/dashboard?id=${seeded.dashboardWorkflowId}&records=1`),
+      },
+      digestDashboardRecords,
+    ),
+  ];
   for (const shape of dashboardShapes(seeded)) {
     const body = JSON.stringify({ query: GATEWAY_DASHBOARD, variables: { id: shape.workflowId } });
     dashboardShapeResults.push(
@@ -761,23 +817,33 @@ try {
       `PostGraphile 4 ${(answers.dashboard.postgraphile.bytes / 1024).toFixed(0)} KiB, PostGraphile 5 ${(answers.dashboard.postgraphile5.bytes / 1024).toFixed(0)} KiB (instants as \`+00:00\`), ` +
       `raw ${(answers.dashboard.raw.bytes / 1024).toFixed(0)} KiB; the four answers hold the same batches, runs and instants (checked).`,
   );
+  report.line(
+    'The gateway twice: **no-cache** (`Cache-Control: no-cache`: every request executed, the row compared with the others) ' +
+      'and **cached** (the response cache, on by default, answering the same dashboard from memory).',
+  );
   report.table(loadHeader, [
-    loadRow('gateway (POST /graphql)', dashboard.gateway, dashboard.gateway.rps, true),
+    loadRow('gateway, no-cache (POST /graphql)', dashboard.gateway, dashboard.gateway.rps, true),
+    loadRow('gateway, cached (response cache hits)', dashboard.gatewayCached, dashboard.gateway.rps),
     loadRow('PostGraphile 4', dashboard.postgraphile, dashboard.gateway.rps),
     loadRow('PostGraphile 5', dashboard.postgraphile5, dashboard.gateway.rps),
     loadRow('raw SQL + node:http', dashboard.raw, dashboard.gateway.rps),
   ]);
   report.line('');
   report.line(
-    `Gateway SQL statements for one dashboard request (counted by Database.onStatement, warm): **${dashboardStatements!.count}**.`,
+    `Gateway SQL statements for one dashboard request, no-cache (counted by Database.onStatement, warm): **${dashboardStatements!.count}**; ` +
+      `with each run's latest call record: **${recordsStatements!.count}**.`,
   );
   statementTable(dashboardPlans);
+  report.line('');
+  report.line("With each run's latest call record:");
+  statementTable(recordsPlans);
   report.line('');
   report.line(
     `### (a) polled by ${POLLERS} clients at once: one workflow's dashboard, ${POLLERS} connections, each asking again as soon as answered`,
   );
   report.table(loadHeader, [
-    loadRow('gateway (POST /graphql)', polled.gateway!, polled.gateway!.rps, true),
+    loadRow('gateway, no-cache (POST /graphql)', polled.gateway!, polled.gateway!.rps, true),
+    loadRow('gateway, cached (response cache hits)', polled.gatewayCached!, polled.gateway!.rps),
     loadRow('PostGraphile 4', polled.postgraphile!, polled.gateway!.rps),
     loadRow('PostGraphile 5', polled.postgraphile5!, polled.gateway!.rps),
     loadRow('raw SQL + node:http', polled.raw!, polled.gateway!.rps),
@@ -825,6 +891,7 @@ try {
     shapeTargets({
       dashboard,
       dashboardStatements: dashboardStatements!.count,
+      recordsStatements: recordsStatements!.count,
       runs: [
         { label: `E6 as above (${E6.status}, page ${E6.page})`, gateway: runs.gateway!.c32, raw: runs.raw!.c32 },
         ...runsShapeResults,
@@ -1135,10 +1202,11 @@ try {
   if (runsPlan)
     showPlan('Gateway, dashboard: the 50 runs of each of the 20 batches, with their prospects', runsPlan.plan);
   showPlan('Raw baseline, E6 (total from the counter)', rawPlans.runs);
-  for (const { statement, plan } of pendingPlans) {
-    if (/"Run"/.test(statement.sql)) showPlan(`Gateway, E6 on ${pendingShape.label}`, plan);
+  for (const { shape, gateway, raw } of pendingPlans) {
+    for (const { statement, plan } of gateway)
+      if (/"Run"/.test(statement.sql)) showPlan(`Gateway, E6 on ${shape.label}`, plan);
+    showPlan(`Raw baseline, E6 on ${shape.label}`, raw);
   }
-  showPlan(`Raw baseline, E6 on ${pendingShape.label}`, rawPlans.pending);
   showPlan('Raw baseline, E6 (total by count(*))', rawPlans.runsCounting);
   showPlan('Raw baseline, dashboard', rawPlans.dashboard);
 

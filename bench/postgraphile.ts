@@ -48,6 +48,9 @@ const middleware = postgraphile(pool, 'public', {
   disableDefaultMutations: true,
   retryOnInitFail: false,
   dynamicJson: true,
+  // Run and RunAttempt are partitioned by month: PostGraphile 4 shows each
+  // partition as a table of its own unless told to show the parent (`allRuns`).
+  usePartitionedParent: true,
   setofFunctionsContainNulls: false,
   ignoreRBAC: false,
   extendedErrors: [],

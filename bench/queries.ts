@@ -17,17 +17,28 @@ export const GATEWAY_DASHBOARD = `query Dashboard($id: ID!) {
 }`;
 
 /**
+ * (a) with records: the same dashboard, each run with its latest call record
+ * as a dashboard shows it (bench/seed.ts gives workflow 1's started runs one).
+ */
+export const GATEWAY_DASHBOARD_WITH_RECORDS = GATEWAY_DASHBOARD.replace(
+  'prospect { firstName lastName phone }',
+  'prospect { firstName lastName phone }\n          lastRecord { summary sentiment disposition { label category } detection { result confidence } }',
+);
+
+/**
  * (a) The same data from PostGraphile: the same orders (batches newest first,
  * runs by started_at descending, ids breaking ties). PostGraphile has no
  * stats object: the six counters are read and the total is the client's sum.
- * Its relation names follow the foreign keys: a run refers to its batch by
- * (batch, workflow, organization, version) and to its prospect by (prospect,
- * organization), which keeps both in the same organization.
+ * Its names follow the keys, and every tenant table's keys hold
+ * organizationId: a workflow is found by (id, organization), its batches by
+ * (workflow, organization), a run refers to its batch by (batch, workflow,
+ * organization, version) and to its prospect by (prospect, organization),
+ * which keeps all of them in the one organization, as the gateway does.
  */
-export const POSTGRAPHILE_DASHBOARD = `query Dashboard($id: String!) {
-  workflowById(id: $id) {
+export const POSTGRAPHILE_DASHBOARD = `query Dashboard($id: String!, $organizationId: String!) {
+  workflowByIdAndOrganizationId(id: $id, organizationId: $organizationId) {
     name version
-    batchesByWorkflowId(first: 20, orderBy: [CREATED_AT_DESC, ID_DESC]) {
+    batchesByWorkflowIdAndOrganizationId(first: 20, orderBy: [CREATED_AT_DESC, ID_DESC]) {
       totalCount
       nodes {
         name status pendingCount inProgressCount pausedCount finishedCount cancelledCount failedCount
@@ -39,14 +50,15 @@ export const POSTGRAPHILE_DASHBOARD = `query Dashboard($id: String!) {
   }
 }`;
 
-/** (b) E6 through PostGraphile: the fields of the REST answer, the same page and total. */
-export const POSTGRAPHILE_RUNS = `query Runs($workflowId: String!, $batchId: String!, $status: RunStatus!, $first: Int!, $offset: Int!) {
-  allRuns(condition: { workflowId: $workflowId, batchId: $batchId, status: $status }, orderBy: [STARTED_AT_DESC, ID_DESC],
-          first: $first, offset: $offset) {
+/** (b) E6 through PostGraphile: the fields of the REST answer, the same page and total, in the one organization. */
+export const POSTGRAPHILE_RUNS = `query Runs($workflowId: String!, $batchId: String!, $status: RunStatus!, $organizationId: String!,
+                                        $first: Int!, $offset: Int!) {
+  allRuns(condition: { workflowId: $workflowId, batchId: $batchId, status: $status, organizationId: $organizationId },
+          orderBy: [STARTED_AT_DESC, ID_DESC], first: $first, offset: $offset) {
     totalCount
     nodes {
       id workflowId workflowVersionId batchId currentStepId prospectId startedAt endedAt status
-      batchByBatchIdAndWorkflowIdAndOrganizationIdAndWorkflowVersionId { name workflowByWorkflowId { name } }
+      batchByBatchIdAndWorkflowIdAndOrganizationIdAndWorkflowVersionId { name workflowByWorkflowIdAndOrganizationId { name } }
       prospectByProspectIdAndOrganizationId { firstName lastName email phone }
     }
   }
@@ -55,10 +67,11 @@ export const POSTGRAPHILE_RUNS = `query Runs($workflowId: String!, $batchId: Str
 /**
  * (a) The same data from PostGraphile 5, whose preset (bench/postgraphile5/server.js)
  * gives the relations natural names; rows keep their column `id` as `rowId`
- * (`id` is the Node interface's global id).
+ * (`id` is the Node interface's global id). A workflow's key is (id,
+ * organization), so both find it.
  */
-export const POSTGRAPHILE5_DASHBOARD = `query Dashboard($id: String!) {
-  workflow(rowId: $id) {
+export const POSTGRAPHILE5_DASHBOARD = `query Dashboard($id: String!, $organizationId: String!) {
+  workflow(rowId: $id, organizationId: $organizationId) {
     name version
     batches(first: 20, orderBy: [CREATED_AT_DESC, ROW_ID_DESC]) {
       totalCount
@@ -72,10 +85,11 @@ export const POSTGRAPHILE5_DASHBOARD = `query Dashboard($id: String!) {
   }
 }`;
 
-/** (b) E6 through PostGraphile 5: the fields of the REST answer, the same page and total. */
-export const POSTGRAPHILE5_RUNS = `query Runs($workflowId: String!, $batchId: String!, $status: RunStatus!, $first: Int!, $offset: Int!) {
-  runs(condition: { workflowId: $workflowId, batchId: $batchId, status: $status }, orderBy: [STARTED_AT_DESC, ROW_ID_DESC],
-       first: $first, offset: $offset) {
+/** (b) E6 through PostGraphile 5: the fields of the REST answer, the same page and total, in the one organization. */
+export const POSTGRAPHILE5_RUNS = `query Runs($workflowId: String!, $batchId: String!, $status: RunStatus!, $organizationId: String!,
+                                         $first: Int!, $offset: Int!) {
+  runs(condition: { workflowId: $workflowId, batchId: $batchId, status: $status, organizationId: $organizationId },
+       orderBy: [STARTED_AT_DESC, ROW_ID_DESC], first: $first, offset: $offset) {
     totalCount
     nodes {
       rowId workflowId workflowVersionId batchId currentStepId prospectId startedAt endedAt status
@@ -117,10 +131,32 @@ export function digestGatewayDashboard(body: Json): DashboardDigest {
   };
 }
 
+export interface RecordsDigest extends DashboardDigest {
+  /** Each run's record (null: none) as [summary, disposition, detection, sentiment], batch after batch. */
+  records: (string | number | null)[][];
+}
+
+/** The dashboard with records: the gateway's and the raw baseline's (`/dashboard?records=1`). */
+export function digestDashboardRecords(body: Json): RecordsDigest {
+  const record = (run: Json) =>
+    run.lastRecord === null
+      ? [null]
+      : [
+          run.lastRecord.summary,
+          `${run.lastRecord.disposition?.label}/${run.lastRecord.disposition?.category}`,
+          `${run.lastRecord.detection?.result}/${run.lastRecord.detection?.confidence}`,
+          run.lastRecord.sentiment,
+        ];
+  return {
+    ...digestGatewayDashboard(body),
+    records: body.data.workflow.batches.nodes.flatMap((batch: Json) => batch.runs.nodes.map(record)),
+  };
+}
+
 const runsOf = (batch: Json) => batch.runsByBatchIdAndWorkflowIdAndOrganizationIdAndWorkflowVersionId;
 
 export function digestPostGraphileDashboard(body: Json): DashboardDigest {
-  const batches = body.data.workflowById.batchesByWorkflowId;
+  const batches = body.data.workflowByIdAndOrganizationId.batchesByWorkflowIdAndOrganizationId;
   return {
     totalBatches: batches.totalCount,
     batches: batches.nodes.map((batch: Json) => batch.name),

@@ -10,6 +10,12 @@
 //     as E4 makes), the other 999 batches about 900 each
 //   a campaign: workflow 11, its 20 batches just created, 500 pending runs
 //     each (10,000 more runs, none started: a dashboard of pending runs)
+//   a fresh batch: workflow 2, one batch of pending runs (a 40th of the runs)
+//     inserted after VACUUM ANALYZE, as E4 leaves a batch until autovacuum
+//     comes: the planner has no statistics of it yet
+//   call records: every started run of workflow 1 (the dashboard's) has one
+//     attempt and its record (a summary, a disposition, a detection, a
+//     sentiment, four turns), for the dashboard with records
 //
 // Batch states: the 40 newest and batch 1,000 are in progress (60% finished,
 // 8% failed, 1% in progress, the rest pending), one in 25 of the others is
@@ -38,6 +44,8 @@ export interface Seeded {
   smallWorkflowId: string;
   /** Workflow 2: E4 creates its batches there. */
   e4WorkflowId: string;
+  /** Workflow 2's newest batch, of pending runs inserted after the statistics were taken. */
+  freshBatchId: string;
   counts: Record<string, number>;
   seconds: number;
 }
@@ -158,6 +166,42 @@ export async function seed(
      FROM batch CROSS JOIN generate_series(1, 500) AS p`,
     [organizationId, apiKeyId],
   );
+  // Workflow 1's started runs (its 100 batches, about 80,000 runs): an attempt
+  // each, and the record its agent worker reported, varied by the run's number.
+  await step(
+    'call records',
+    `WITH started AS (
+       SELECT r.id, r."organizationId", r."batchId", r."startedAt", r."endedAt", r.status, p.phone,
+              row_number() OVER () AS n
+       FROM "Run" AS r JOIN "Prospect" AS p ON p.id = r."prospectId" AND p."organizationId" = r."organizationId"
+       WHERE r."workflowId" = ${idOf('wf', 'workflow', '1')} AND r."startedAt" IS NOT NULL
+     ), attempt AS (
+       INSERT INTO "RunAttempt" ("organizationId", "runId", "batchId", number, "stepId", "startedAt", "endedAt", outcome,
+                                 "toNumber", "durationSeconds", "callEndedAt")
+       SELECT "organizationId", id, "batchId", 1, 'dial', "startedAt", "endedAt",
+              (CASE WHEN status = 'FAILED' THEN 'failed' WHEN n % 5 = 0 THEN 'voicemail' ELSE 'answered' END)::"CallOutcome",
+              phone, extract(epoch FROM "endedAt" - "startedAt"), "endedAt"
+       FROM started
+       RETURNING id, "runId", "batchId", "organizationId", "startedAt", "endedAt"
+     )
+     INSERT INTO "CallRecord" ("organizationId", "attemptId", "runId", "attemptNumber", "batchId", "agentId", transcript,
+                               detection, "detectionResult", summary, disposition, "dispositionLabel", "dispositionCategory",
+                               sentiment, "endedBy", "createdAt", "updatedAt")
+     SELECT a."organizationId", a.id, a."runId", 1, a."batchId", 'agt_bench', jsonb_build_array(
+              jsonb_build_object('role', 'agent', 'text', 'Hello, this is the clinic calling about your appointment.', 'started_ms', 0, 'ended_ms', 3200),
+              jsonb_build_object('role', 'callee', 'text', 'Oh yes, hello.', 'started_ms', 3400, 'ended_ms', 4300),
+              jsonb_build_object('role', 'agent', 'text', 'Would Tuesday at ten suit you?', 'started_ms', 4500, 'ended_ms', 6100),
+              jsonb_build_object('role', 'callee', 'text', 'Tuesday is fine, thanks.', 'started_ms', 6300, 'ended_ms', 7600)),
+            jsonb_build_object('result', detection, 'confidence', 0.9, 'detected_ms', 1200), detection,
+            'Call ' || s.n || ': ' || label, jsonb_build_object('label', label, 'category', category), label, category,
+            round(((s.n % 21) - 10) / 10.0, 1), 'callee', COALESCE(a."endedAt", a."startedAt"), COALESCE(a."endedAt", a."startedAt")
+     FROM attempt AS a JOIN (
+       SELECT id, n, CASE WHEN n % 5 = 0 THEN 'voicemail' ELSE 'human' END AS detection,
+              (ARRAY['booked', 'call back later', 'not interested', 'wrong number'])[1 + n % 4] AS label,
+              (ARRAY['success', 'neutral', 'neutral', 'issue'])[1 + n % 4] AS category
+       FROM started
+     ) AS s ON s.id = a."runId"`,
+  );
   await step(
     'batch counters',
     `UPDATE "Batch" AS b SET
@@ -177,11 +221,28 @@ export async function seed(
   // would on a table that has settled, so index-only scans are possible.
   await step('VACUUM ANALYZE', 'VACUUM ANALYZE');
   await client.query(`RESET maintenance_work_mem`);
+  // Below autovacuum's analyze threshold (10% of the table), so it stays unknown to the planner.
+  const freshRuns = Math.min(prospects, Math.floor(runs / 40));
+  await step(
+    'fresh batch (after ANALYZE)',
+    `WITH batch AS (
+       INSERT INTO "Batch" (id, "organizationId", "workflowId", "workflowVersionId", name, "sourceType", "createdBy", status,
+                            "totalProspects", "pendingCount", "createdAt", "updatedAt")
+       VALUES (${idOf('bat', 'fresh', '1')}, $1, ${idOf('wf', 'workflow', '2')}, ${idOf('wfv', 'version', '2')}, 'Fresh', 'prospect_ids', $2,
+               'IN_PROGRESS', $3, $3, now(), now())
+       RETURNING id, "workflowId", "workflowVersionId", "createdAt"
+     )
+     INSERT INTO "Run" ("organizationId", "workflowId", "workflowVersionId", "batchId", "prospectId", status, "createdAt", "updatedAt")
+     SELECT $1, batch."workflowId", batch."workflowVersionId", batch.id, 'prs_' || md5('bench-prospect-' || p), 'PENDING'::"RunStatus",
+            batch."createdAt", batch."createdAt"
+     FROM batch CROSS JOIN generate_series(1, $3::int) AS p`,
+    [organizationId, apiKeyId, freshRuns],
+  );
 
   const ids = (
     await client.query<Record<string, string>>(
       `SELECT ${idOf('wf', 'workflow', '1')} AS dashboard, ${idOf('wf', 'workflow', String(workflows))} AS big_workflow,
-              ${idOf('bat', 'batch', String(bigBatch))} AS big_batch, ${idOf('wf', 'workflow', '2')} AS e4_workflow,
+              ${idOf('bat', 'batch', String(bigBatch))} AS big_batch, ${idOf('wf', 'workflow', '2')} AS e4_workflow, ${idOf('bat', 'fresh', '1')} AS fresh_batch,
               ${idOf('wf', 'workflow', '0')} AS campaign, ${idOf('bat', 'batch', String(bigBatch - 1))} AS small_batch,
               ${idOf('wf', 'workflow', workflowOf(String(bigBatch - 1)))} AS small_workflow`,
     )
@@ -199,6 +260,7 @@ export async function seed(
     bigWorkflowId: ids.big_workflow!,
     bigBatchId: ids.big_batch!,
     e4WorkflowId: ids.e4_workflow!,
+    freshBatchId: ids.fresh_batch!,
     campaignWorkflowId: ids.campaign!,
     smallBatchId: ids.small_batch!,
     smallWorkflowId: ids.small_workflow!,

@@ -2,11 +2,26 @@
 // report EXPLAINs it beside the gateway's statements).
 
 /**
- * The dashboard: the workflow, its 20 newest batches with their counters, and
- * each batch's 50 latest runs with their prospect. Each LATERAL stops at its
- * LIMIT on the (parent, order) index.
+ * What the dashboard with records (bench/queries.ts) reads of each run's
+ * latest record: one subquery per run, on "CallRecord_runId_idx".
  */
-export const DASHBOARD_SQL = `
+const LAST_RECORD = `,
+              'lastRecord', (
+                SELECT json_build_object(
+                  'summary', c.summary, 'sentiment', c.sentiment, 'disposition', c.disposition,
+                  'detection', CASE WHEN c.detection IS NOT NULL
+                                 THEN json_build_object('result', c.detection->'result', 'confidence', c.detection->'confidence') END)
+                FROM "CallRecord" AS c WHERE c."runId" = r.id AND c."organizationId" = $2
+                ORDER BY c."attemptNumber" DESC LIMIT 1
+              )`;
+
+/**
+ * The dashboard: the workflow, its 20 newest batches with their counters, and
+ * each batch's 50 latest runs with their prospect (and, `withRecords`, each
+ * run's latest call record). Each LATERAL stops at its LIMIT on the (parent,
+ * order) index.
+ */
+export const dashboardSql = (withRecords: boolean) => `
 SELECT json_build_object('data', json_build_object('workflow', (
   SELECT json_build_object(
     'name', w.name, 'version', w.version,
@@ -21,7 +36,7 @@ SELECT json_build_object('data', json_build_object('workflow', (
           'runs', json_build_object('nodes', COALESCE((
             SELECT json_agg(json_build_object(
               'status', r.status, 'startedAt', r."startedAt",
-              'prospect', json_build_object('firstName', p."firstName", 'lastName', p."lastName", 'phone', p.phone)
+              'prospect', json_build_object('firstName', p."firstName", 'lastName', p."lastName", 'phone', p.phone)${withRecords ? LAST_RECORD : ''}
             ) ORDER BY r."startedAt" DESC, r.id DESC)
             FROM (
               SELECT r.id, r.status, r."startedAt", r."prospectId" FROM "Run" AS r
@@ -39,6 +54,7 @@ SELECT json_build_object('data', json_build_object('workflow', (
   )
   FROM "Workflow" AS w WHERE w.id = $1 AND w."organizationId" = $2
 )))::text AS body`;
+export const DASHBOARD_SQL = dashboardSql(false);
 
 /**
  * E6 filtered by batch and status, written as someone who knows the schema

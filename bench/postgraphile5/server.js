@@ -39,10 +39,15 @@ const pool = new pg.Pool({
 });
 pool.on('error', () => {});
 
-// Smart tags in the preset, not COMMENTs: Prisma owns the DDL. A run refers
-// to its batch by (batch, workflow, organization, version), which v5 hides
-// (no index starts with those four columns in that order) unless tagged
-// isIndexed; the names make `Batch.runs`, `Run.batch`, `Run.prospect`.
+// Smart tags in the preset, not COMMENTs: Prisma owns the DDL. Every tenant
+// table's keys hold organizationId, so the relations' default names would
+// spell out the columns (`workflowOrganization`, `runOrganization`); the tags
+// name them as the gateway does: `Workflow.batches`, `Batch.runs`,
+// `Run.batch`, `Run.prospect`, `Run.runAttempts` (`attempts` is a column). A run refers to its batch by
+// (batch, workflow, organization, version), which v5 hides (no index starts
+// with those four columns in that order) unless tagged isIndexed. Run and
+// RunAttempt are partitioned: the constraints named here are the parents'
+// (each partition's copies are not in the schema).
 const tags = jsonPgSmartTags({
   version: 1,
   config: {
@@ -53,8 +58,13 @@ const tags = jsonPgSmartTags({
           Run_prospect_fkey: { tags: { fieldName: 'prospect', foreignFieldName: 'runs' } },
         },
       },
+      RunAttempt: {
+        constraint: { RunAttempt_run_fkey: { tags: { fieldName: 'run', foreignFieldName: 'runAttempts' } } },
+      },
       Batch: {
-        constraint: { Batch_workflowId_fkey: { tags: { fieldName: 'workflow', foreignFieldName: 'batches' } } },
+        constraint: {
+          Batch_workflowId_organizationId_fkey: { tags: { fieldName: 'workflow', foreignFieldName: 'batches' } },
+        },
       },
     },
   },

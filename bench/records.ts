@@ -80,6 +80,8 @@ export interface RecordsMeasured {
   /** CPU time per report (ms) of the gateway process and of the database's PostgreSQL backends, during the ingest. */
   gatewayCpuMs: number;
   postgresCpuMs: number;
+  /** The same of this process, the load generator, on the same cores. */
+  clientCpuMs: number;
   /** With BENCH_RECORDS_CPU_PROF: where the gateway's CPU went during the ingest. */
   profile?: ProfileSummary;
   records: number;
@@ -144,6 +146,7 @@ export async function measureRecords(database: BenchDatabase, log: (line: string
     await backends.sample();
     const sampling = setInterval(() => void backends.sample(), 200);
     const gatewayCpuAtStart = cpuMs(gateway.pid);
+    const clientCpuAtStart = cpuMs(process.pid);
     const started = performance.now();
     ingest.from = started;
     await Promise.all(
@@ -159,13 +162,15 @@ export async function measureRecords(database: BenchDatabase, log: (line: string
     ingest.until = performance.now();
     const ingestMs = ingest.until - started;
     const gatewayCpuMs = (cpuMs(gateway.pid) - gatewayCpuAtStart) / RECORDS_BENCH.reports;
+    const clientCpuMs = (cpuMs(process.pid) - clientCpuAtStart) / RECORDS_BENCH.reports;
     clearInterval(sampling);
     await backends.sample();
     const postgresCpuMs = backends.cpuMs() / RECORDS_BENCH.reports;
     const reportsPerSecond = RECORDS_BENCH.reports / (ingestMs / 1000);
     log(
       `  ${RECORDS_BENCH.reports} 40-turn records in ${(ingestMs / 1000).toFixed(2)} s (${reportsPerSecond.toFixed(0)}/s); ` +
-        `CPU per report: gateway ${gatewayCpuMs.toFixed(2)} ms, PostgreSQL ${postgresCpuMs.toFixed(2)} ms (${backends.states()})`,
+        `CPU per report: gateway ${gatewayCpuMs.toFixed(2)} ms, PostgreSQL ${postgresCpuMs.toFixed(2)} ms, ` +
+        `the load generator ${clientCpuMs.toFixed(2)} ms (${backends.states()})`,
     );
 
     // Search: the records seeded in one statement, the words' index built after them.
@@ -222,6 +227,7 @@ export async function measureRecords(database: BenchDatabase, log: (line: string
       reportP99Ms: percentile(latencies, 99),
       gatewayCpuMs,
       postgresCpuMs,
+      clientCpuMs,
       records: RECORDS_BENCH.records,
       seedMs,
       searches,
@@ -275,7 +281,8 @@ export function reportRecords(report: Report, measured: RecordsMeasured) {
     `${measured.reports.toLocaleString('en')} reports of a 40-turn record (with a summary, a disposition and a detection), ` +
       `each to an attempt that ended, ${RECORDS_BENCH.concurrency} at a time, one gateway instance: ` +
       `${measured.reportsPerSecond.toFixed(0)} reports/s, p99 ${ms(measured.reportP99Ms)}; CPU per report: the gateway ` +
-      `${measured.gatewayCpuMs.toFixed(2)} ms, PostgreSQL's backends ${measured.postgresCpuMs.toFixed(2)} ms.`,
+      `${measured.gatewayCpuMs.toFixed(2)} ms, PostgreSQL's backends ${measured.postgresCpuMs.toFixed(2)} ms, ` +
+      `the load generator (on the same cores) ${measured.clientCpuMs.toFixed(2)} ms.`,
   );
   if (measured.profile) {
     report.line('');

@@ -13,6 +13,8 @@ import { cpuMs, percentile, startGateway } from './support.ts';
 
 const RECORDS_BENCH = {
   reports: Number(process.env.BENCH_RECORD_REPORTS ?? 2000),
+  /** Turns of each report: 40 for the target; 1 shows what a report costs whatever its size. */
+  turns: Number(process.env.BENCH_RECORD_TURNS ?? 40),
   concurrency: 16,
   records: Number(process.env.BENCH_SEARCH_RECORDS ?? 1_000_000),
   searches: 300,
@@ -60,9 +62,9 @@ const WORDS = [
   'meeting',
 ];
 
-/** A 40-turn transcript, a summary and a disposition: what a worker reports after a long call. */
-const fortyTurns = {
-  transcript: Array.from({ length: 40 }, (_, index) => ({
+/** A 40-turn transcript (BENCH_RECORD_TURNS), a summary and a disposition: what a worker reports after a long call. */
+const reported = {
+  transcript: Array.from({ length: RECORDS_BENCH.turns }, (_, index) => ({
     role: index % 2 ? 'callee' : 'agent',
     text: `Turn ${index}: ${WORDS.slice(index % 20, (index % 20) + 12).join(' ')}, is that right?`,
     started_ms: index * 3000,
@@ -154,7 +156,7 @@ export async function measureRecords(database: BenchDatabase, log: (line: string
         while (next <= RECORDS_BENCH.reports) {
           const number = next++;
           const sent = performance.now();
-          await call('POST', `/runs/${run!.id}/attempts/${number}/record`, fortyTurns);
+          await call('POST', `/runs/${run!.id}/attempts/${number}/record`, reported);
           latencies.push(performance.now() - sent);
         }
       }),
@@ -168,7 +170,7 @@ export async function measureRecords(database: BenchDatabase, log: (line: string
     const postgresCpuMs = backends.cpuMs() / RECORDS_BENCH.reports;
     const reportsPerSecond = RECORDS_BENCH.reports / (ingestMs / 1000);
     log(
-      `  ${RECORDS_BENCH.reports} 40-turn records in ${(ingestMs / 1000).toFixed(2)} s (${reportsPerSecond.toFixed(0)}/s); ` +
+      `  ${RECORDS_BENCH.reports} ${RECORDS_BENCH.turns}-turn records in ${(ingestMs / 1000).toFixed(2)} s (${reportsPerSecond.toFixed(0)}/s); ` +
         `CPU per report: gateway ${gatewayCpuMs.toFixed(2)} ms, PostgreSQL ${postgresCpuMs.toFixed(2)} ms, ` +
         `the load generator ${clientCpuMs.toFixed(2)} ms (${backends.states()})`,
     );
@@ -278,7 +280,7 @@ export function reportRecords(report: Report, measured: RecordsMeasured) {
   report.line('');
   report.line('## (l) Call records: ingest and full-text search');
   report.line(
-    `${measured.reports.toLocaleString('en')} reports of a 40-turn record (with a summary, a disposition and a detection), ` +
+    `${measured.reports.toLocaleString('en')} reports of a ${RECORDS_BENCH.turns}-turn record (with a summary, a disposition and a detection), ` +
       `each to an attempt that ended, ${RECORDS_BENCH.concurrency} at a time, one gateway instance: ` +
       `${measured.reportsPerSecond.toFixed(0)} reports/s, p99 ${ms(measured.reportP99Ms)}; CPU per report: the gateway ` +
       `${measured.gatewayCpuMs.toFixed(2)} ms, PostgreSQL's backends ${measured.postgresCpuMs.toFixed(2)} ms, ` +
@@ -316,7 +318,7 @@ export function recordsTargets(measured: RecordsMeasured): string[][] {
   const all = measured.searches.flatMap((search) => search.latencies);
   return [
     [
-      `(l) 40-turn record ingest >= ${RECORDS_BENCH.ingestTarget} reports/s`,
+      `(l) ${RECORDS_BENCH.turns}-turn record ingest >= ${RECORDS_BENCH.ingestTarget} reports/s`,
       `${measured.reportsPerSecond.toFixed(0)} reports/s`,
       verdict(measured.reportsPerSecond >= RECORDS_BENCH.ingestTarget),
     ],

@@ -165,7 +165,7 @@ async function seedBatch(database: BenchDatabase, guarded = false): Promise<Seed
  * time (one seen first mid-run counts from 0), and what each was doing at
  * each sample (state and wait event: where the time goes).
  */
-function postgresSampler(sql: pg.Client) {
+export function postgresSampler(sql: pg.Client) {
   const first = new Map<number, number>();
   const last = new Map<number, number>();
   const states = new Map<string, number>();

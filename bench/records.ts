@@ -1,20 +1,27 @@
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
 import pg from 'pg';
 import type { SqlClient } from '../src/db/tx.ts';
 import { callRecordSearch } from '../src/domain/call-record-search.ts';
 import { createOrganization } from '../src/domain/organizations.ts';
 import { prepareDatabase } from '../src/domain/prepare-database.ts';
 import { Prisma } from '../src/generated/prisma/client.ts';
-import type { BenchDatabase } from './engine.ts';
+import { type ProfileSummary, summarizeProfile } from './cpuprofile.ts';
+import { type BenchDatabase, postgresSampler } from './engine.ts';
 import { ms, type Report, verdict } from './report.ts';
-import { percentile, startGateway } from './support.ts';
+import { cpuMs, percentile, startGateway } from './support.ts';
 
 const RECORDS_BENCH = {
   reports: Number(process.env.BENCH_RECORD_REPORTS ?? 2000),
+  /** Turns of each report: 40 for the target; 1 shows what a report costs whatever its size. */
+  turns: Number(process.env.BENCH_RECORD_TURNS ?? 40),
   concurrency: 16,
   records: Number(process.env.BENCH_SEARCH_RECORDS ?? 1_000_000),
   searches: 300,
   ingestTarget: 500,
   searchTargetMs: 50,
+  /** BENCH_RECORDS_CPU_PROF=<directory>: the gateway runs with `--cpu-prof`, its ingest summarized. */
+  profileDirectory: process.env.BENCH_RECORDS_CPU_PROF,
 };
 
 /** What a search looks for: a rare word, common words, a phrase, an exclusion. */
@@ -55,9 +62,9 @@ const WORDS = [
   'meeting',
 ];
 
-/** A 40-turn transcript, a summary and a disposition: what a worker reports after a long call. */
-const fortyTurns = {
-  transcript: Array.from({ length: 40 }, (_, index) => ({
+/** A 40-turn transcript (BENCH_RECORD_TURNS), a summary and a disposition: what a worker reports after a long call. */
+const reported = {
+  transcript: Array.from({ length: RECORDS_BENCH.turns }, (_, index) => ({
     role: index % 2 ? 'callee' : 'agent',
     text: `Turn ${index}: ${WORDS.slice(index % 20, (index % 20) + 12).join(' ')}, is that right?`,
     started_ms: index * 3000,
@@ -72,6 +79,13 @@ export interface RecordsMeasured {
   reports: number;
   reportsPerSecond: number;
   reportP99Ms: number;
+  /** CPU time per report (ms) of the gateway process and of the database's PostgreSQL backends, during the ingest. */
+  gatewayCpuMs: number;
+  postgresCpuMs: number;
+  /** The same of this process, the load generator, on the same cores. */
+  clientCpuMs: number;
+  /** With BENCH_RECORDS_CPU_PROF: where the gateway's CPU went during the ingest. */
+  profile?: ProfileSummary;
   records: number;
   seedMs: number;
   searches: { query: string; latencies: number[]; total: number }[];
@@ -82,10 +96,18 @@ export interface RecordsMeasured {
 export async function measureRecords(database: BenchDatabase, log: (line: string) => void): Promise<RecordsMeasured> {
   const db = await prepareDatabase({ kind: 'postgres', url: database.url, poolSize: 2 });
   const { organization, apiKey } = await createOrganization(db.prisma, 'Records bench').finally(() => db.close());
-  const gateway = await startGateway({ name: 'gateway (records)', databaseUrl: database.url });
+  const directory = RECORDS_BENCH.profileDirectory && path.resolve(RECORDS_BENCH.profileDirectory);
+  const spawnedAt = performance.now();
+  const gateway = await startGateway({
+    name: 'gateway (records)',
+    databaseUrl: database.url,
+    nodeArgs: directory ? ['--cpu-prof', `--cpu-prof-dir=${directory}`] : [],
+  });
   const sql = new pg.Client({ connectionString: database.url });
   sql.on('error', () => {});
   await sql.connect();
+  const ingest = { from: 0, until: 0 };
+  let measured: RecordsMeasured;
   try {
     const call = async (method: string, path: string, body?: unknown) => {
       const response = await fetch(`${gateway.url}/org/${organization.id}${path}`, {
@@ -122,20 +144,36 @@ export async function measureRecords(database: BenchDatabase, log: (line: string
     await attempts(1, RECORDS_BENCH.reports);
     let next = 1;
     const latencies: number[] = [];
+    const backends = postgresSampler(sql);
+    await backends.sample();
+    const sampling = setInterval(() => void backends.sample(), 200);
+    const gatewayCpuAtStart = cpuMs(gateway.pid);
+    const clientCpuAtStart = cpuMs(process.pid);
     const started = performance.now();
+    ingest.from = started;
     await Promise.all(
       Array.from({ length: RECORDS_BENCH.concurrency }, async () => {
         while (next <= RECORDS_BENCH.reports) {
           const number = next++;
           const sent = performance.now();
-          await call('POST', `/runs/${run!.id}/attempts/${number}/record`, fortyTurns);
+          await call('POST', `/runs/${run!.id}/attempts/${number}/record`, reported);
           latencies.push(performance.now() - sent);
         }
       }),
     );
-    const ingestMs = performance.now() - started;
+    ingest.until = performance.now();
+    const ingestMs = ingest.until - started;
+    const gatewayCpuMs = (cpuMs(gateway.pid) - gatewayCpuAtStart) / RECORDS_BENCH.reports;
+    const clientCpuMs = (cpuMs(process.pid) - clientCpuAtStart) / RECORDS_BENCH.reports;
+    clearInterval(sampling);
+    await backends.sample();
+    const postgresCpuMs = backends.cpuMs() / RECORDS_BENCH.reports;
     const reportsPerSecond = RECORDS_BENCH.reports / (ingestMs / 1000);
-    log(`  ${RECORDS_BENCH.reports} 40-turn records in ${(ingestMs / 1000).toFixed(2)} s`);
+    log(
+      `  ${RECORDS_BENCH.reports} ${RECORDS_BENCH.turns}-turn records in ${(ingestMs / 1000).toFixed(2)} s (${reportsPerSecond.toFixed(0)}/s); ` +
+        `CPU per report: gateway ${gatewayCpuMs.toFixed(2)} ms, PostgreSQL ${postgresCpuMs.toFixed(2)} ms, ` +
+        `the load generator ${clientCpuMs.toFixed(2)} ms (${backends.states()})`,
+    );
 
     // Search: the records seeded in one statement, the words' index built after them.
     const seedStarted = performance.now();
@@ -185,10 +223,13 @@ export async function measureRecords(database: BenchDatabase, log: (line: string
       log(`  q=${query}: p99 ${ms(percentile(measured.latencies, 99))}, ${measured.total} found`);
       searches.push(measured);
     }
-    return {
+    measured = {
       reports: RECORDS_BENCH.reports,
       reportsPerSecond,
       reportP99Ms: percentile(latencies, 99),
+      gatewayCpuMs,
+      postgresCpuMs,
+      clientCpuMs,
       records: RECORDS_BENCH.records,
       seedMs,
       searches,
@@ -198,6 +239,29 @@ export async function measureRecords(database: BenchDatabase, log: (line: string
     await sql.end();
     await gateway.stop();
   }
+  // The profile is written when the gateway stops; its clock starts about when it was spawned.
+  const window = { from: ingest.from - spawnedAt, until: ingest.until - spawnedAt };
+  return { ...measured, profile: await ingestProfile(directory, window, log) };
+}
+
+/** The gateway's profile (written as it stopped) over the ingest, logged; undefined without BENCH_RECORDS_CPU_PROF. */
+async function ingestProfile(
+  directory: string | undefined,
+  window: { from: number; until: number },
+  log: (line: string) => void,
+): Promise<ProfileSummary | undefined> {
+  if (!directory) return undefined;
+  // CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile: thread 0 is the main thread; the newest is this run's.
+  const file = (await readdir(directory))
+    .filter((name) => name.split('.')[4] === '0' && name.endsWith('.cpuprofile'))
+    .sort()
+    .at(-1);
+  if (!file) return undefined;
+  const summary = summarizeProfile(path.join(directory, file), 15, window.from, window.until);
+  log(`  gateway profile (${path.join(directory, file)}), ${summary.busyMs.toFixed(0)} ms busy in the ingest:`);
+  for (const area of summary.areas) log(`    ${(area.share * 100).toFixed(1)}% ${area.area}`);
+  for (const entry of summary.functions) log(`    ${(entry.share * 100).toFixed(1)}% ${entry.name} ${entry.where}`);
+  return summary;
 }
 
 /** The statement of a search's first page of 20 (and the one more that tells whether a next page exists). */
@@ -216,10 +280,20 @@ export function reportRecords(report: Report, measured: RecordsMeasured) {
   report.line('');
   report.line('## (l) Call records: ingest and full-text search');
   report.line(
-    `${measured.reports.toLocaleString('en')} reports of a 40-turn record (with a summary, a disposition and a detection), ` +
+    `${measured.reports.toLocaleString('en')} reports of a ${RECORDS_BENCH.turns}-turn record (with a summary, a disposition and a detection), ` +
       `each to an attempt that ended, ${RECORDS_BENCH.concurrency} at a time, one gateway instance: ` +
-      `${measured.reportsPerSecond.toFixed(0)} reports/s, p99 ${ms(measured.reportP99Ms)}.`,
+      `${measured.reportsPerSecond.toFixed(0)} reports/s, p99 ${ms(measured.reportP99Ms)}; CPU per report: the gateway ` +
+      `${measured.gatewayCpuMs.toFixed(2)} ms, PostgreSQL's backends ${measured.postgresCpuMs.toFixed(2)} ms, ` +
+      `the load generator (on the same cores) ${measured.clientCpuMs.toFixed(2)} ms.`,
   );
+  if (measured.profile) {
+    report.line('');
+    report.line(`Where the gateway's CPU went during the ingest (\`--cpu-prof\`, BENCH_RECORDS_CPU_PROF), self time:`);
+    report.table(
+      ['function', 'where', 'share'],
+      measured.profile.functions.map((entry) => [entry.name, entry.where, `${(entry.share * 100).toFixed(1)}%`]),
+    );
+  }
   report.line('');
   report.line(
     `GET /call-records?q=…&limit=20 over ${measured.records.toLocaleString('en')} records of one organization ` +
@@ -244,7 +318,7 @@ export function recordsTargets(measured: RecordsMeasured): string[][] {
   const all = measured.searches.flatMap((search) => search.latencies);
   return [
     [
-      `(l) 40-turn record ingest >= ${RECORDS_BENCH.ingestTarget} reports/s`,
+      `(l) ${RECORDS_BENCH.turns}-turn record ingest >= ${RECORDS_BENCH.ingestTarget} reports/s`,
       `${measured.reportsPerSecond.toFixed(0)} reports/s`,
       verdict(measured.reportsPerSecond >= RECORDS_BENCH.ingestTarget),
     ],

@@ -60,6 +60,31 @@ describe('hostile input', () => {
     expect(inLiteral.body.errors[0].extensions.code).toBe('BAD_INPUT');
   });
 
+  it("refuses a call record's part holding a NUL or a non-finite number, naming the member", async () => {
+    const record = '/org/{org}/runs/run_x/attempts/1/record';
+    const turn = (text: string, started_ms: number) => ({ role: 'callee', text, started_ms, ended_ms: started_ms + 1 });
+    const withNul = { transcript: [turn('hello', 0), turn('my number is \u0000', 10)] };
+    expect(refused(await rest('POST', record, { body: withNul })).error).toEqual([
+      { path: 'transcript.1.text', rule: 'no NUL', message: expect.any(String) },
+    ]);
+    expect(refused(await rest('POST', record, { raw: '{"summary": "s", "sentiment": 1e999}' })).error).toEqual([
+      { path: 'sentiment', rule: 'finite', message: expect.any(String) },
+    ]);
+    expect(
+      refused(await rest('POST', record, { raw: '{"data": {"slot": [1, {"at": -1e999}]}}' })).error[0],
+    ).toMatchObject({ path: 'data.slot.1.at', rule: 'finite' });
+    const graphql = await server.graphql(
+      apiKey,
+      'mutation($input: CallRecordReportInput!) { reportCallRecord(runId: "run_x", attempt: 1, input: $input) { id } }',
+      { input: withNul },
+    );
+    expect(graphql.status).toBe(400);
+    expect(graphql.body.errors[0].extensions).toMatchObject({
+      code: 'BAD_INPUT',
+      detail: [{ path: 'variables.input.transcript.1.text', rule: 'no NUL' }],
+    });
+  });
+
   it('refuses bodies and variables nested deeper than 64 levels, however deep', async () => {
     for (const depth of [65, 100_000]) {
       const nested = '['.repeat(depth) + ']'.repeat(depth);

@@ -13,8 +13,23 @@ import { lockDataDir } from './data-dir-lock.ts';
 import { quoteIdentifier } from './parts/identifiers.ts';
 import { listen } from './sql/listen.ts';
 
+/** How a statement is sent. */
+export interface QueryOptions {
+  /**
+   * Prepared once per connection and planned from then on as a generic plan
+   * when PostgreSQL finds it as cheap (a named statement): for a hot statement
+   * of fixed text whose planning costs as much as its execution (POST
+   * …/record). Embedded, the option changes nothing.
+   */
+  prepared?: boolean;
+}
+
 export interface SqlQueryable {
-  query<Row = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<{ rows: Row[] }>;
+  query<Row = Record<string, unknown>>(
+    sql: string,
+    params?: unknown[],
+    options?: QueryOptions,
+  ): Promise<{ rows: Row[] }>;
   /** Runs a script of one or more statements without parameters. */
   exec(sql: string): Promise<void>;
 }
@@ -69,9 +84,9 @@ function observedClient(adapter: SqlDriverAdapterFactory, listeners: Set<Stateme
 /** The same runner, reporting each statement it sends (in transactions too) to the listeners, and tracing it (Prisma traces its own). */
 function observedRunner(runner: SqlRunner, listeners: Set<StatementListener>): SqlRunner {
   const observe = (queryable: SqlQueryable): SqlQueryable => ({
-    query: (text, params) => {
+    query: (text, params, options) => {
       for (const listener of listeners) listener(text, () => params ?? []);
-      return tracing().statement(text, () => queryable.query(text, params));
+      return tracing().statement(text, () => queryable.query(text, params, options));
     },
     exec: (text) => {
       for (const listener of listeners) listener(text, () => []);
@@ -157,10 +172,29 @@ async function openEmbedded(dataDir: string): Promise<Database> {
   }
 }
 
+/**
+ * Named statements of a process, at most this many: each connection keeps
+ * every one it was sent until it closes (a PgBouncer in transaction mode
+ * needs `max_prepared_statements` at least this: docs/call-records.md).
+ */
+const MAX_NAMED_STATEMENTS = 64;
+const statementNames = new Map<string, string>();
+
+/** The name `text` is prepared under; null past MAX_NAMED_STATEMENTS (sent unnamed). */
+function statementName(text: string): string | null {
+  let name = statementNames.get(text);
+  if (name === undefined && statementNames.size < MAX_NAMED_STATEMENTS) {
+    name = `gateway_${statementNames.size + 1}`;
+    statementNames.set(text, name);
+  }
+  return name ?? null;
+}
+
 function queryableClient(client: pg.ClientBase | pg.Pool): SqlQueryable {
   return {
-    query: async (text, params) => {
-      const result = await client.query(text, params);
+    query: async (text, params, options) => {
+      const name = options?.prepared ? statementName(text) : null;
+      const result = await client.query(name ? { name, text, values: params } : { text, values: params });
       return { rows: result.rows };
     },
     exec: async (text) => {

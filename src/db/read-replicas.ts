@@ -95,13 +95,13 @@ function failingOver(replica: Database, primary: Database, failed: () => void): 
     },
   }) as unknown as PrismaClient;
   const sql: SqlRunner = {
-    async query(text, params) {
+    async query(text, params, options) {
       try {
-        return await replica.sql.query(text, params);
+        return await replica.sql.query(text, params, options);
       } catch (error) {
         if (!isTransientDatabaseError(error)) throw error;
         failed();
-        return primary.sql.query(text, params);
+        return primary.sql.query(text, params, options);
       }
     },
     exec: (text) => primary.sql.exec(text),

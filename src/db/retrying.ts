@@ -40,7 +40,7 @@ function retryingClient(prisma: PrismaClient): PrismaClient {
 
 function retryingRunner(sql: SqlRunner): SqlRunner {
   return {
-    query: (text, params) => retryTransient(() => sql.query(text, params)),
+    query: (text, params, options) => retryTransient(() => sql.query(text, params, options)),
     exec: (text) => retryTransient(() => sql.exec(text)),
     // The transaction's own queryable is the inner one: its statements are not retried one by one.
     transaction: (work) => retryTransient(() => sql.transaction(work)),

@@ -96,12 +96,34 @@ function oncePerKey<T>(items: T[], key: (item: T) => string): T[] {
   return [...kept.values()];
 }
 
-/** The report as the statement adds it (src/db/sql/report-call-record.ts): texts as said and masked, lists once per key. */
+/** The turns with their personal data masked; null when none held any (the statement then takes them as said). */
+function maskedTurns(turns: TranscriptTurn[]): TranscriptTurn[] | null {
+  let masked: TranscriptTurn[] | null = null;
+  for (let index = 0; index < turns.length; index++) {
+    const turn = turns[index]!;
+    const text = maskPii(turn.text);
+    if (text === turn.text && !masked) continue;
+    masked ??= turns.slice(0, index);
+    masked.push(text === turn.text ? turn : { ...turn, text });
+  }
+  return masked;
+}
+
+/** The text masked; null when it held nothing to mask. */
+const maskedText = (text: string) => {
+  const masked = maskPii(text);
+  return masked === text ? null : masked;
+};
+
+/**
+ * The report as the statement adds it (src/db/sql/report-call-record.ts): texts as said and masked (null when
+ * masking changed nothing: they are sent once), lists once per key.
+ */
 function partOf(report: CallRecordReport): CallRecordPart {
   const turns = report.transcript && oncePerKey(report.transcript, turnKey).sort((a, b) => a.started_ms - b.started_ms);
   return {
-    transcript: turns ? { said: turns, masked: turns.map((turn) => ({ ...turn, text: maskPii(turn.text) })) } : null,
-    summary: report.summary === undefined ? null : { said: report.summary, masked: maskPii(report.summary) },
+    transcript: turns ? { said: turns, masked: maskedTurns(turns) } : null,
+    summary: report.summary === undefined ? null : { said: report.summary, masked: maskedText(report.summary) },
     detection: report.detection ?? null,
     disposition: report.disposition ?? null,
     data: report.data === undefined ? null : { value: report.data },

@@ -67,23 +67,33 @@ export function parseOrThrow<S extends z.ZodType>(
  * front instead of failing in, or being mangled by, the database.
  */
 export function unstorableMembers(value: unknown, path: string[] = []): FieldProblem[] {
-  const here = path.join('.');
-  if (typeof value === 'string') {
-    return value.includes('\u0000')
-      ? [{ path: here, rule: 'no NUL', message: 'must not contain the NUL character (U+0000)' }]
-      : [];
-  }
-  if (typeof value === 'number') {
-    return Number.isFinite(value) ? [] : [{ path: here, rule: 'finite', message: 'must be a finite number' }];
-  }
-  if (Array.isArray(value)) return value.flatMap((item, index) => unstorableMembers(item, [...path, String(index)]));
-  if (value && typeof value === 'object') {
-    return Object.entries(value).flatMap(([key, member]) => [
-      ...unstorableMembers(key, [...path, key]),
-      ...unstorableMembers(member, [...path, key]),
-    ]);
-  }
-  return [];
+  const problems: FieldProblem[] = [];
+  // One path, grown and shrunk as the walk goes: a body of clean members (every request) allocates nothing.
+  const at = [...path];
+  const found = (rule: string, message: string) => problems.push({ path: at.join('.'), rule, message });
+  const walk = (member: unknown) => {
+    if (typeof member === 'string') {
+      if (member.includes('\u0000')) found('no NUL', 'must not contain the NUL character (U+0000)');
+    } else if (typeof member === 'number') {
+      if (!Number.isFinite(member)) found('finite', 'must be a finite number');
+    } else if (Array.isArray(member)) {
+      for (let index = 0; index < member.length; index++) {
+        at.push(String(index));
+        walk(member[index]);
+        at.pop();
+      }
+    } else if (member && typeof member === 'object') {
+      for (const key in member) {
+        if (!Object.hasOwn(member, key)) continue;
+        at.push(key);
+        walk(key);
+        walk((member as Record<string, unknown>)[key]);
+        at.pop();
+      }
+    }
+  };
+  walk(value);
+  return problems;
 }
 
 /** Throws the domain's 400 naming each member of `value` that cannot be stored. */

@@ -5,10 +5,13 @@ import { lockedCallRecordTarget } from '../parts/call-record-target.ts';
 import { selectRows } from '../select-rows.ts';
 import type { SqlClient } from '../tx.ts';
 
-/** Text as said and as masked: the statement keeps the one the organization's `redact_pii` asks for. */
+/**
+ * Text as said and as masked: the statement keeps the one the organization's
+ * `redact_pii` asks for. `masked` null: nothing was masked (sent once).
+ */
 interface Said<T> {
   said: T;
-  masked: T;
+  masked: T | null;
 }
 
 /** A part of a record as reported, its lists already one item per key; null: the member was not given. */
@@ -131,9 +134,9 @@ export async function reportCallRecord(
     ),
     part AS (
       SELECT t.*,
-        CASE WHEN t."redactPii" THEN ${json(part.transcript?.masked ?? [])}::jsonb
-          ELSE ${json(part.transcript?.said ?? [])}::jsonb END AS turns,
-        CASE WHEN t."redactPii" THEN ${part.summary?.masked ?? null}::text ELSE ${part.summary?.said ?? null}::text END AS said
+        coalesce(CASE WHEN t."redactPii" THEN ${json(part.transcript?.masked)}::jsonb END,
+          ${json(part.transcript?.said ?? [])}::jsonb) AS turns,
+        coalesce(CASE WHEN t."redactPii" THEN ${part.summary?.masked ?? null}::text END, ${part.summary?.said ?? null}::text) AS said
       FROM target AS t
       WHERE cardinality((SELECT ids FROM foreign_evaluations)) = 0
     ),
@@ -204,8 +207,12 @@ export async function reportCallRecord(
       u.*
     FROM (SELECT 1) AS one LEFT JOIN upserted AS u ON true`;
   type Row = CallRecord & Omit<ReportedCallRecord, 'record'>;
+  // Prepared: its text is one of four (with or without the outcome and the audit event), and planning it cost
+  // about as much as running it (BENCHMARKS.md (l)).
   const [answer] =
-    'query' in client ? await selectRows<Row>(client, statement) : await client.$queryRaw<Row[]>(statement);
+    'query' in client
+      ? await selectRows<Row>(client, statement, { prepared: true })
+      : await client.$queryRaw<Row[]>(statement);
   const { found, stepAgentId, foreignEvaluations, inFlight, changed, ...record } = answer!;
   return {
     found,

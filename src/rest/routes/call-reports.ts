@@ -9,7 +9,6 @@ import { integer } from '../../records/values.ts';
 import { wireNames } from '../../schema/json-schema-names.ts';
 import { operationRoute } from '../route.ts';
 
-const Report = wireNames(callRecordReport);
 const Transfer = wireNames(callTransferRequest);
 
 export const callReportRoutes = [
@@ -49,11 +48,9 @@ export const callReportRoutes = [
     reportCallRecord(runId: $runId, attempt: $attempt, input: $input) { ${callRecord.selection} } }`,
     body: callRecordReport,
     params: { attempt: attemptNumber },
-    variables: ({ params, body }) => ({
-      runId: params.run_id,
-      attempt: attemptNumberOf(params.attempt!),
-      input: Report.toInput(body),
-    }),
+    // The mutation takes the body this route parsed (src/schema/parsed-input.ts): a 40-turn record is not
+    // renamed, coerced by GraphQL and walked for unstorable members a second time.
+    variables: ({ params }) => ({ runId: params.run_id, attempt: attemptNumberOf(params.attempt!), input: {} }),
     respond: (data) => callRecord.present(data.reportCallRecord),
     response: callRecord.schema,
   }),

@@ -43,6 +43,11 @@ describe('connection subtrees written by PostgreSQL', () => {
       `mutation($input: WorkflowCreateInput!) { createWorkflow(input: $input) { id } }`,
       { input: { name: 'Dashboards', definition: { steps: [{ id: 'pause', type: 'wait', seconds: 1 }] } } },
     );
+    await ok(
+      key,
+      `mutation($w: ID!, $input: WorkflowVersionCreateInput!) { publishWorkflowVersion(workflowId: $w, input: $input) { id } }`,
+      { w: createWorkflow.id, input: { definition: { steps: [{ id: 'pause', type: 'wait', seconds: 2 }] } } },
+    );
     const prospects = Array.from({ length: Math.max(...sizes) }, (_, index) => ({
       firstName: ['Zoë', '"quoted" \\ back', 'tab\there', '😀 emoji', 'line\nbreak', ''][index % 6],
       lastName: index % 3 === 0 ? '' : `Ł${index}\u2028`,
@@ -117,31 +122,6 @@ describe('connection subtrees written by PostgreSQL', () => {
       }),
     );
 
-  // A field may be selected twice (under directives of its own): its key is where it first appears.
-  const prospect = selection('Prospect', [
-    field('id'),
-    field('firstName'),
-    field('firstName'),
-    field('lastName'),
-    field('email'),
-    field('timezone'),
-    field('createdAt'),
-    fc.constant('...Person'),
-    fc.constantFrom('...Person', '...Person @skip(if: true)'),
-    field('__typename'),
-  ]);
-  const run = selection('Run', [
-    field('id'),
-    field('status'),
-    field('status'),
-    field('startedAt'),
-    field('endedAt'),
-    field('nextAttemptAt'),
-    field('attempts'),
-    field('lastOutcome'),
-    prospect.chain((inner) => field('prospect', inner)),
-    fc.constantFrom('phone: prospectId', 'batchName', 'updatedAt', 'updatedAt'),
-  ]);
   const cursor = (offset: number) => `"${Buffer.from(`OffsetConnection:${offset}`).toString('base64')}"`;
   const page = fc.constantFrom(
     '',
@@ -165,6 +145,41 @@ describe('connection subtrees written by PostgreSQL', () => {
         node.chain((inner) => field('nodes', inner)),
       ]),
     );
+  /** A connection field `name` of `type`, its arguments from `args`, its nodes from `node`. */
+  const connectionField = (name: string, node: fc.Arbitrary<string>, type: string, args: fc.Arbitrary<string>) =>
+    connection(node, type, args).chain(([given, inner]) => field(`${name}${given}`, inner));
+
+  // A field may be selected twice (under directives of its own): its key is where it first appears.
+  const prospect = selection('Prospect', [
+    field('id'),
+    field('firstName'),
+    field('firstName'),
+    field('lastName'),
+    field('email'),
+    field('timezone'),
+    field('createdAt'),
+    fc.constant('...Person'),
+    fc.constantFrom('...Person', '...Person @skip(if: true)'),
+    field('__typename'),
+    connectionField(
+      'runs',
+      selection('Run', [field('id'), field('status'), field('startedAt'), field('nextAttemptAt')]),
+      'ProspectRunsConnection',
+      page,
+    ),
+  ]);
+  const run = selection('Run', [
+    field('id'),
+    field('status'),
+    field('status'),
+    field('startedAt'),
+    field('endedAt'),
+    field('nextAttemptAt'),
+    field('attempts'),
+    field('lastOutcome'),
+    prospect.chain((inner) => field('prospect', inner)),
+    fc.constantFrom('phone: prospectId', 'batchName', 'updatedAt', 'updatedAt'),
+  ]);
   const runArgs = fc
     .tuple(
       page,
@@ -196,17 +211,30 @@ describe('connection subtrees written by PostgreSQL', () => {
     field('stats', 'pendingCount pausedCount totalCount'),
     fc.constant('stats { ...Counts }'),
     fc.constantFrom('workflowVersionNumber', 'callsPerSecond', 'updatedAt', 'updatedAt'),
-    connection(run, 'BatchRunsConnection', runArgs).chain(([args, inner]) => field(`runs${args}`, inner)),
+    connectionField('runs', run, 'BatchRunsConnection', runArgs),
   ]);
-  const query = connection(batch, 'WorkflowBatchesConnection', page).chain(([args, inner]) =>
-    fc
-      .tuple(field(`batches${args}`, inner), fc.constantFrom(false, false, false, true))
-      .map(([batches, named]) =>
-        named
-          ? `query($w: ID!) { workflow(id: $w) { id ...W } } fragment W on Workflow { ${batches} }`
-          : `query($w: ID!) { workflow(id: $w) { name ${batches} } }`,
-      ),
-  );
+  const version = selection('WorkflowVersion', [
+    field('id'),
+    field('version'),
+    field('createdAt'),
+    field('createdBy'),
+    field('workflowId'),
+    fc.constantFrom('__typename', '__typename', 'definition'),
+  ]);
+  const query = fc
+    .tuple(
+      selection('Workflow', [
+        connectionField('batches', batch, 'WorkflowBatchesConnection', page),
+        connectionField('runs', run, 'WorkflowRunsConnection', runArgs),
+        connectionField('versions', version, 'WorkflowVersionsConnection', page),
+      ]),
+      fc.constantFrom(false, false, false, true),
+    )
+    .map(([members, named]) =>
+      named
+        ? `query($w: ID!) { workflow(id: $w) { id ...W } } fragment W on Workflow { ${members} }`
+        : `query($w: ID!) { workflow(id: $w) { name ${members} } }`,
+    );
 
   /** The document with the variables and fragments it uses declared. */
   function document(text: string) {
@@ -247,6 +275,21 @@ describe('connection subtrees written by PostgreSQL', () => {
     );
     // And many are ones PostgreSQL writes (about 40%; the others hold a field it leaves to the resolvers).
     expect(written / asked).toBeGreaterThan(0.2);
+  });
+
+  it("writes a workflow's runs and versions, and its runs' prospects' runs, as the resolvers answer them", async () => {
+    const text = `query($w: ID!) { workflow(id: $w) {
+      versions { totalCount nodes { id version createdAt createdBy } }
+      runs(first: 5, orderBy: STARTED_ASC) { totalCount pageInfo { hasNextPage endCursor } nodes { id startedAt
+        prospect { firstName runs(first: 3) { totalCount edges { cursor node { id startedAt nextAttemptAt } } } } } }
+      paused: runs(filter: { status: "PAUSED" }) { totalCount nodes { id status } } } }`;
+    const { result: written, statements } = await recordStatements(rendered.db, () =>
+      ask(rendered, text, { w: workflowId }),
+    );
+    expect(written).toEqual(await ask(resolved, text, { w: workflowId }));
+    expect(JSON.parse(written.text).data.workflow.versions.totalCount).toBe(2);
+    // After the workflow: its versions, its runs with their prospects' runs, its paused runs, one statement each.
+    expect(statements.filter((statement) => statement.includes('string_agg'))).toHaveLength(3);
   });
 
   it('answers the dashboard query with one statement for its batches and their runs', async () => {

@@ -65,6 +65,43 @@ describe('call-backs', () => {
     await expectStatsMatchRuns(server.db, batchId);
   });
 
+  it('shows the next attempt in every GraphQL list of runs, as REST does', async () => {
+    const { batchId, runId } = await runInFlight();
+    const at = new Date(clock.now().getTime() + 3 * HOUR).toISOString();
+    await report(runId, { callback_at: at });
+    calls.end(runId, answered);
+    const waiting = await eventually(async () => {
+      const run = await runOf(runId);
+      return run.status === 'PENDING' ? run : undefined;
+    });
+    expect(waiting.next_attempt_at).toBe(at);
+    // Written by PostgreSQL (under the workflow: Batch.runs of columns only) and by the resolvers (under an
+    // interface, or with a field that has a resolver).
+    const { body } = await server.graphql(
+      apiKey,
+      `query($b: ID!, $w: ID!) {
+        batch: node(id: $b) { ... on Batch {
+          runs { nodes { id nextAttemptAt } }
+          named: runs { nodes { nextAttemptAt batchName } }
+          prospects: runs { nodes { prospect { runs { nodes { nextAttemptAt } } } } }
+        } }
+        workflow(id: $w) {
+          runs { nodes { nextAttemptAt } }
+          batches { nodes { runs { nodes { id nextAttemptAt } } } }
+        }
+        runs(workflowId: $w, filter: { status: "PENDING" }) { edges { node { nextAttemptAt status } } }
+      }`,
+      { b: batchId, w: waiting.workflow_id },
+    );
+    expect(body.errors).toBeUndefined();
+    expect(body.data.batch.runs.nodes).toEqual([{ id: runId, nextAttemptAt: at }]);
+    expect(body.data.batch.named.nodes[0].nextAttemptAt).toBe(at);
+    expect(body.data.batch.prospects.nodes[0].prospect.runs.nodes).toEqual([{ nextAttemptAt: at }]);
+    expect(body.data.workflow.runs.nodes).toEqual([{ nextAttemptAt: at }]);
+    expect(body.data.workflow.batches.nodes).toEqual([{ runs: { nodes: [{ id: runId, nextAttemptAt: at }] } }]);
+    expect(body.data.runs.edges).toEqual([{ node: { nextAttemptAt: at, status: 'PENDING' } }]);
+  });
+
   it('asked outside the calling window: at its next opening in the prospect’s zone', async () => {
     const now = clock.now();
     // A window of every day, 09:00 to 17:00 UTC; the call-back is asked for at 23:00 UTC.

@@ -1,5 +1,6 @@
 import type { DefaultConnectionArguments } from '@pothos/plugin-relay';
 import type { GraphQLResolveInfo } from 'graphql';
+import { noCondition } from '../db/parts/child-orders.ts';
 import { countedRunsSql } from '../db/parts/counter-columns.ts';
 import {
   RUN_ORDER_COLUMNS,
@@ -81,11 +82,13 @@ async function runsConnection(
 }
 
 /**
- * A batch's runs as PostgreSQL writes them (sql-fields.ts), listed as
- * runListing lists them: a total by status alone read from the batch's
- * counters. Null for a filter that is refused or names a batch: the resolver answers those.
+ * A batch's or a workflow's runs as PostgreSQL writes them (sql-fields.ts),
+ * listed as runListing lists them: a total by status alone read from the
+ * batch counters (the workflow's batches' summed; index
+ * "Batch_workflowId_createdAt_id_idx"). Null for a filter that is refused or
+ * names a batch: the resolver answers those.
  */
-function runsOfBatchSql(args: RunListArgs): SqlChildList | null {
+function runsSql(parent: 'batchId' | 'workflowId', args: RunListArgs): SqlChildList | null {
   let filter: RunFilter;
   try {
     filter = filterOf(args);
@@ -94,12 +97,17 @@ function runsOfBatchSql(args: RunListArgs): SqlChildList | null {
   }
   if (filter.batch_id !== undefined) return null;
   const byCounters = Object.entries(filter).every(([name, value]) => value === undefined || name === 'status');
+  const counted = (row: string) =>
+    parent === 'batchId'
+      ? `(${countedRunsSql(row, filter.status)})`
+      : `(SELECT coalesce(sum(${countedRunsSql('b', filter.status)}), 0) FROM "Batch" AS b
+          WHERE b."workflowId" = ${row}.id AND b."organizationId" = ${row}."organizationId")`;
   return {
     table: 'Run',
-    parent: 'batchId',
+    parent,
     where: runFilterSql(filter),
     orderBy: runOrderSql(args.orderBy ?? undefined),
-    count: byCounters ? (batch) => Prisma.raw(`(${countedRunsSql(batch, filter.status)})`) : undefined,
+    count: byCounters ? (row) => Prisma.raw(counted(row)) : undefined,
   };
 }
 
@@ -282,7 +290,7 @@ builder.prismaObjectField(Batch, 'runs', (t) =>
     type: Run,
     description: 'Its runs, filtered and sorted as E6 lists them.',
     args: runFilterArgs,
-    extensions: sqlField({ children: (args) => runsOfBatchSql(args as RunListArgs) }),
+    extensions: sqlField({ children: (args) => runsSql('batchId', args as RunListArgs) }),
     resolve: (batch, args, context, info) => runsConnection({ batch }, args, context, info),
   }),
 );
@@ -292,6 +300,7 @@ builder.prismaObjectField(Workflow, 'runs', (t) =>
     type: Run,
     description: 'The runs of all its batches, filtered and sorted as E6 lists them (the root `runs` is E6 itself).',
     args: runFilterArgs,
+    extensions: sqlField({ children: (args) => runsSql('workflowId', args as RunListArgs) }),
     resolve: (workflow, args, context, info) => runsConnection({ workflowId: workflow.id }, args, context, info),
   }),
 );
@@ -300,6 +309,9 @@ builder.prismaObjectField(Prospect, 'runs', (t) =>
   t.connection({
     type: Run,
     description: "The prospect's runs, most recently started first.",
+    extensions: sqlField({
+      children: () => ({ table: 'Run', parent: 'prospectId', where: noCondition, orderBy: runOrderSql() }),
+    }),
     resolve: (prospect, args, context) =>
       childConnection(args, context.loaders, { list: 'runsOfProspect', parentId: prospect.id, orderBy: runOrderSql() }),
   }),

@@ -51,8 +51,8 @@ export function selectedField(selection: RowSelection, field: string): RowSelect
 }
 
 /**
- * The columns a selection reads: each field's own column, or what `reads`
- * names for fields that are not columns (relations, computed fields), plus
+ * The columns a selection reads: each field's own column and what `reads`
+ * names for it (the columns a relation or a computed field reads), plus
  * `id`. Null, meaning every column, when a field is neither.
  */
 export function selectedColumns(
@@ -64,10 +64,12 @@ export function selectedColumns(
   for (const field of fieldsIn(selection.info, selection.sets)) {
     const name = field.name.value;
     if (name === '__typename') continue;
+    const own = Object.hasOwn(columns, name);
+    // A field computed from its own column and others (Run.nextAttemptAt, from its status) reads them all.
+    if (own) needed.add(columns[name]!);
     if (Object.hasOwn(reads, name)) {
       for (const column of reads[name]!) needed.add(column);
-    } else if (Object.hasOwn(columns, name)) needed.add(columns[name]!);
-    else return null;
+    } else if (!own) return null;
   }
   return [...needed];
 }

@@ -1,4 +1,4 @@
-import { newestVersionFirst } from '../db/parts/child-orders.ts';
+import { newestVersionFirst, noCondition } from '../db/parts/child-orders.ts';
 import {
   createWorkflow,
   publishWorkflowVersion,
@@ -12,6 +12,7 @@ import { scopeOf } from './context.ts';
 import { entityById } from './federation.ts';
 import { typesFromSchema } from './json-schema-types.ts';
 import { childConnection, modelConnection } from './pagination.ts';
+import { sqlField } from './sql-fields.ts';
 import { tenantNodeId } from './tenant-nodes.ts';
 
 export const Workflow: NodeRef<'Workflow'> = builder.prismaNode('Workflow', {
@@ -41,6 +42,14 @@ export const Workflow: NodeRef<'Workflow'> = builder.prismaNode('Workflow', {
     versions: t.connection({
       type: WorkflowVersion,
       description: 'Every version, newest first (E8: `GET /workflows/{id}/versions`).',
+      extensions: sqlField({
+        children: () => ({
+          table: 'WorkflowVersion',
+          parent: 'workflowId',
+          where: noCondition,
+          orderBy: newestVersionFirst,
+        }),
+      }),
       resolve: (workflow, args, context) =>
         childConnection(args, context.loaders, {
           list: 'versionsOfWorkflow',

@@ -22,7 +22,7 @@ import {
   visit,
 } from 'graphql';
 import type { Prisma } from '../../generated/prisma/client.ts';
-import { included, subselections } from './fields.ts';
+import { included, type Operation, subselections } from './fields.ts';
 import { connectionText, type Rendering } from './render.ts';
 
 /** A connection PostgreSQL writes: where its parents are in the answer, their table, the text under the parent `p`. */
@@ -40,26 +40,33 @@ export interface Plan {
 /** A field's response key. */
 const keyOf = (node: FieldNode) => node.alias?.value ?? node.name.value;
 
-/** The fields of the operation's own selection sets by response key, and the keys a named fragment selects too. */
-function ownFields(sets: readonly SelectionSetNode[], fragments: Record<string, FragmentDefinitionNode>) {
-  const own = new Map<string, FieldNode[]>();
+/**
+ * The fields of the operation's own selection sets by response key, with
+ * whether the executor keeps each node (its directives and its inline
+ * fragments'; undefined for a directive it alone does not give meaning to),
+ * and the keys a named fragment selects too.
+ */
+function ownFields(operation: Operation, sets: readonly SelectionSetNode[]) {
+  const own = new Map<string, { node: FieldNode; kept: boolean | undefined }[]>();
   const spread = new Set<string>();
   const seen = new Set<string>();
-  const visitSet = (set: SelectionSetNode, owned: boolean) => {
+  const visitSet = (set: SelectionSetNode, owned: boolean, shown: boolean | undefined) => {
     for (const selection of set.selections) {
+      const directives = included(operation, selection);
+      const kept = directives === undefined || shown === undefined ? undefined : directives && shown;
       if (selection.kind === Kind.FIELD) {
         const key = keyOf(selection);
         if (!owned) spread.add(key);
-        else own.set(key, [...(own.get(key) ?? []), selection]);
-      } else if (selection.kind === Kind.INLINE_FRAGMENT) visitSet(selection.selectionSet, owned);
+        else own.set(key, [...(own.get(key) ?? []), { node: selection, kept }]);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) visitSet(selection.selectionSet, owned, kept);
       else if (!seen.has(selection.name.value)) {
         seen.add(selection.name.value);
-        const fragment = fragments[selection.name.value];
-        if (fragment) visitSet(fragment.selectionSet, false);
+        const fragment = operation.fragments[selection.name.value];
+        if (fragment) visitSet(fragment.selectionSet, false, kept);
       }
     }
   };
-  for (const set of sets) visitSet(set, true);
+  for (const set of sets) visitSet(set, true, true);
   return { own, spread };
 }
 
@@ -87,14 +94,15 @@ export function planQuery(
   const replaced = new Map<FieldNode, FieldNode>();
 
   const visitObject = (type: GraphQLObjectType, sets: readonly SelectionSetNode[], path: string[]) => {
-    const { own, spread } = ownFields(sets, fragments);
-    for (const [key, nodes] of own) {
-      const field = type.getFields()[nodes[0]!.name.value];
-      if (spread.has(key) || !field) continue;
-      const kept = nodes.map((node) => included(rendering, node));
+    const { own, spread } = ownFields(rendering, sets);
+    for (const [key, entries] of own) {
+      const field = type.getFields()[entries[0]!.node.name.value];
+      // A key with a node the executor leaves out is the resolvers' to answer: graphql-jit orders its members
+      // by every node's (fields.ts).
+      if (spread.has(key) || !field || entries.some((entry) => entry.kept !== true)) continue;
+      const nodes = entries.map((entry) => entry.node);
       if (field.extensions.sql && 'children' in (field.extensions.sql as object) && type.getFields().id) {
-        const shown = nodes.filter((_node, index) => kept[index]);
-        const text = !kept.includes(undefined) && connectionText(rendering, field, shown.length ? shown : nodes, 'p');
+        const text = connectionText(rendering, field, nodes, 'p');
         if (text) {
           sites.push({ path: [...path, key], parentTable: type.extensions.pothosPrismaModel as string, text });
           for (const node of nodes)

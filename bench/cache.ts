@@ -12,9 +12,12 @@
 //   BENCH_LIVE_SUBSCRIBERS live queries (`query @live`) over graphql-ws, from
 //   the mutation's start to each subscriber's new result, LIVE_QUERY_THROTTLE_MS=0.
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, readdir } from 'node:fs/promises';
 import os from 'node:os';
+import path from 'node:path';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
+import { summarizeProfile } from './cpuprofile.ts';
 import type { BenchDatabase } from './engine.ts';
 import { GATEWAY_DASHBOARD } from './queries.ts';
 import { ms, type Report, ratio, rps } from './report.ts';
@@ -31,6 +34,8 @@ const CACHE_BENCH = {
   liveDashboardChanges: Number(process.env.BENCH_LIVE_DASHBOARD_CHANGES ?? 20),
   pollers: Number(process.env.BENCH_CACHE_POLLERS ?? 200),
   redisUrl: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
+  /** BENCH_CACHE_PROFILE=1: (n)'s instances run with `--cpu-prof`, each phase summarized in the log. */
+  profile: process.env.BENCH_CACHE_PROFILE === '1',
   connections: 32,
   poolSize: 10,
 };
@@ -376,10 +381,16 @@ export async function measureCacheScale(
   const loadAverage = os.loadavg()[0]!;
   const metricsToken = randomBytes(16).toString('hex');
   const slots = String(CACHE_BENCH.liveDashboards + 10);
-  const start = (name: string) =>
-    startGateway({
+  const profiled: { name: string; directory: string; spawnedAt: number }[] = [];
+  /** When each phase ended (performance.now()), for the profiles. */
+  const phases: { name: string; endedAt: number }[] = [];
+  const start = async (name: string) => {
+    const directory = CACHE_BENCH.profile ? await mkdtemp(path.join(os.tmpdir(), 'gateway-cache-profile-')) : undefined;
+    if (directory) profiled.push({ name, directory, spawnedAt: performance.now() });
+    return startGateway({
       name,
       databaseUrl: database.url,
+      nodeArgs: directory ? ['--cpu-prof', `--cpu-prof-dir=${directory}`] : [],
       env: {
         DATABASE_POOL_SIZE: String(CACHE_BENCH.poolSize),
         METRICS_TOKEN: metricsToken,
@@ -389,13 +400,17 @@ export async function measureCacheScale(
         SUBSCRIPTIONS_PER_ORGANIZATION: slots,
       },
     });
+  };
   const first = await start('gateway (cache scale, first)');
   try {
     const second = await start('gateway (cache scale, second)');
     try {
       await sleep(1000);
+      phases.push({ name: 'start', endedAt: performance.now() });
       const cached = await measurePolling(first, metricsToken, seeded, false, timing, log);
+      phases.push({ name: 'polling, cached', endedAt: performance.now() });
       const bypassed = await measurePolling(first, metricsToken, seeded, true, timing, log);
+      phases.push({ name: 'polling, no-cache', endedAt: performance.now() });
       const live = await measureLive(
         [first, second],
         seeded,
@@ -408,12 +423,38 @@ export async function measureCacheScale(
         { subscribers: CACHE_BENCH.liveDashboards, changes: CACHE_BENCH.liveDashboardChanges },
         log,
       );
+      phases.push({ name: 'live dashboards', endedAt: performance.now() });
       return { pollers: CACHE_BENCH.pollers, cached, bypassed, live, loadAverage };
     } finally {
       await second.stop();
     }
   } finally {
     await first.stop();
+    await logProfiles(profiled, phases, log);
+  }
+}
+
+/** Each profiled instance's busiest functions in each phase (its samples between the phase's start and end). */
+async function logProfiles(
+  profiled: { name: string; directory: string; spawnedAt: number }[],
+  phases: { name: string; endedAt: number }[],
+  log: (line: string) => void,
+) {
+  for (const { name, directory, spawnedAt } of profiled) {
+    // CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile: thread 0 is the main thread.
+    const file = (await readdir(directory)).find(
+      (entry) => entry.split('.')[4] === '0' && entry.endsWith('.cpuprofile'),
+    );
+    if (!file) continue;
+    for (let index = 1; index < phases.length; index++) {
+      const from = phases[index - 1]!.endedAt - spawnedAt;
+      const summary = summarizeProfile(path.join(directory, file), 25, from, phases[index]!.endedAt - spawnedAt);
+      log(`  profile of ${name}, ${phases[index]!.name}: busy ${ms(summary.busyMs)}`);
+      for (const area of summary.areas.slice(0, 10))
+        log(`    ${(area.share * 100).toFixed(1).padStart(5)}%  ${area.area}`);
+      for (const entry of summary.functions)
+        log(`    ${(entry.share * 100).toFixed(1).padStart(5)}%  ${entry.name}  ${entry.where}`);
+    }
   }
 }
 

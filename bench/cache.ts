@@ -15,7 +15,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { summarizeProfile } from './cpuprofile.ts';
 import type { BenchDatabase } from './engine.ts';
@@ -201,7 +200,7 @@ async function measureSide(
             {
               query: `query($id: ID!) @live { batch(id: $id) { id name status stats { pausedCount totalCount } } }`,
               variables: { id: seeded.batchIds[0] },
-              statusOf: (data) => data?.batch.status,
+              statusOf: (message) => statusAfter(message, '"status":"'),
             },
             { subscribers: CACHE_BENCH.liveSubscribers, changes: CACHE_BENCH.liveChanges },
             log,
@@ -220,13 +219,54 @@ interface LiveMeasured {
   p99: number;
   max: number;
   missed: number;
+  /** This process's CPU (the subscribers' connections, reading every result) per change, ms. */
+  clientCpuPerChange: number;
 }
 
 /** What the live queries read, and the status of the changing batch in one of their results. */
 interface LiveShape {
   query: string;
   variables: Record<string, unknown>;
-  statusOf(data: any): string | undefined;
+  /** Read from the `next` message's bytes as they arrived (not parsed: see graphqlWsConnection). */
+  statusOf(message: Buffer): string | undefined;
+}
+
+/** The status written after `marker` in a message's bytes. */
+function statusAfter(message: Buffer, marker: string): string | undefined {
+  const at = message.indexOf(marker);
+  if (at < 0) return undefined;
+  const start = at + Buffer.byteLength(marker);
+  return message.toString('latin1', start, message.indexOf(34, start));
+}
+
+/**
+ * A graphql-ws connection (the graphql-transport-ws protocol) holding the
+ * subscribers' live queries, each result handed over as the bytes of its
+ * `next` message. Not graphql-ws's client: it parses every message, and 1,000
+ * dashboards of ~130 kB each in this one process cost it a second per change,
+ * which measured the bench's own parsing (each real client parses its own).
+ */
+function graphqlWsConnection(
+  url: string,
+  apiKey: string,
+  subscribers: number[],
+  payload: { query: string; variables: Record<string, unknown> },
+  onNext: (subscriber: number, message: Buffer) => void,
+) {
+  const socket = new WebSocket(url, 'graphql-transport-ws');
+  socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { 'x-api-key': apiKey } })));
+  socket.on('message', (data: Buffer) => {
+    // The server's messages begin with their id (`{"id":"7","type":"next",…`), or are the acknowledgement.
+    if (data.toString('latin1', 0, 7) === '{"id":"') {
+      const id = data.toString('latin1', 7, data.indexOf(34, 7));
+      return onNext(Number(id), data);
+    }
+    if (data.includes('"connection_ack"'))
+      for (const subscriber of subscribers)
+        socket.send(JSON.stringify({ id: String(subscriber), type: 'subscribe', payload }));
+  });
+  socket.on('error', () => {});
+  return { close: () => socket.close() };
 }
 
 /**
@@ -243,33 +283,26 @@ async function measureLive(
 ): Promise<LiveMeasured> {
   log(`  live queries: ${subscribers} subscribers over ${gateways.length} instance(s), ${changes} changes`);
   const batchId = seeded.batchIds[0]!;
-  const clients = Array.from({ length: Math.ceil(subscribers / 50) }, (_, index) =>
-    createClient({
-      url: `${gateways[index % gateways.length]!.url.replace('http', 'ws')}/graphql`,
-      webSocketImpl: WebSocket,
-      connectionParams: { 'x-api-key': seeded.apiKey },
-      retryAttempts: 0,
-    }),
-  );
   // Each change flips the batch between PAUSED and PENDING: a subscriber's result with the status just set is its answer.
   const received = Array.from({ length: subscribers }, () => 0);
   let expected = '';
   let changeStarted = 0;
   const latencies: number[] = [];
   const answered = new Set<number>();
-  const stops = received.map((_, index) =>
-    clients[index % clients.length]!.subscribe(
+  const connections = Array.from({ length: Math.ceil(subscribers / 50) }, (_, index) =>
+    graphqlWsConnection(
+      `${gateways[index % gateways.length]!.url.replace('http', 'ws')}/graphql`,
+      seeded.apiKey,
+      Array.from({ length: subscribers }, (_, subscriber) => subscriber).filter(
+        (subscriber) => subscriber % Math.ceil(subscribers / 50) === index,
+      ),
       { query: shape.query, variables: shape.variables },
-      {
-        next: (result) => {
-          received[index]!++;
-          if (shape.statusOf(result.data) === expected && !answered.has(index)) {
-            answered.add(index);
-            latencies.push(performance.now() - changeStarted);
-          }
-        },
-        error: () => {},
-        complete: () => {},
+      (subscriber, message) => {
+        received[subscriber]!++;
+        if (shape.statusOf(message) === expected && !answered.has(subscriber)) {
+          answered.add(subscriber);
+          latencies.push(performance.now() - changeStarted);
+        }
       },
     ),
   );
@@ -279,6 +312,7 @@ async function measureLive(
   };
   await waitFor(() => received.every((count) => count > 0), 60_000);
   let missed = 0;
+  const clientCpuAtStart = process.cpuUsage();
   for (let change = 0; change < changes; change++) {
     expected = change % 2 === 0 ? 'PAUSED' : 'PENDING';
     answered.clear();
@@ -294,8 +328,9 @@ async function measureLive(
     await waitFor(() => answered.size >= subscribers, 10_000);
     missed += subscribers - answered.size;
   }
-  for (const stop of stops) stop();
-  await Promise.all(clients.map((client) => client.dispose()));
+  const clientCpu = process.cpuUsage(clientCpuAtStart);
+  const clientCpuPerChange = (clientCpu.user + clientCpu.system) / 1000 / changes;
+  for (const connection of connections) connection.close();
   latencies.sort((a, b) => a - b);
   const live = {
     subscribers,
@@ -304,8 +339,11 @@ async function measureLive(
     p99: percentile(latencies, 99),
     max: latencies.at(-1) ?? Number.NaN,
     missed,
+    clientCpuPerChange,
   };
-  log(`    p50 ${ms(live.p50)}, p99 ${ms(live.p99)}, max ${ms(live.max)}, missed ${missed}`);
+  log(
+    `    p50 ${ms(live.p50)}, p99 ${ms(live.p99)}, max ${ms(live.max)}, missed ${missed}, the clients' CPU per change ${ms(clientCpuPerChange)}`,
+  );
   return live;
 }
 
@@ -417,8 +455,7 @@ export async function measureCacheScale(
         {
           query: GATEWAY_DASHBOARD.replace('query Dashboard($id: ID!)', 'query Dashboard($id: ID!) @live'),
           variables: { id: seeded.workflowId },
-          statusOf: (data) =>
-            data?.workflow.batches.nodes.find((batch: { name: string }) => batch.name === 'Batch 0')?.status,
+          statusOf: (message) => statusAfter(message, '"name":"Batch 0","status":"'),
         },
         { subscribers: CACHE_BENCH.liveDashboards, changes: CACHE_BENCH.liveDashboardChanges },
         log,

@@ -517,9 +517,9 @@ export function reportCacheScale(report: Report, { pollers, cached, bypassed, li
   );
   report.line('');
   report.line(
-    `Live dashboards: ${live.subscribers} \`query Dashboard @live\` over graphql-ws, half on each instance, ` +
+    `Live dashboards: ${live.subscribers} \`query Dashboard @live\` over graphql-ws (the bench's own connections, reading each result's bytes unparsed), half on each instance, ` +
       `${live.changes} changes of one batch (\`updateBatchStatus\` on the first instance, PAUSED and PENDING in turn), from the mutation's start ` +
-      `to each client's new result: p50 ${ms(live.p50)}, p99 ${ms(live.p99)} (target < 500 ms), max ${ms(live.max)}; results missed: ${live.missed}.`,
+      `to each client's new result: p50 ${ms(live.p50)}, p99 ${ms(live.p99)} (target < 500 ms), max ${ms(live.max)}; results missed: ${live.missed}; the clients' CPU per change ${ms(live.clientCpuPerChange)}.`,
   );
 }
 
@@ -568,6 +568,6 @@ export function reportCache(report: Report, { sides, live, loadAverage }: CacheM
   report.line(
     `Live queries: ${live.subscribers} \`query @live\` of one batch over graphql-ws (LIVE_QUERY_THROTTLE_MS=0, the cache in memory), ` +
       `${live.changes} changes (\`updateBatchStatus\`, PAUSED and PENDING in turn), from the mutation's start to each subscriber's new result: ` +
-      `p50 ${ms(live.p50)}, p99 ${ms(live.p99)}, max ${ms(live.max)}; results missed: ${live.missed}.`,
+      `p50 ${ms(live.p50)}, p99 ${ms(live.p99)}, max ${ms(live.max)}; results missed: ${live.missed}; the clients' CPU per change ${ms(live.clientCpuPerChange)}.`,
   );
 }

@@ -12,9 +12,11 @@
 //   BENCH_LIVE_SUBSCRIBERS live queries (`query @live`) over graphql-ws, from
 //   the mutation's start to each subscriber's new result, LIVE_QUERY_THROTTLE_MS=0.
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, readdir } from 'node:fs/promises';
 import os from 'node:os';
-import { createClient } from 'graphql-ws';
+import path from 'node:path';
 import WebSocket from 'ws';
+import { summarizeProfile } from './cpuprofile.ts';
 import type { BenchDatabase } from './engine.ts';
 import { GATEWAY_DASHBOARD } from './queries.ts';
 import { ms, type Report, ratio, rps } from './report.ts';
@@ -31,6 +33,8 @@ const CACHE_BENCH = {
   liveDashboardChanges: Number(process.env.BENCH_LIVE_DASHBOARD_CHANGES ?? 20),
   pollers: Number(process.env.BENCH_CACHE_POLLERS ?? 200),
   redisUrl: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
+  /** BENCH_CACHE_PROFILE=1: (n)'s instances run with `--cpu-prof`, each phase summarized in the log. */
+  profile: process.env.BENCH_CACHE_PROFILE === '1',
   connections: 32,
   poolSize: 10,
 };
@@ -196,7 +200,7 @@ async function measureSide(
             {
               query: `query($id: ID!) @live { batch(id: $id) { id name status stats { pausedCount totalCount } } }`,
               variables: { id: seeded.batchIds[0] },
-              statusOf: (data) => data?.batch.status,
+              statusOf: (message) => statusAfter(message, '"status":"'),
             },
             { subscribers: CACHE_BENCH.liveSubscribers, changes: CACHE_BENCH.liveChanges },
             log,
@@ -215,13 +219,54 @@ interface LiveMeasured {
   p99: number;
   max: number;
   missed: number;
+  /** This process's CPU (the subscribers' connections, reading every result) per change, ms. */
+  clientCpuPerChange: number;
 }
 
 /** What the live queries read, and the status of the changing batch in one of their results. */
 interface LiveShape {
   query: string;
   variables: Record<string, unknown>;
-  statusOf(data: any): string | undefined;
+  /** Read from the `next` message's bytes as they arrived (not parsed: see graphqlWsConnection). */
+  statusOf(message: Buffer): string | undefined;
+}
+
+/** The status written after `marker` in a message's bytes. */
+function statusAfter(message: Buffer, marker: string): string | undefined {
+  const at = message.indexOf(marker);
+  if (at < 0) return undefined;
+  const start = at + Buffer.byteLength(marker);
+  return message.toString('latin1', start, message.indexOf(34, start));
+}
+
+/**
+ * A graphql-ws connection (the graphql-transport-ws protocol) holding the
+ * subscribers' live queries, each result handed over as the bytes of its
+ * `next` message. Not graphql-ws's client: it parses every message, and 1,000
+ * dashboards of ~130 kB each in this one process cost it a second per change,
+ * which measured the bench's own parsing (each real client parses its own).
+ */
+function graphqlWsConnection(
+  url: string,
+  apiKey: string,
+  subscribers: number[],
+  payload: { query: string; variables: Record<string, unknown> },
+  onNext: (subscriber: number, message: Buffer) => void,
+) {
+  const socket = new WebSocket(url, 'graphql-transport-ws');
+  socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { 'x-api-key': apiKey } })));
+  socket.on('message', (data: Buffer) => {
+    // The server's messages begin with their id (`{"id":"7","type":"next",…`), or are the acknowledgement.
+    if (data.toString('latin1', 0, 7) === '{"id":"') {
+      const id = data.toString('latin1', 7, data.indexOf(34, 7));
+      return onNext(Number(id), data);
+    }
+    if (data.includes('"connection_ack"'))
+      for (const subscriber of subscribers)
+        socket.send(JSON.stringify({ id: String(subscriber), type: 'subscribe', payload }));
+  });
+  socket.on('error', () => {});
+  return { close: () => socket.close() };
 }
 
 /**
@@ -238,33 +283,26 @@ async function measureLive(
 ): Promise<LiveMeasured> {
   log(`  live queries: ${subscribers} subscribers over ${gateways.length} instance(s), ${changes} changes`);
   const batchId = seeded.batchIds[0]!;
-  const clients = Array.from({ length: Math.ceil(subscribers / 50) }, (_, index) =>
-    createClient({
-      url: `${gateways[index % gateways.length]!.url.replace('http', 'ws')}/graphql`,
-      webSocketImpl: WebSocket,
-      connectionParams: { 'x-api-key': seeded.apiKey },
-      retryAttempts: 0,
-    }),
-  );
   // Each change flips the batch between PAUSED and PENDING: a subscriber's result with the status just set is its answer.
   const received = Array.from({ length: subscribers }, () => 0);
   let expected = '';
   let changeStarted = 0;
   const latencies: number[] = [];
   const answered = new Set<number>();
-  const stops = received.map((_, index) =>
-    clients[index % clients.length]!.subscribe(
+  const connections = Array.from({ length: Math.ceil(subscribers / 50) }, (_, index) =>
+    graphqlWsConnection(
+      `${gateways[index % gateways.length]!.url.replace('http', 'ws')}/graphql`,
+      seeded.apiKey,
+      Array.from({ length: subscribers }, (_, subscriber) => subscriber).filter(
+        (subscriber) => subscriber % Math.ceil(subscribers / 50) === index,
+      ),
       { query: shape.query, variables: shape.variables },
-      {
-        next: (result) => {
-          received[index]!++;
-          if (shape.statusOf(result.data) === expected && !answered.has(index)) {
-            answered.add(index);
-            latencies.push(performance.now() - changeStarted);
-          }
-        },
-        error: () => {},
-        complete: () => {},
+      (subscriber, message) => {
+        received[subscriber]!++;
+        if (shape.statusOf(message) === expected && !answered.has(subscriber)) {
+          answered.add(subscriber);
+          latencies.push(performance.now() - changeStarted);
+        }
       },
     ),
   );
@@ -274,6 +312,7 @@ async function measureLive(
   };
   await waitFor(() => received.every((count) => count > 0), 60_000);
   let missed = 0;
+  const clientCpuAtStart = process.cpuUsage();
   for (let change = 0; change < changes; change++) {
     expected = change % 2 === 0 ? 'PAUSED' : 'PENDING';
     answered.clear();
@@ -289,8 +328,9 @@ async function measureLive(
     await waitFor(() => answered.size >= subscribers, 10_000);
     missed += subscribers - answered.size;
   }
-  for (const stop of stops) stop();
-  await Promise.all(clients.map((client) => client.dispose()));
+  const clientCpu = process.cpuUsage(clientCpuAtStart);
+  const clientCpuPerChange = (clientCpu.user + clientCpu.system) / 1000 / changes;
+  for (const connection of connections) connection.close();
   latencies.sort((a, b) => a - b);
   const live = {
     subscribers,
@@ -299,8 +339,11 @@ async function measureLive(
     p99: percentile(latencies, 99),
     max: latencies.at(-1) ?? Number.NaN,
     missed,
+    clientCpuPerChange,
   };
-  log(`    p50 ${ms(live.p50)}, p99 ${ms(live.p99)}, max ${ms(live.max)}, missed ${missed}`);
+  log(
+    `    p50 ${ms(live.p50)}, p99 ${ms(live.p99)}, max ${ms(live.max)}, missed ${missed}, the clients' CPU per change ${ms(clientCpuPerChange)}`,
+  );
   return live;
 }
 
@@ -376,10 +419,16 @@ export async function measureCacheScale(
   const loadAverage = os.loadavg()[0]!;
   const metricsToken = randomBytes(16).toString('hex');
   const slots = String(CACHE_BENCH.liveDashboards + 10);
-  const start = (name: string) =>
-    startGateway({
+  const profiled: { name: string; directory: string; spawnedAt: number }[] = [];
+  /** When each phase ended (performance.now()), for the profiles. */
+  const phases: { name: string; endedAt: number }[] = [];
+  const start = async (name: string) => {
+    const directory = CACHE_BENCH.profile ? await mkdtemp(path.join(os.tmpdir(), 'gateway-cache-profile-')) : undefined;
+    if (directory) profiled.push({ name, directory, spawnedAt: performance.now() });
+    return startGateway({
       name,
       databaseUrl: database.url,
+      nodeArgs: directory ? ['--cpu-prof', `--cpu-prof-dir=${directory}`] : [],
       env: {
         DATABASE_POOL_SIZE: String(CACHE_BENCH.poolSize),
         METRICS_TOKEN: metricsToken,
@@ -389,31 +438,60 @@ export async function measureCacheScale(
         SUBSCRIPTIONS_PER_ORGANIZATION: slots,
       },
     });
+  };
   const first = await start('gateway (cache scale, first)');
   try {
     const second = await start('gateway (cache scale, second)');
     try {
       await sleep(1000);
+      phases.push({ name: 'start', endedAt: performance.now() });
       const cached = await measurePolling(first, metricsToken, seeded, false, timing, log);
+      phases.push({ name: 'polling, cached', endedAt: performance.now() });
       const bypassed = await measurePolling(first, metricsToken, seeded, true, timing, log);
+      phases.push({ name: 'polling, no-cache', endedAt: performance.now() });
       const live = await measureLive(
         [first, second],
         seeded,
         {
           query: GATEWAY_DASHBOARD.replace('query Dashboard($id: ID!)', 'query Dashboard($id: ID!) @live'),
           variables: { id: seeded.workflowId },
-          statusOf: (data) =>
-            data?.workflow.batches.nodes.find((batch: { name: string }) => batch.name === 'Batch 0')?.status,
+          statusOf: (message) => statusAfter(message, '"name":"Batch 0","status":"'),
         },
         { subscribers: CACHE_BENCH.liveDashboards, changes: CACHE_BENCH.liveDashboardChanges },
         log,
       );
+      phases.push({ name: 'live dashboards', endedAt: performance.now() });
       return { pollers: CACHE_BENCH.pollers, cached, bypassed, live, loadAverage };
     } finally {
       await second.stop();
     }
   } finally {
     await first.stop();
+    await logProfiles(profiled, phases, log);
+  }
+}
+
+/** Each profiled instance's busiest functions in each phase (its samples between the phase's start and end). */
+async function logProfiles(
+  profiled: { name: string; directory: string; spawnedAt: number }[],
+  phases: { name: string; endedAt: number }[],
+  log: (line: string) => void,
+) {
+  for (const { name, directory, spawnedAt } of profiled) {
+    // CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile: thread 0 is the main thread.
+    const file = (await readdir(directory)).find(
+      (entry) => entry.split('.')[4] === '0' && entry.endsWith('.cpuprofile'),
+    );
+    if (!file) continue;
+    for (let index = 1; index < phases.length; index++) {
+      const from = phases[index - 1]!.endedAt - spawnedAt;
+      const summary = summarizeProfile(path.join(directory, file), 25, from, phases[index]!.endedAt - spawnedAt);
+      log(`  profile of ${name}, ${phases[index]!.name}: busy ${ms(summary.busyMs)}`);
+      for (const area of summary.areas.slice(0, 10))
+        log(`    ${(area.share * 100).toFixed(1).padStart(5)}%  ${area.area}`);
+      for (const entry of summary.functions)
+        log(`    ${(entry.share * 100).toFixed(1).padStart(5)}%  ${entry.name}  ${entry.where}`);
+    }
   }
 }
 
@@ -439,9 +517,9 @@ export function reportCacheScale(report: Report, { pollers, cached, bypassed, li
   );
   report.line('');
   report.line(
-    `Live dashboards: ${live.subscribers} \`query Dashboard @live\` over graphql-ws, half on each instance, ` +
+    `Live dashboards: ${live.subscribers} \`query Dashboard @live\` over graphql-ws (the bench's own connections, reading each result's bytes unparsed), half on each instance, ` +
       `${live.changes} changes of one batch (\`updateBatchStatus\` on the first instance, PAUSED and PENDING in turn), from the mutation's start ` +
-      `to each client's new result: p50 ${ms(live.p50)}, p99 ${ms(live.p99)} (target < 500 ms), max ${ms(live.max)}; results missed: ${live.missed}.`,
+      `to each client's new result: p50 ${ms(live.p50)}, p99 ${ms(live.p99)} (target < 500 ms), max ${ms(live.max)}; results missed: ${live.missed}; the clients' CPU per change ${ms(live.clientCpuPerChange)}.`,
   );
 }
 
@@ -490,6 +568,6 @@ export function reportCache(report: Report, { sides, live, loadAverage }: CacheM
   report.line(
     `Live queries: ${live.subscribers} \`query @live\` of one batch over graphql-ws (LIVE_QUERY_THROTTLE_MS=0, the cache in memory), ` +
       `${live.changes} changes (\`updateBatchStatus\`, PAUSED and PENDING in turn), from the mutation's start to each subscriber's new result: ` +
-      `p50 ${ms(live.p50)}, p99 ${ms(live.p99)}, max ${ms(live.max)}; results missed: ${live.missed}.`,
+      `p50 ${ms(live.p50)}, p99 ${ms(live.p99)}, max ${ms(live.max)}; results missed: ${live.missed}; the clients' CPU per change ${ms(live.clientCpuPerChange)}.`,
   );
 }

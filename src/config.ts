@@ -51,6 +51,8 @@ export const API_KEYS_PER_ORGANIZATION = 100;
 /** How long the response cache keeps an answer at most, and how many it keeps in memory (docs/response-cache.md). */
 export const RESPONSE_CACHE_TTL_MS = 10_000;
 export const RESPONSE_CACHE_MAX_ENTRIES = 1_000;
+/** With Redis, the answers' text an instance keeps copies of, at most (64 MiB). */
+export const RESPONSE_CACHE_MEMORY_BYTES = 64 * 1024 * 1024;
 /** The least time between two executions of one live query (docs/graphql.md, Live queries). */
 export const LIVE_QUERY_THROTTLE_MS = 250;
 /** How far behind the primary a read replica may fall and still serve reads, and how often that is checked (docs/scaling.md). */
@@ -98,6 +100,7 @@ const environment = bulkLimitVariables.extend({
   API_KEYS_PER_ORGANIZATION: z.coerce.number().int().min(1).default(API_KEYS_PER_ORGANIZATION),
   RESPONSE_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(RESPONSE_CACHE_TTL_MS),
   RESPONSE_CACHE_MAX_ENTRIES: z.coerce.number().int().min(1).default(RESPONSE_CACHE_MAX_ENTRIES),
+  RESPONSE_CACHE_MEMORY_BYTES: z.coerce.number().int().min(0).default(RESPONSE_CACHE_MEMORY_BYTES),
   LIVE_QUERY_THROTTLE_MS: z.coerce.number().int().min(0).max(60_000).default(LIVE_QUERY_THROTTLE_MS),
   API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(API_KEY_CACHE_TTL_MAX_MS).default(API_KEY_CACHE_TTL_MS),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).default(defaultGraphQLLimits.maxDepth),
@@ -227,7 +230,7 @@ export interface Config {
   /** PostgreSQL writes the connection subtrees it can as JSON text (docs/sql-rendering.md). */
   sqlSubtrees: boolean;
   /** The GraphQL response cache: how long an answer is kept (0: off), and how many in memory. */
-  responseCache: { ttlMs: number; maxEntries: number };
+  responseCache: { ttlMs: number; maxEntries: number; memoryBytes: number };
   graphqlLimits: GraphQLLimits;
   /** Origins browsers may call the API from; `*` for any. */
   corsOrigins: string[];
@@ -332,7 +335,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     liveQueryThrottleMs: values.LIVE_QUERY_THROTTLE_MS,
     federation: values.FEDERATION === 'on',
     sqlSubtrees: values.GRAPHQL_SQL_SUBTREES === 'on',
-    responseCache: { ttlMs: values.RESPONSE_CACHE_TTL_MS, maxEntries: values.RESPONSE_CACHE_MAX_ENTRIES },
+    responseCache: {
+      ttlMs: values.RESPONSE_CACHE_TTL_MS,
+      maxEntries: values.RESPONSE_CACHE_MAX_ENTRIES,
+      memoryBytes: values.RESPONSE_CACHE_MEMORY_BYTES,
+    },
     corsOrigins: values.CORS_ORIGINS.split(',')
       .map((origin) => origin.trim())
       .filter(Boolean),

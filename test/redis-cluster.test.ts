@@ -163,7 +163,7 @@ describe.runIf(process.env.TEST_REDIS_URL)('two instances over a Redis Cluster',
     const keys = await cluster!.onNodeOf(`{${org.organizationId}}`, 'keys', `responseCache:*{${org.organizationId}}*`);
     expect(keys).toEqual(
       expect.arrayContaining([
-        expect.stringMatching(new RegExp(`^responseCache:r:\\{${org.organizationId}\\}/`)),
+        expect.stringMatching(new RegExp(`^responseCache:a:\\{${org.organizationId}\\}/`)),
         `responseCache:t:{${org.organizationId}}:Organization:${org.organizationId}`,
         `responseCache:t:{${org.organizationId}}:Batch:${batchId}`,
       ]),

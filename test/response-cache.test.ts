@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { responseCacheSession } from '../src/graphql/use-response-cache.ts';
 import { graphqlCalls } from './support/graphql.ts';
+import { restClient } from './support/rest.ts';
 import { startTestServer, type TestServer } from './support/server.ts';
 
 interface Answer {
@@ -174,6 +175,46 @@ function cacheBehaviour(options: () => { first: TestServer; second: TestServer }
     expect(hitOf(await post(second(), other.apiKey, BATCH, { id: otherBatch }))).toBe(true);
   });
 
+  it('keys of one organization with other scopes never share an answer', async () => {
+    const rest = restClient(first(), org.organizationId, org.apiKey);
+    const issued = await rest('POST', '/org/{org}/api-keys', { body: { name: 'reader', scopes: ['read'] } });
+    expect(issued.status).toBe(201);
+    const reader = issued.body.api_key as string;
+    const QUERY = `{ batches(first: 3) { totalCount } }`;
+    expect((await post(first(), org.apiKey, QUERY)).cache).toBe('miss');
+    expect(hitOf(await post(second(), org.apiKey, QUERY))).toBe(true);
+    expect((await post(second(), reader, QUERY)).cache).toBe('miss');
+    expect(hitOf(await post(second(), reader, QUERY))).toBe(true);
+  });
+
+  it('identical requests arriving together execute once, the others are answered with its answer', async () => {
+    const batchId = await newBatch(ok);
+    const count = (metrics: string, result: string) =>
+      Number(new RegExp(`gateway_graphql_response_cache_total\\{result="${result}"\\} (\\d+)`).exec(metrics)?.[1] ?? 0);
+    const before = await second().metrics();
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => post(second(), org.apiKey, BATCH, { id: batchId })),
+    );
+    const after = await second().metrics();
+    expect(count(after, 'miss') - count(before, 'miss')).toBe(1);
+    expect(count(after, 'hit') - count(before, 'hit')).toBe(7);
+    expect(new Set(answers.map((answer) => answer.text)).size).toBe(1);
+  });
+
+  it('sends no ETag or Last-Modified, on a miss or a hit', async () => {
+    const batchId = await newBatch(ok);
+    for (const server of [first(), second()]) {
+      const response = await fetch(`${server.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': org.apiKey },
+        body: JSON.stringify({ query: BATCH, variables: { id: batchId } }),
+      });
+      expect(response.headers.get('x-response-cache')).not.toBeNull();
+      expect(response.headers.get('etag')).toBeNull();
+      expect(response.headers.get('last-modified')).toBeNull();
+    }
+  });
+
   it('counts hits and misses in the metrics', async () => {
     // The misses above were on the first instance, the hits on the second (the same one without Redis).
     expect(await first().metrics()).toMatch(/gateway_graphql_response_cache_total\{result="miss"\} [1-9]/);
@@ -214,4 +255,30 @@ describe.runIf(process.env.TEST_REDIS_URL)('response cache shared by two instanc
     await first?.close();
   });
   cacheBehaviour(() => ({ first, second }));
+
+  it("a change made through one instance is not served from the other's copy in memory", async () => {
+    const { organizationId, apiKey } = await first.createOrganization('Copies');
+    const { ok } = graphqlCalls(
+      () => first,
+      () => apiKey,
+    );
+    const agent = await ok(`mutation { createAgent(input: { name: "Before" }) { id } }`);
+    const AGENT = `query($id: ID!) { agent(id: $id) { id name } }`;
+    const id = agent.createAgent.id as string;
+    expect((await post(second, apiKey, AGENT, { id })).cache).toBe('miss');
+    // The second instance answers from the copy it kept.
+    expect(hitOf(await post(second, apiKey, AGENT, { id }))).toBe(true);
+    await ok(`mutation($id: ID!) { updateAgent(id: $id, input: { name: "After" }) { id } }`, { id });
+    const after = await post(second, apiKey, AGENT, { id });
+    expect(after.cache).toBe('miss');
+    expect(after.body.data.agent.name).toBe('After');
+    // And as the engine changes a batch: announced on the first, the second's copy is not served.
+    const batchId = await newBatch(ok);
+    expect((await post(second, apiKey, BATCH, { id: batchId })).cache).toBe('miss');
+    expect(hitOf(await post(second, apiKey, BATCH, { id: batchId }))).toBe(true);
+    await first.db.prisma.batch.updateMany({ where: { id: batchId, organizationId }, data: { status: 'IN_PROGRESS' } });
+    first.services.events.batchChanged(batchId);
+    const fresh = await post(second, apiKey, BATCH, { id: batchId });
+    expect(fresh.body.data.batch.status).toBe('IN_PROGRESS');
+  });
 });

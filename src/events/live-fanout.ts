@@ -6,12 +6,14 @@
 // dashboards of one batch cost one execution per change, not 200. A
 // subscriber that joins late gets the latest result at once; a slow one skips
 // to the newest (LatestValue); a result equal to the previous one is not
-// sent. The execution stops when its last subscriber
+// sent; its text is serialized once for every graphql-ws subscriber
+// (serialized-results.ts). The execution stops when its last subscriber
 // leaves. What happens per subscriber still does: the subscription slot it
 // holds (src/graphql/use-live-queries.ts), and the plugins after this one (yoga's error
 // masking among them) on each result.
 import type { ExecutionResult } from 'graphql';
 import { LatestValue } from './latest-value.ts';
+import { noteSerialized } from './serialized-results.ts';
 
 type Results = ExecutionResult | AsyncIterableIterator<ExecutionResult>;
 
@@ -68,6 +70,8 @@ export class LiveFanout {
             if (text === execution.latestText) continue;
             execution.latestText = text;
             execution.latest = result;
+            // Written as is to each graphql-ws subscriber (serialized-results.ts).
+            noteSerialized(result, text);
             for (const subscriber of execution.subscribers) subscriber.push(result);
           }
         } catch {

@@ -27,7 +27,8 @@
 // metadata (a hit would differ from the miss, and be re-serialised to say
 // so), and its ETag / Last-Modified headers (revalidation with If-None-Match
 // would cost a look-up of the whole answer for a 304).
-import { hashSHA256, useResponseCache } from '@graphql-yoga/plugin-response-cache';
+import { createHash } from 'node:crypto';
+import { useResponseCache } from '@graphql-yoga/plugin-response-cache';
 import {
   type DocumentNode,
   type GraphQLSchema,
@@ -42,6 +43,7 @@ import {
 import type { Plugin } from 'graphql-yoga';
 import type { Viewer } from '../auth/authenticate.ts';
 import {
+  CACHED_BYTES,
   type CacheAnswer,
   cacheKeyOf,
   type ResponseCacheStore,
@@ -65,6 +67,16 @@ export function responseCacheSession(context: CacheSessionContext): string | nul
   if (!context.viewer) return null;
   return `${context.viewer.organizationId}|${[...context.viewer.scopes].sort().join(',')}`;
 }
+
+/** The hits' answers as bytes, by the server context of their request: the body, written as is. */
+const hitBodies = new WeakMap<object, Buffer>();
+
+/**
+ * A hit's body as the bytes kept, for the request whose server context this
+ * is (src/http/app.ts writes them instead of the text yoga made a Response
+ * of: the same, byte for byte, not encoded again); undefined for any other.
+ */
+export const cachedBody = (serverContext: object): Buffer | undefined => hitBodies.get(serverContext);
 
 /** The header that says whether an answer came from the cache (`hit`) or was executed (`miss`). */
 const RESPONSE_CACHE_HEADER = 'x-response-cache';
@@ -124,20 +136,39 @@ function useResponseCacheText(store: ResponseCacheStore, metrics: Metrics, keyed
       if (request && keyed.has(request) && getOperationAST(args.document, args.operationName)?.operation === 'query')
         queries.set(request, typesRead(args.schema, args.document));
     },
-    onResultProcess({ request, result, setResult }) {
+    onResultProcess({ request, result, setResult, serverContext }) {
       const key = keyed.get(request);
-      if (key === undefined || Array.isArray(result) || Symbol.asyncIterator in (result as object)) return;
-      const answer = result as CacheAnswer;
-      const hit = answer[SERVED_FROM_CACHE] === true;
-      if (!hit && !queries.has(request)) return;
-      metrics.responseCache.inc({ result: hit ? 'hit' : 'miss' });
-      const headers = { ...answer.extensions?.http?.headers, [RESPONSE_CACHE_HEADER]: hit ? 'hit' : 'miss' };
-      const extensions = { ...answer.extensions, http: { ...answer.extensions?.http, headers } };
-      if (hit) return setResult({ ...answer, extensions });
-      const text = store.keep(key, answer, queries.get(request) ?? []);
-      setResult(text === undefined ? { ...answer, extensions } : { ...answer, extensions, stringify: () => text });
+      if (key === undefined) return;
+      const bytes = (result as CacheAnswer)[CACHED_BYTES];
+      if (bytes && serverContext) hitBodies.set(serverContext, bytes);
+      const kept = answer(key, request, result as CacheAnswer, setResult);
+      // Identical requests waiting for this one look the answer up once it is kept (or execute).
+      if (kept) void Promise.resolve(kept).then(() => store.answered(key, request));
+      else store.answered(key, request);
     },
   };
+
+  /** Says hit or miss, and keeps a miss's text; when the answer is being kept, the promise of it. */
+  function answer(
+    key: string,
+    request: Request,
+    result: CacheAnswer,
+    setResult: (result: CacheAnswer) => void,
+  ): Promise<void> | void {
+    if (Array.isArray(result) || Symbol.asyncIterator in (result as object)) return;
+    const hit = result[SERVED_FROM_CACHE] === true;
+    if (!hit && !queries.has(request)) return;
+    metrics.responseCache.inc({ result: hit ? 'hit' : 'miss' });
+    // The plugin's ETag and Last-Modified are not sent: a hit has none (it would cost a look-up of the whole
+    // answer to revalidate), and the ETag would name the answer's key.
+    const { ETag: _etag, 'Last-Modified': _lastModified, ...headers } = result.extensions?.http?.headers ?? {};
+    headers[RESPONSE_CACHE_HEADER] = hit ? 'hit' : 'miss';
+    const extensions = { ...result.extensions, http: { ...result.extensions?.http, headers } };
+    if (hit) return setResult({ ...result, extensions });
+    const kept = store.keep(key, result, queries.get(request) ?? []);
+    setResult(kept === undefined ? { ...result, extensions } : { ...result, extensions, stringify: () => kept.text });
+    return kept?.kept;
+  }
 }
 
 export function useSharedResponseCache(store: ResponseCacheStore, metrics: Metrics): Plugin[] {
@@ -156,16 +187,21 @@ export function useSharedResponseCache(store: ResponseCacheStore, metrics: Metri
       shouldCacheResult: ({ result }) => !result.errors?.length,
       buildResponseCacheKey: async ({ documentString, operationName, variableValues, sessionId, request, context }) => {
         const { viewer, audit } = context as CacheSessionContext;
+        // SHA-256 in hex, as the plugin's hashSHA256, without its Web Crypto round trip per request.
         const key = cacheKeyOf(
           viewer?.organizationId ?? '',
-          await hashSHA256(
-            [sessionId ?? '', operationName ?? '', documentString, JSON.stringify(variableValues ?? {})].join('\n'),
-          ),
+          createHash('sha256')
+            .update(
+              [sessionId ?? '', operationName ?? '', documentString, JSON.stringify(variableValues ?? {})].join('\n'),
+            )
+            .digest('hex'),
         );
         if (sessionId && viewer && cacheable(request, context as CacheSessionContext)) {
           keyed.set(request, key);
           // A hit runs no context factory: the request's log line gets its organization here.
           if (audit) audit.organizationId = viewer.organizationId;
+          // An identical request under way here: its answer, once kept, is this one's.
+          await store.lead(key, request);
         }
         return key;
       },

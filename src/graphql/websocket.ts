@@ -19,13 +19,14 @@
 // scopes, the connection is closed (4403), so it receives nothing more after
 // the TTL, as an HTTP request with it would be refused.
 import type { WebsocketHandler } from '@fastify/websocket';
-import { type ExecutionArgs, GraphQLError, getOperationAST } from 'graphql';
+import { type ExecutionArgs, type ExecutionResult, GraphQLError, getOperationAST } from 'graphql';
 import { makeHandler } from 'graphql-ws/use/@fastify/websocket';
 import { authenticate, type Viewer } from '../auth/authenticate.ts';
 import { keyLapse } from '../auth/key-lapse.ts';
 import { type RateLimited, type RateLimiter, rateLimitedMessage } from '../requests/rate-limits.ts';
 import type { Services } from '../services.ts';
 import { operationTextOf, type PersistedOperations } from './protections.ts';
+import { writeSerializedResults } from './serialized-next.ts';
 import { type ReleaseSlot, type SubscriptionSlots, tooManySubscriptions } from './subscription-slots.ts';
 import { isLiveQuery } from './use-live-queries.ts';
 import { refuseUnstorableOperation } from './use-storable-input.ts';
@@ -48,6 +49,8 @@ type Connection = {
   unwatch: AbortController;
   /** The connection's subscriptions by operation id, each with its organization slot. */
   subscriptions: Map<string, ReleaseSlot>;
+  /** A result's payload when it was serialized once for all (src/graphql/serialized-next.ts). */
+  serializedPayload: (result: ExecutionResult) => object | undefined;
 };
 
 const rateLimited = ({ retryAfterSeconds }: RateLimited) =>
@@ -89,9 +92,14 @@ export function graphqlWebSocketHandler(
       const viewer = await authenticate(services.db, key, services.apiKeys);
       // Closed while the key was read: nothing to watch.
       if (!viewer || context.extra.socket.readyState !== context.extra.socket.OPEN) return false;
-      const connection: Connection = { viewer, unwatch: new AbortController(), subscriptions: new Map() };
-      Object.assign(context.extra, connection);
       const { socket } = context.extra;
+      const connection: Connection = {
+        viewer,
+        unwatch: new AbortController(),
+        subscriptions: new Map(),
+        serializedPayload: writeSerializedResults(socket),
+      };
+      Object.assign(context.extra, connection);
       keyLapse(services.db, services.apiKeys, key, viewer, connection.unwatch.signal).addEventListener('abort', () =>
         socket.close(FORBIDDEN, 'Forbidden: the API key was revoked, expired or changed'),
       );
@@ -138,6 +146,9 @@ export function graphqlWebSocketHandler(
       }
       return args;
     },
+    // A live query's result shared by its identical subscribers is written as the bytes it was serialized to, once.
+    onNext: (context, _id, _payload, _args, result) =>
+      (context.extra as typeof context.extra & Partial<Connection>).serializedPayload?.(result as ExecutionResult),
     // Whether the client completed it, its stream ended or failed.
     onComplete: (context, id) => release(context.extra, id),
     // What did not complete before the connection closed (a failure while subscribing).

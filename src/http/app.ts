@@ -20,8 +20,9 @@ import { unavailable } from '../domain/errors.ts';
 import { persistedOperations } from '../graphql/protections.ts';
 import { SubscriptionSlots } from '../graphql/subscription-slots.ts';
 import { MAX_REQUEST_BODY_BYTES } from '../graphql/use-request-bodies.ts';
+import { cachedBody } from '../graphql/use-response-cache.ts';
 import { graphqlWebSocketHandler } from '../graphql/websocket.ts';
-import { createGraphQLServer } from '../graphql/yoga.ts';
+import { createGraphQLServer, type ServerContext } from '../graphql/yoga.ts';
 import { registerRequestLog, requestIdOf } from '../observability/request-log.ts';
 import { tracing } from '../observability/tracing.ts';
 import { registerConsistency } from '../requests/consistency.ts';
@@ -188,7 +189,7 @@ export async function buildApp({
     const handler = async (request: FastifyRequest, reply: FastifyReply) => {
       // Not found for the database being away: yoga looks again, and answers that in GraphQL's shape (503).
       const viewer = await viewers(request).catch(() => undefined);
-      const response = await graphql.handleNodeRequestAndResponse(request, reply, {
+      const context: ServerContext = {
         audit: request.audit,
         consistency: request.consistency,
         viewer,
@@ -205,7 +206,8 @@ export async function buildApp({
           const key = String(request.headers['x-api-key']);
           return keyLapse(requestServices.db, requestServices.apiKeys, key, holder, ended.signal);
         },
-      });
+      };
+      const response = await graphql.handleNodeRequestAndResponse(request, reply, context);
       if (request.method !== 'HEAD' && isHtml(response)) {
         // GraphiQL: a page whose inline script the general policy would refuse.
         const page = await response.text();
@@ -218,7 +220,8 @@ export async function buildApp({
       // Fastify would send a Response's body through, which costs a trivial query more than its execution.
       reply.code(response.status);
       for (const [name, value] of response.headers) reply.header(name, value);
-      return reply.send(await response.text());
+      // A response cache hit's answer is written as the bytes kept (its text, encoded once).
+      return reply.send(cachedBody(context) ?? (await response.text()));
     };
     // GET /graphql: GraphiQL, queries, SSE subscriptions, and graphql-ws upgrades.
     scope.route({

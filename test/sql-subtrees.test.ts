@@ -87,6 +87,29 @@ describe('connection subtrees written by PostgreSQL', () => {
        WHERE random() < 0.6`,
     );
     await rendered.db.sql.query(`UPDATE "Run" SET status = 'PAUSED' WHERE random() < 0.3`);
+    // Call records on most runs' attempts (the last one is the run's lastRecord), each run's members
+    // its own: numbers JavaScript and PostgreSQL write differently, unicode, JSON nulls, members absent.
+    await rendered.db.sql.query(
+      `INSERT INTO "RunAttempt" ("organizationId", "runId", "batchId", number, "stepId", "startedAt", "toNumber")
+       SELECT r."organizationId", r.id, r."batchId", n, 'call', now(), '+14155550000'
+       FROM (SELECT r.*, row_number() OVER (ORDER BY r.id) AS k FROM "Run" AS r) AS r, generate_series(1, 2) AS n
+       WHERE k % 6 <> 0 AND n <= 1 + k % 2`,
+    );
+    await rendered.db.sql.query(
+      `INSERT INTO "CallRecord" ("organizationId", "attemptId", "runId", "attemptNumber", "batchId", "agentId",
+         summary, sentiment, "endedBy", detection, disposition, latency, transfer, "callbackAt", "updatedAt")
+       SELECT a."organizationId", a.id, a."runId", a.number, a."batchId", 'agt_x',
+         (ARRAY['Booked 😀 "Tue"', E'line\nbreak \\ ', NULL, ''])[1 + (k + a.number) % 4],
+         (ARRAY[1e-5, -0.25, 1e-7, NULL, 1, -4.56e-5, 0.000123, 0.1, 0.3333333333333333, -0.0, 2.5e-10])[1 + k % 11],
+         (ARRAY['agent', NULL])[1 + k % 2],
+         (ARRAY['{"result":"human","confidence":0.95,"detected_ms":1200}', '{"result":"voicemail","confidence":1e-7,"detected_ms":0}',
+                NULL, 'null', '{"result":"ivr","confidence":0.00005,"detected_ms":99}'])[1 + k % 5]::jsonb,
+         (ARRAY['{"label":"Rendez-vous pris ✓","category":"success"}', NULL, '{"label":"\\u0007-bell \\"q\\"","category":"issue"}'])[1 + k % 3]::jsonb,
+         (ARRAY['{"p50_ms":420,"p95_ms":1800}', NULL])[1 + k % 2]::jsonb,
+         (ARRAY[NULL, '{"to":"+14155550100","mode":"cold","at":"2026-11-21T04:09:00Z","status":"failed","reason":null}'])[1 + k % 2]::jsonb,
+         CASE WHEN k % 3 = 0 THEN now() END, now() - k * interval '1 second'
+       FROM (SELECT a.*, dense_rank() OVER (ORDER BY a."runId") AS k FROM "RunAttempt" AS a) AS a`,
+    );
   });
   afterAll(async () => {
     await resolved?.close();
@@ -168,6 +191,20 @@ describe('connection subtrees written by PostgreSQL', () => {
       page,
     ),
   ]);
+  const record = selection('CallRecord', [
+    field('id'),
+    field('summary'),
+    field('sentiment'),
+    field('attemptNumber'),
+    field('endedBy'),
+    field('callbackAt'),
+    field('updatedAt'),
+    field('disposition', 'label category'),
+    field('detection', 'confidence result detectedMs'),
+    field('latency', 'p95Ms p50Ms'),
+    field('transfer', 'at reason to'),
+    fc.constantFrom('__typename', 'transcript { text }', 'data', 'detection { json }'),
+  ]);
   const run = selection('Run', [
     field('id'),
     field('status'),
@@ -178,6 +215,7 @@ describe('connection subtrees written by PostgreSQL', () => {
     field('attempts'),
     field('lastOutcome'),
     prospect.chain((inner) => field('prospect', inner)),
+    record.chain((inner) => field('lastRecord', inner)),
     fc.constantFrom('phone: prospectId', 'batchName', 'updatedAt', 'updatedAt'),
   ]);
   const runArgs = fc
@@ -292,16 +330,47 @@ describe('connection subtrees written by PostgreSQL', () => {
     expect(statements.filter((statement) => statement.includes('string_agg'))).toHaveLength(3);
   });
 
-  it('answers the dashboard query with one statement for its batches and their runs', async () => {
-    const dashboard = `query($w: ID!) { workflow(id: $w) { id name batches(first: 20) { edges { node {
-      id name status stats { pendingCount inProgressCount pausedCount finishedCount cancelledCount failedCount totalCount }
-      runs(first: 50) { edges { node { id status startedAt prospect { firstName lastName email phone } } } } } } } } }`;
+  const dashboard = (
+    records: string,
+  ) => `query($w: ID!) { workflow(id: $w) { id name batches(first: 20) { edges { node {
+    id name status stats { pendingCount inProgressCount pausedCount finishedCount cancelledCount failedCount totalCount }
+    runs(first: 50) { edges { node { id status startedAt prospect { firstName lastName email phone } ${records} } } } } } } } }`;
+
+  /** The answer of the dashboard query (with `records` in each run) by each path, and the statements of the written one. */
+  async function askDashboard(records: string) {
     const { result: written, statements } = await recordStatements(rendered.db, () =>
-      ask(rendered, dashboard, { w: workflowId }),
+      ask(rendered, dashboard(records), { w: workflowId }),
     );
-    expect(written).toEqual(await ask(resolved, dashboard, { w: workflowId }));
+    return { written, expected: await ask(resolved, dashboard(records), { w: workflowId }), statements };
+  }
+
+  it('answers the dashboard query with one statement for its batches and their runs', async () => {
+    const { written, expected, statements } = await askDashboard('');
+    expect(written).toEqual(expected);
     // The API key's lookup may be cached; the workflow, then its batches with their runs, written in one.
     expect(statements.filter((statement) => !statement.includes('"ApiKey"'))).toHaveLength(2);
     expect(statements.filter((statement) => statement.includes('string_agg'))).toHaveLength(1);
+  });
+
+  it("answers the dashboard with each run's last record in as many statements as without", async () => {
+    const { written, expected, statements } = await askDashboard(
+      'lastRecord { summary sentiment disposition { label category } detection { result confidence } }',
+    );
+    expect(written).toEqual(expected);
+    const runs = JSON.parse(written.text).data.workflow.batches.edges.flatMap(
+      (batch: { node: { runs: { edges: { node: { lastRecord: unknown } }[] } } }) => batch.node.runs.edges,
+    );
+    // Some runs have a record and some none.
+    const records = runs.map((run: { node: { lastRecord: { detection: unknown } | null } }) => run.node.lastRecord);
+    expect(records).toContain(null);
+    expect(records.some((record: { detection: unknown } | null) => record?.detection)).toBe(true);
+    expect(statements.filter((statement) => !statement.includes('"ApiKey"'))).toHaveLength(2);
+    expect(statements.filter((statement) => statement.includes('string_agg'))).toHaveLength(1);
+  });
+
+  it("leaves a last record's members it cannot write to the resolvers", async () => {
+    const { written, expected, statements } = await askDashboard('lastRecord { summary transcript { text } }');
+    expect(written).toEqual(expected);
+    expect(statements.filter((statement) => statement.includes('string_agg'))).toHaveLength(0);
   });
 });

@@ -17,6 +17,7 @@ import { typesFromSchema } from './json-schema-types.ts';
 import { offsetConnection } from './pagination.ts';
 import { parseOnce } from './parsed-input.ts';
 import { Run, RunAttempt } from './run.ts';
+import { sqlField } from './sql-fields.ts';
 import { tenantNodeId } from './tenant-nodes.ts';
 
 const Turn = typesFromSchema(transcriptTurn);
@@ -51,6 +52,7 @@ const CallRecord: NodeRef<'CallRecord'> = builder.prismaNode('CallRecord', {
       type: Detection.output(),
       nullable: true,
       description: Detection.description,
+      extensions: sqlField({ json: 'detection' }),
       resolve: (row) => object(row.detection),
     }),
     summary: t.exposeString('summary', { nullable: true, description: 'What the call was about.' }),
@@ -58,16 +60,22 @@ const CallRecord: NodeRef<'CallRecord'> = builder.prismaNode('CallRecord', {
       type: Disposition.output(),
       nullable: true,
       description: Disposition.description,
+      extensions: sqlField({ json: 'disposition' }),
       resolve: (row) => object(row.disposition),
     }),
     data: t.expose('data', { type: 'JSON', nullable: true, description: 'What the agent extracted: free JSON.' }),
-    sentiment: t.exposeFloat('sentiment', { nullable: true, description: "The callee's sentiment, -1 to 1." }),
+    sentiment: t.exposeFloat('sentiment', {
+      nullable: true,
+      description: "The callee's sentiment, -1 to 1.",
+      extensions: sqlField({ float: (row) => `${row}.sentiment` }),
+    }),
     endedBy: t.exposeString('endedBy', { nullable: true, description: 'Who hung up: `agent`, `callee`, `system`.' }),
     recordingUrl: t.exposeString('recordingUrl', { nullable: true, description: "The call's recording (https)." }),
     latency: t.field({
       type: Latency.output(),
       nullable: true,
       description: Latency.description,
+      extensions: sqlField({ json: 'latency' }),
       resolve: (row) => object(row.latency),
     }),
     callbackAt: t.expose('callbackAt', {
@@ -84,6 +92,7 @@ const CallRecord: NodeRef<'CallRecord'> = builder.prismaNode('CallRecord', {
       type: Transfer.output(),
       nullable: true,
       description: Transfer.description,
+      extensions: sqlField({ json: 'transfer' }),
       resolve: (row) => object(row.transfer),
     }),
     createdAt: t.expose('createdAt', { type: 'DateTime', description: 'When its first part was reported.' }),
@@ -105,6 +114,10 @@ builder.prismaObjectField(Run, 'lastRecord', (t) =>
     type: CallRecord,
     nullable: true,
     description: 'The record of its latest attempt that has one.',
+    // As lastRecordOfRun reads it, on "CallRecord_runId_idx".
+    extensions: sqlField({
+      first: { table: 'CallRecord', parent: 'runId', orderBy: (record) => `${record}."attemptNumber" DESC` },
+    }),
     resolve: (run, _args, context) => context.loaders.lastRecordOfRun.load(run.id),
   }),
 );

@@ -9,6 +9,7 @@ import { INT_MAX } from '../records/values.ts';
 import { builder } from './builder.ts';
 import { type JsonSchema, namedJsonSchema, refName, unwrap, type WireNames, wireNames } from './json-schema-names.ts';
 import { type ParsedBody, parseOnce } from './parsed-input.ts';
+import { sqlField } from './sql-fields.ts';
 
 type OutputRef = ReturnType<typeof builder.objectRef<Record<string, unknown>>>;
 type InputRef = ReturnType<typeof builder.inputRef<Record<string, unknown>>>;
@@ -117,6 +118,7 @@ class Generator {
                     type: (list ? [type] : type) as never,
                     nullable: !required.has(wireName) || unwrap(member).nullable,
                     description: this.describeMember(member),
+                    extensions: sqlField({ member: wireName }),
                     resolve: (parent) => parent[wireName] as never,
                   }),
                 ];

@@ -25,6 +25,17 @@ export type SqlField =
   | { sameRow: true }
   /** An object read from the row of `table` whose id is this row's `column` (a run's `prospect`). */
   | { row: { table: string; column: string } }
+  /**
+   * An object read from the first row, in `orderBy` (given its alias), of `table`
+   * whose `parent` column is this row's id (a run's `lastRecord`); null when none.
+   */
+  | { first: { table: string; parent: string; orderBy: (row: string) => string } }
+  /** A Float: its SQL value (a double precision), written as JavaScript writes the number. */
+  | { float: (row: string) => string }
+  /** An object held in this row's JSON column `column` (a record's `disposition`); null when not an object. */
+  | { json: string }
+  /** A member of an object held in JSON (a JSON Schema type's field), by its stored (wire) name. */
+  | { member: string }
   /** A connection, given its arguments (without paging); null when they are answered by its resolver only. */
   | { children: (args: Record<string, unknown>) => SqlChildList | null };
 

@@ -82,6 +82,39 @@ function scalarText(type: GraphQLOutputType, value: string): Text | null {
   return ['String', 'ID', 'Int', 'Boolean'].includes(named.name) ? jsonOf(Prisma.raw(value)) : null;
 }
 
+/**
+ * A number's text as JavaScript writes it (Number.prototype.toString, which
+ * JSON.stringify and GraphQL's Float use), from its SQL value: PostgreSQL
+ * writes a double precision with the same shortest digits (Ryu), but in
+ * exponent form below 1e-4 and from 1e15, with two exponent digits, and -0 as
+ * such; JavaScript writes plain decimals from 1e-6 to 1e21 (as numeric does),
+ * `1e-7` beyond, and 0 for -0.
+ */
+const numberText = (value: string): Text =>
+  Prisma.raw(`(SELECT CASE WHEN v IS NULL THEN 'null' WHEN v = 0 THEN '0'
+    WHEN abs(v) >= 1e-6 AND abs(v) < 1e21 THEN v::text::numeric::text
+    ELSE regexp_replace(v::text, 'e([+-])0*', 'e\\1') END FROM (SELECT (${value})::float8 AS v) AS n)`);
+
+/** A member of an object held in the JSON value `held`, as the resolver reads it (by its wire name). */
+function memberText(type: GraphQLObjectType, nodes: FieldNode[], held: string): Text | null {
+  const field = type.getFields()[nodes[0]!.name.value];
+  const sql = field?.extensions.sql as SqlField | undefined;
+  if (!field || !sql || !('member' in sql)) return null;
+  const value = `(${held} ->> '${sql.member.replaceAll("'", "''")}')`;
+  const named = getNullableType(field.type);
+  if (!isScalarType(named)) return null;
+  if (named.name === 'Float') return numberText(value);
+  if (named.name === 'Int') return scalarText(named, `${value}::int`);
+  if (named.name === 'Boolean') return scalarText(named, `${value}::boolean`);
+  return named.name === 'String' || named.name === 'ID' ? scalarText(named, value) : null;
+}
+
+/** An object's text read from the row of `table` aliased `related` that `picked` (its conditions, its order) picks, in the organization; null when none. */
+const relatedText = (rendering: Rendering, text: Text, table: string, related: string, picked: [string, string]) =>
+  Prisma.sql`coalesce((SELECT ${text} FROM ${Prisma.raw(quoteIdentifier(table))} AS ${Prisma.raw(related)}
+      WHERE ${Prisma.raw(picked[0])} AND ${Prisma.raw(related)}."organizationId" = ${rendering.organizationId}
+      ${Prisma.raw(picked[1])}), 'null')`;
+
 /** A field of a row's object: a column, what its `extensions.sql` declares, or a connection. */
 function fieldText(rendering: Rendering, type: GraphQLObjectType, nodes: FieldNode[], row: string): Text | null {
   const field = type.getFields()[nodes[0]!.name.value];
@@ -89,25 +122,36 @@ function fieldText(rendering: Rendering, type: GraphQLObjectType, nodes: FieldNo
   const sql = field.extensions.sql as SqlField | undefined;
   if (sql && 'children' in sql) return connectionText(rendering, field, nodes, row);
   if (field.args.length > 0) return null;
+  if (sql && 'float' in sql) return numberText(sql.float(row));
   const column = field.extensions.pothosExposedField as string | undefined;
   if (column) return scalarText(field.type, `${row}.${quoteIdentifier(column)}`);
   // A node's global id is its row's id (global-ids.ts), but for types whose ids are numbers.
   if (field.name === 'id' && type.extensions.pothosPrismaModel && encodeGlobalID(type.name, 'x') === 'x')
     return scalarText(field.type, `${row}.id`);
-  if (!sql) return null;
+  if (!sql || 'member' in sql) return null;
   if ('value' in sql) return scalarText(field.type, sql.value(row));
   const object = getNullableType(field.type);
   if (!isObjectType(object)) return null;
+  if ('json' in sql) {
+    const held = `${row}.${quoteIdentifier(sql.json)}`;
+    const text = membersOf(rendering, object, nodes, (_name, keyed) => memberText(object, keyed, held));
+    return text && Prisma.sql`CASE WHEN jsonb_typeof(${Prisma.raw(held)}) = 'object' THEN ${text} ELSE 'null' END`;
+  }
   const member = (_name: string, keyed: FieldNode[]) => fieldText(rendering, object, keyed, row);
   if ('sameRow' in sql) return membersOf(rendering, object, nodes, member);
   const related = nextAlias(rendering);
   const text = membersOf(rendering, object, nodes, (_name, keyed) => fieldText(rendering, object, keyed, related));
-  return (
-    text &&
-    Prisma.sql`coalesce((SELECT ${text} FROM ${Prisma.raw(quoteIdentifier(sql.row.table))} AS ${Prisma.raw(related)}
-      WHERE ${Prisma.raw(related)}.id = ${Prisma.raw(`${row}.${quoteIdentifier(sql.row.column)}`)}
-        AND ${Prisma.raw(related)}."organizationId" = ${rendering.organizationId}), 'null')`
-  );
+  if (!text) return null;
+  if ('row' in sql)
+    return relatedText(rendering, text, sql.row.table, related, [
+      `${related}.id = ${row}.${quoteIdentifier(sql.row.column)}`,
+      '',
+    ]);
+  const { table, parent, orderBy } = sql.first;
+  return relatedText(rendering, text, table, related, [
+    `${related}.${quoteIdentifier(parent)} = ${row}.id`,
+    `ORDER BY ${orderBy(related)} LIMIT 1`,
+  ]);
 }
 
 /** The number of rows the list holds under the parent row `parent` (with the list's conditions). */

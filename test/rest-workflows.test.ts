@@ -258,12 +258,56 @@ describe.each(PREFIXES)('REST under %s: workflows, batches, runs, prospects', (p
     const expected = shown.map((run) => Object.fromEntries(members.map((member) => [member, run[member]])));
     expect(text).toBe(JSON.stringify({ data: expected, pagination }));
 
-    // Filtered by batch: the workflow and the batch are read in one statement, then the page in another.
+    // Filtered by batch: the workflow, the batch and the page are read in one statement.
     const byBatch = await recordStatements(server.db, () =>
       rest('GET', url(`/workflows/${id}/runs?batch_id=${batchId}&status=PENDING`)),
     );
     expect(byBatch.result.body.pagination.total).toBe(3);
-    expect(byBatch.statements.filter((statement) => !statement.includes('"ApiKey"'))).toHaveLength(2);
+    expect(byBatch.statements.filter((statement) => !statement.includes('"ApiKey"'))).toHaveLength(1);
+  });
+
+  it('E6 reads the workflow, the batch and the page in one statement, and writes a page with a run whose prospect row is gone as before', async () => {
+    const { id } = await workflow();
+    const { id: other } = await workflow();
+    const ids = await prospects(2);
+    const { id: batchId } = await batch(id, { name: 'B', prospect_ids: ids });
+    const { id: otherBatchId } = await batch(other, { name: 'O', prospect_ids: ids });
+    const listed = (query: string) =>
+      recordStatements(server.db, async () => {
+        const path = url(`/workflows/${id}/runs?sort=started_asc${query}`).replace('{org}', organizationId);
+        return (await fetch(`${server.url}${path}`, { headers: { 'x-api-key': apiKey } })).text();
+      });
+    const count = (statements: string[]) => statements.filter((statement) => !statement.includes('"ApiKey"')).length;
+    const before = await listed(`&batch_id=${batchId}`);
+    expect(count(before.statements)).toBe(1);
+    expect(JSON.parse(before.result).data).toHaveLength(2);
+
+    // A batch of another workflow lists nothing; a workflow or batch not found answers as before.
+    expect(JSON.parse((await listed(`&batch_id=${otherBatchId}`)).result)).toMatchObject({
+      data: [],
+      pagination: { total: 0 },
+    });
+    expect(JSON.parse((await listed('&batch_id=bat_missing')).result)).toMatchObject({
+      data: [],
+      pagination: { total: 0 },
+    });
+    expectErrorBody(await rest('GET', url('/workflows/wf_missing/runs')), 404);
+    expectErrorBody(await rest('GET', url(`/workflows/wf_missing/runs?batch_id=${batchId}`)), 404);
+
+    // The foreign key keeps a run's prospect; a row gone all the same (triggers off) is written as null, as before.
+    const gone = JSON.parse(before.result).data[0].prospect_id;
+    await server.db.sql.transaction(async (tx) => {
+      await tx.exec('SET LOCAL session_replication_role = replica');
+      await tx.query('DELETE FROM "Prospect" WHERE id = $1', [gone]);
+    });
+    const expected = JSON.parse(before.result);
+    expected.data[0].prospect = null;
+    for (const query of [`&batch_id=${batchId}`, '']) {
+      const after = await listed(query);
+      const shown = JSON.parse(after.result);
+      expect(shown.data.find((run: { prospect_id: string }) => run.prospect_id === gone).prospect).toBeNull();
+      if (query) expect(after.result).toBe(JSON.stringify(expected));
+    }
   });
 
   it('E21 adds tags idempotently with the generic body; the extensions create and read prospects, lists and tags', async () => {

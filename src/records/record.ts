@@ -9,7 +9,8 @@
 // - `sqlRow`: the record as a row value PostgreSQL makes JSON of, with
 //   to_jsonb (webhook events, written in the change's statement:
 //   src/db/parts/event-payloads.ts) or as text with row_to_json (the runs listing's pages:
-//   src/db/sql/wire-runs-page.ts).
+//   src/db/sql/wire-runs-page.ts, src/db/sql/runs-listing-page.ts, which
+//   gives some members' SQL itself: values read from rows it joined).
 // A member is a zod type: a value GraphQL and the row hold as the wire shows
 // it (strings, numbers, booleans, lists of them, free JSON), read from the
 // field and column its wire name names (camelCase); or a `value` read from
@@ -166,8 +167,12 @@ export interface RecordShape<M extends Members> {
   present(result: Result): Result;
   /** Its SELECT list, given its row's alias: each member's expression named by its wire name. */
   sqlColumns(row: string): string;
-  /** It as a row value whose fields are its wire names: to_jsonb makes it jsonb, row_to_json JSON text. */
-  sqlRow(row: string): string;
+  /**
+   * It as a row value whose fields are its wire names: to_jsonb makes it jsonb, row_to_json JSON text.
+   * `given` members are the SQL expressions given instead of their own (a
+   * value the statement has read already, from a row it joined).
+   */
+  sqlRow(row: string, given?: Partial<Record<keyof M, string>>): string;
   /** The columns of its row its SQL reads: all a query that makes it from rows must select. */
   columns: string[];
   /** The same record with more members (after its own), under another name. */
@@ -187,8 +192,8 @@ export function record<M extends Members>(naming: Naming, members: M): RecordSha
   });
   const strict = z.strictObject(Object.fromEntries(entries.map(({ wire, member }) => [wire, member.type])) as Shape<M>);
   const schema = naming.id || naming.description ? strict.meta({ ...naming }) : strict;
-  const sqlColumns = (row: string) =>
-    entries.map(({ wire, column, member }) => `${member.sql(row, column)} AS "${wire}"`).join(', ');
+  const sqlColumns = (row: string, given: Partial<Record<string, string>> = {}) =>
+    entries.map(({ wire, column, member }) => `${given[wire] ?? member.sql(row, column)} AS "${wire}"`).join(', ');
   return {
     schema,
     selection: entries.map(({ field, member }) => member.select(field)).join(' '),
@@ -198,7 +203,7 @@ export function record<M extends Members>(naming: Naming, members: M): RecordSha
       return shown;
     },
     sqlColumns,
-    sqlRow: (row) => `(SELECT ${ROW_VALUE} FROM (SELECT ${sqlColumns(row)}) AS ${ROW_VALUE})`,
+    sqlRow: (row, given) => `(SELECT ${ROW_VALUE} FROM (SELECT ${sqlColumns(row, given)}) AS ${ROW_VALUE})`,
     columns: [...new Set([...sqlColumns(PROBED_ROW).matchAll(/\bprobed_row\."(\w+)"/g)].map(([, name]) => name!))],
     extend: (extended, added) => record(extended, { ...members, ...added }),
   };

@@ -82,6 +82,17 @@ export const batch = record(
   },
 );
 
+/** A run's prospect, as its run shows it. */
+export const runProspect = record(
+  {},
+  {
+    first_name: z.string(),
+    last_name: z.string(),
+    email: z.string(),
+    phone: z.string(),
+  },
+);
+
 /** A run of the runs listing: its row, and its workflow's and batch's names, and its prospect. */
 export const workflowRun = record(
   { id: 'WorkflowRun' },
@@ -101,18 +112,7 @@ export const workflowRun = record(
     started_at: timestamp().nullable(),
     ended_at: timestamp().nullable(),
     status: z.enum(RunStatus),
-    prospect: nested(
-      record(
-        {},
-        {
-          first_name: z.string(),
-          last_name: z.string(),
-          email: z.string(),
-          phone: z.string(),
-        },
-      ),
-      { table: 'Prospect', alias: 'p', where: named('p', 'prospectId') },
-    ),
+    prospect: nested(runProspect, { table: 'Prospect', alias: 'p', where: named('p', 'prospectId') }),
   },
 );
 

@@ -18,7 +18,7 @@ export interface RunsPage {
 }
 
 /** The columns of a run's row its record and the page's orders read. */
-const RUN_COLUMNS = [...new Set([...workflowRun.columns, ...RUN_ORDER_COLUMNS])];
+export const RUN_COLUMNS = [...new Set([...workflowRun.columns, ...RUN_ORDER_COLUMNS])];
 
 /**
  * A page of runs as the text of the runs listing's `data` members, comma-separated (empty

@@ -1,11 +1,11 @@
 // Workflows, versions, batches, runs and DECISIONS.md's extensions.
 import { z } from 'zod';
+import { runsListingPage } from '../../db/sql/runs-listing-page.ts';
 import { wireRunsPage } from '../../db/sql/wire-runs-page.ts';
-import { workflowAndBatch } from '../../db/sql/workflow-and-batch.ts';
 import { batchSettingsUpdate } from '../../domain/batch-settings.ts';
 import { batchCreate, batchStatusUpdate } from '../../domain/batches.ts';
 import { notFound } from '../../domain/errors.ts';
-import { runFilter, runSorts } from '../../domain/runs.ts';
+import { runFilter, runFilterSql, runOrderSql, runSorts } from '../../domain/runs.ts';
 import { workflowCreate, workflowUpdate, workflowVersionCreate } from '../../domain/workflows.ts';
 import { batch, run, workflow, workflowRun, workflowVersion } from '../../records/workflows.ts';
 import { wireNames } from '../../schema/json-schema-names.ts';
@@ -140,19 +140,18 @@ export const workflowRoutes = [
       // The query's filter members are runFilter's, parsed with it.
       const { page, limit, sort, ...filter } = query;
       const workflowId = params.workflow_id!;
-      if (filter.batch_id) {
-        // The batch the filter names is read with the workflow, in one statement (runListing finds it loaded).
-        const read = await workflowAndBatch(sql, organizationId, workflowId, filter.batch_id);
-        if (!read.workflowFound) throw notFound('workflow');
-        loaders.batch.prime(filter.batch_id, read.batch);
-      } else found(await loaders.workflow.load(workflowId), 'workflow');
+      const window = { where: runFilterSql(filter), orderBy: runOrderSql(sort), offset: (page - 1) * limit, limit };
+      // The workflow, the batch the filter names and the page, in one statement (runListing finds the batch loaded).
+      const read = await runsListingPage(sql, { workflowId, batchId: filter.batch_id, ...window }, organizationId);
+      if (!read.workflowFound) throw notFound('workflow');
+      if (filter.batch_id) loaders.batch.prime(filter.batch_id, read.batch);
       const listing = await runListing({ workflowId }, filter, sort, loaders);
       if (!listing) return paginationEnvelopeText('', page, limit, 0);
-      const [items, total] = await Promise.all([
-        wireRunsPage(sql, { ...listing, offset: (page - 1) * limit, limit }, organizationId),
-        listing.count(),
-      ]);
-      return paginationEnvelopeText(items, page, limit, total);
+      // A run without its prospect row is written as wire-runs-page.ts writes it (prospect null).
+      const items = read.prospectsMissing
+        ? await wireRunsPage(sql, { ...listing, ...window }, organizationId)
+        : read.items;
+      return paginationEnvelopeText(items, page, limit, await listing.count());
     },
     response: paginationEnvelopeSchema(workflowRun.schema),
   }),

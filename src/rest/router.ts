@@ -31,6 +31,7 @@ import { INVALID_UTF8, utf8Text } from '../requests/utf8.ts';
 import { readingFrom } from '../schema/context.ts';
 import { claimIdempotencyKey, openMembers, requestHashOf, sealMembers, validKey } from './idempotency.ts';
 import { decodeJsonMembers } from './json-bytes.ts';
+import { lingerAfterAnswer } from './lingering-close.ts';
 import { openApiDocument } from './openapi.ts';
 import {
   type OperationRoute,
@@ -321,9 +322,12 @@ export async function registerRestRoutes(app: FastifyInstance, dependencies: Res
       scope.addContentTypeParser(contentType, (_request, payload, done) => done(null, payload));
     }
     // An answer given before the body was read to its end (a refusal) closes
-    // the connection, rather than reading and dropping the rest of the upload.
+    // the connection, rather than reading the rest of the upload through: after
+    // a short linger (lingering-close.ts), so that the client reads the answer.
     scope.addHook('onSend', async (request, reply) => {
-      if (!request.raw.readableEnded) reply.header('connection', 'close');
+      if (request.raw.readableEnded) return;
+      reply.header('connection', 'close');
+      lingerAfterAnswer(request.raw);
     });
     for (const route of uploads) register(scope, route);
   });

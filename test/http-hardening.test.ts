@@ -136,6 +136,11 @@ describe('graceful shutdown (SIGTERM)', () => {
       await eventually(async () =>
         (await api('GET', `/batches/${batch.id}`)).stats.in_progress_count === 1 ? true : undefined,
       );
+      // Claimed is not yet calling: the call is in flight once its attempt is written open.
+      const { data: runs } = await api('GET', `/workflows/${workflow.id}/runs?batch_id=${batch.id}`);
+      await eventually(async () =>
+        (await api('GET', `/runs/${runs[0].id}`)).call_attempts.length === 1 ? true : undefined,
+      );
 
       let answered!: (error?: unknown) => void;
       const firstState = new Promise<void>(

@@ -24,6 +24,7 @@ import {
   scrapeMetrics,
   sleep,
   startGateway,
+  withClient,
 } from './support.ts';
 
 export type BenchDatabase = Awaited<ReturnType<typeof createBenchDatabase>>;
@@ -493,16 +494,8 @@ export async function measureEngine(
   const { quiet: _none, ...guardedRun } = await runGateway(databases.guarded, seeded.guarded, null, log);
   log('(g) the raw RunStore loop');
   const rawRun = await runRaw(databases.raw, seeded.raw, log);
-  const attemptsOf = async (database: BenchDatabase, { batchId }: Seeded) => {
-    const sql = new pg.Client({ connectionString: database.url });
-    sql.on('error', () => {});
-    await sql.connect();
-    try {
-      return await readAttempts(sql, batchId);
-    } finally {
-      await sql.end();
-    }
-  };
+  const attemptsOf = (database: BenchDatabase, { batchId }: Seeded) =>
+    withClient(database.url, (sql) => readAttempts(sql, batchId));
   const bounds = gatewayRun.claims.map((bucket) => bucket.le);
   const measured: EngineMeasured = {
     gateway: { ...gatewayRun, ...(await attemptsOf(databases.gateway, seeded.gateway)) },

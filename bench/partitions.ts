@@ -4,14 +4,14 @@
 // (docs/scaling.md), and on a copy of it where both are plain tables with
 // the same columns, keys, indexes, foreign keys and triggers. Same data, same
 // build, the two measured in turns in one run.
-import pg from 'pg';
+import type pg from 'pg';
 import { createOrganization } from '../src/domain/organizations.ts';
 import { prepareDatabase } from '../src/domain/prepare-database.ts';
 import type { BenchDatabase } from './engine.ts';
 import { E6, GATEWAY_DASHBOARD } from './queries.ts';
 import { ms, type Report, ratio, rps, verdict } from './report.ts';
 import { seed } from './seed.ts';
-import { cpuMs, median, runLoad, type ServerProcess, startGateway } from './support.ts';
+import { cpuMs, median, runLoad, type ServerProcess, startGateway, withClient } from './support.ts';
 
 const PARTITIONED = ['RunAttempt', 'Run'];
 const CONNECTIONS = 32;
@@ -41,10 +41,8 @@ export interface PartitionsMeasured {
  * table LIKE it (columns, defaults, keys, indexes), and the foreign keys and
  * triggers that named it are made again on the copy.
  */
-async function unpartition(database: BenchDatabase) {
-  const sql = new pg.Client({ connectionString: database.url });
-  await sql.connect();
-  try {
+function unpartition(database: BenchDatabase) {
+  return withClient(database.url, async (sql) => {
     const tables = PARTITIONED.map((name) => `"${name}"`);
     const { rows: foreignKeys } = await sql.query<{ owner: string; name: string; definition: string }>(
       `SELECT conrelid::regclass::text AS owner, conname AS name, pg_get_constraintdef(oid) AS definition
@@ -75,9 +73,7 @@ async function unpartition(database: BenchDatabase) {
       [PARTITIONED],
     );
     if (rows.length > 0) throw new Error(`still partitioned: ${rows.map((row) => row.name).join(', ')}`);
-  } finally {
-    await sql.end();
-  }
+  });
 }
 
 /** CPU ms of the server process and of `database`'s PostgreSQL backends. */
@@ -97,9 +93,7 @@ export async function measurePartitions(
   const db = await prepareDatabase({ kind: 'postgres', url: partitioned.url, poolSize: 2 });
   const { organization, apiKey } = await createOrganization(db.prisma, 'Partitions bench');
   const keyRow = await db.prisma.apiKey.findFirstOrThrow({ where: { organizationId: organization.id } });
-  const seeding = new pg.Client({ connectionString: partitioned.url });
-  await seeding.connect();
-  const seeded = await seed(seeding, organization.id, keyRow.id, log).finally(() => seeding.end());
+  const seeded = await withClient(partitioned.url, (sql) => seed(sql, organization.id, keyRow.id, log));
   await db.close();
   log('copying the seeded database, then making its runs and attempts plain tables');
   const plain = await newDatabase(partitioned.name);
@@ -115,14 +109,13 @@ export async function measurePartitions(
   const e6Path =
     `/org/${organization.id}/workflows/${seeded.bigWorkflowId}/runs?status=${E6.status}&batch_id=${seeded.bigBatchId}` +
     `&sort=started_desc&page=${E6.page}&limit=${E6.limit}`;
-  const prospectIds = await (async () => {
-    const sql = new pg.Client({ connectionString: partitioned.url });
-    await sql.connect();
-    const { rows } = await sql
-      .query<{ id: string }>('SELECT id FROM "Prospect" WHERE "organizationId" = $1 ORDER BY id', [organization.id])
-      .finally(() => sql.end());
+  const prospectIds = await withClient(partitioned.url, async (sql) => {
+    const { rows } = await sql.query<{ id: string }>(
+      'SELECT id FROM "Prospect" WHERE "organizationId" = $1 ORDER BY id',
+      [organization.id],
+    );
     return rows.map((row) => row.id);
-  })();
+  });
 
   const onSide = async <T>(name: keyof typeof sides, work: (gateway: ServerProcess, sql: pg.Client) => Promise<T>) => {
     const gateway = await startGateway({
@@ -130,13 +123,9 @@ export async function measurePartitions(
       databaseUrl: sides[name].database.url,
       env: { DATABASE_POOL_SIZE: '10' },
     });
-    const sql = new pg.Client({ connectionString: sides[name].database.url });
-    sql.on('error', () => {});
-    await sql.connect();
     try {
-      return await work(gateway, sql);
+      return await withClient(sides[name].database.url, (sql) => work(gateway, sql));
     } finally {
-      await sql.end();
       await gateway.stop();
     }
   };

@@ -31,6 +31,19 @@ export async function scrapeMetrics(url: string): Promise<string> {
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Runs `work` on a connection of its own to `url`, closed after, whatever happened. */
+export async function withClient<T>(url: string, work: (sql: pg.Client) => Promise<T>): Promise<T> {
+  const sql = new pg.Client({ connectionString: url });
+  // A lost connection fails the work's next query, not the process.
+  sql.on('error', () => {});
+  await sql.connect();
+  try {
+    return await work(sql);
+  } finally {
+    await sql.end();
+  }
+}
+
 /**
  * A database of the benchmark's own on BENCH_DATABASE_URL's server, dropped by
  * `drop`: empty, or a copy of `template` (a database no one is connected to).

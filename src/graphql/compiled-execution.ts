@@ -11,15 +11,42 @@
 // - variables that do not coerce: graphql-jit replaces a scalar's own message
 //   ("Date must be YYYY-MM-DD") by "Expected type Date", so graphql-js, which
 //   keeps it, answers those;
+// - operations whose document holds @skip or @include: graphql-jit keeps the
+//   fields of a left-out field's fragments when the same key is selected again
+//   (`p @skip(if: true) { ... on P { a } } p { b }` answers `a` and `b`), orders
+//   a key where a left-out node first names it, and leaves out a fragment
+//   spread again after a left-out spread (zalando-incubator/graphql-jit#111,
+//   #166 are of the same family); graphql-js follows the spec's CollectFields;
 // - mutations (their cost is the write) and subscriptions (graphql-jit's
 //   subscribe does not deliver our event streams);
 // - live queries (`query @live`), which the live-query store executes on its
 //   own copy of the schema (use-live-queries.ts).
 
 import { getLiveDirectiveNode } from '@n1ru4l/graphql-live-query';
-import { type DocumentNode, type ExecutionArgs, type GraphQLSchema, getOperationAST, getVariableValues } from 'graphql';
+import {
+  BREAK,
+  type DocumentNode,
+  type ExecutionArgs,
+  type GraphQLSchema,
+  getOperationAST,
+  getVariableValues,
+  visit,
+} from 'graphql';
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { Plugin } from 'graphql-yoga';
+
+/** Whether a directive of the document is @skip or @include. */
+function holdsConditions(document: DocumentNode): boolean {
+  let found = false;
+  visit(document, {
+    Directive(node) {
+      if (node.name.value !== 'skip' && node.name.value !== 'include') return;
+      found = true;
+      return BREAK;
+    },
+  });
+  return found;
+}
 
 export function useCompiledQueries(): Plugin {
   // Keyed by the parsed document, which yoga's parser cache hands out again for the same query text.
@@ -38,8 +65,10 @@ export function useCompiledQueries(): Plugin {
     }
     const operationName = args.operationName ?? '';
     if (!byOperation.has(operationName)) {
-      const result = compileQuery(args.schema, args.document, args.operationName ?? undefined);
-      byOperation.set(operationName, isCompiledQuery(result) ? result : null);
+      const result = holdsConditions(args.document)
+        ? null
+        : compileQuery(args.schema, args.document, args.operationName ?? undefined);
+      byOperation.set(operationName, result && isCompiledQuery(result) ? result : null);
     }
     return byOperation.get(operationName)!;
   }

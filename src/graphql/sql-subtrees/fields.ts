@@ -1,5 +1,5 @@
 // The fields a selection holds on an object, collected as the executor
-// collects them (CollectFields in the GraphQL spec, as graphql-jit runs it):
+// collects them (CollectFields in the GraphQL spec, as graphql-js runs it):
 // by response key, through fragments whose type condition the object meets,
 // leaving out what @skip and @include leave out.
 import {
@@ -41,14 +41,11 @@ function applies(operation: Operation, condition: NamedTypeNode | undefined, typ
 
 /**
  * The fields of these selection sets (a field's, merged) on an object of
- * `type`: the nodes the executor keeps, by response key, the keys in the
- * order graphql-jit's executor (the one queries run on) gives them: where a
- * key first appears, kept or not (`a @skip(if: true) b a` answers `a` first).
- * Null when a directive is not one the executor alone gives meaning to, and
- * where graphql-jit departs from graphql-js (the resolvers then answer): a
- * kept key that also has a left-out node with a selection set (graphql-jit
- * keeps the fields that node's fragments hold), and a fragment spread again
- * after a left-out spread (graphql-jit reads it once, left out).
+ * `type`: the nodes the executor keeps, by response key, in the order
+ * CollectFields gives them (a left-out node takes no place: `a @skip(if:
+ * true) b a` answers `b` first; a fragment left out where it is spread is
+ * still read where it is spread again). Null when a directive is not one the
+ * executor alone gives meaning to.
  */
 export function collectFields(
   operation: Operation,
@@ -56,41 +53,30 @@ export function collectFields(
   sets: readonly SelectionSetNode[],
 ): Map<string, FieldNode[]> | null {
   const fields = new Map<string, FieldNode[]>();
-  const leftOutSets = new Set<string>();
-  /** Each fragment spread, by name: whether its first spread was kept. */
-  const visited = new Map<string, boolean>();
-  const visit = (set: SelectionSetNode, shown: boolean): boolean => {
+  const visited = new Set<string>();
+  const visit = (set: SelectionSetNode): boolean => {
     for (const selection of set.selections) {
-      const own = included(operation, selection);
-      if (own === undefined) return false;
-      const kept = shown && own;
+      const kept = included(operation, selection);
+      if (kept === undefined) return false;
+      if (!kept) continue;
       if (selection.kind === Kind.FIELD) {
         const key = selection.alias?.value ?? selection.name.value;
-        const found = fields.get(key) ?? [];
-        fields.set(key, found);
-        if (kept) found.push(selection);
-        else if (selection.selectionSet) leftOutSets.add(key);
+        const found = fields.get(key);
+        if (found) found.push(selection);
+        else fields.set(key, [selection]);
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        if (applies(operation, selection.typeCondition, type) && !visit(selection.selectionSet, kept)) return false;
+        if (applies(operation, selection.typeCondition, type) && !visit(selection.selectionSet)) return false;
       } else {
         const name = selection.name.value;
-        if (visited.has(name)) {
-          if (kept && !visited.get(name)) return false;
-          continue;
-        }
-        visited.set(name, kept);
+        if (visited.has(name)) continue;
+        visited.add(name);
         const fragment = operation.fragments[name];
-        if (fragment && applies(operation, fragment.typeCondition, type) && !visit(fragment.selectionSet, kept))
-          return false;
+        if (fragment && applies(operation, fragment.typeCondition, type) && !visit(fragment.selectionSet)) return false;
       }
     }
     return true;
   };
-  for (const set of sets) if (!visit(set, true)) return null;
-  for (const [key, nodes] of fields) {
-    if (nodes.length === 0) fields.delete(key);
-    else if (leftOutSets.has(key)) return null;
-  }
+  for (const set of sets) if (!visit(set)) return null;
   return fields;
 }
 

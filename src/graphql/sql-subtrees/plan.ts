@@ -97,8 +97,8 @@ export function planQuery(
     const { own, spread } = ownFields(rendering, sets);
     for (const [key, entries] of own) {
       const field = type.getFields()[entries[0]!.node.name.value];
-      // A key with a node the executor leaves out is the resolvers' to answer: graphql-jit orders its members
-      // by every node's (fields.ts).
+      // A key with a node the executor leaves out is the resolvers' to answer: which of its nodes the
+      // rewritten document replaces would depend on the variables, and that document is kept by its sites.
       if (spread.has(key) || !field || entries.some((entry) => entry.kept !== true)) continue;
       const nodes = entries.map((entry) => entry.node);
       if (field.extensions.sql && 'children' in (field.extensions.sql as object) && type.getFields().id) {

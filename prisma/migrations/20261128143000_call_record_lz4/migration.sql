@@ -1,9 +1,10 @@
--- A call record's transcript and words (a 40-turn record: about 7 KB of
--- JSON) are compressed as each report writes them; with pglz (PostgreSQL's
--- default) that was 3% of PostgreSQL's CPU per report, with lz4 under 0.5%
--- (BENCHMARKS.md, "Call records: ingest, where each cost goes"); lz4 also
--- decompresses faster, for ts_rank. Rows written before keep their pglz
--- values, read as ever. A server built without lz4 (the embedded PGlite)
+-- A call record's transcript (a 40-turn record: about 7 KB of JSON) is
+-- compressed as each report writes it; with pglz (PostgreSQL's default) that
+-- was 3% of PostgreSQL's CPU per report, with lz4 under 0.5% (BENCHMARKS.md,
+-- "Call records: ingest, where each cost goes"). The words take lz4 too for
+-- when they compress (a 40-turn record's, about 2 KB, do not: they are stored
+-- out of line as they are, with either method). Rows written before keep their
+-- pglz values, read as ever. A server built without lz4 (the embedded PGlite)
 -- keeps pglz.
 DO $$
 BEGIN

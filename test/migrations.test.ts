@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pendingSchemaSql } from '../scripts/schema-engine.ts';
 import { type Database, openDatabase } from '../src/db/database.ts';
 import { defaultMigrationsDir, MigrationError, migrate } from '../src/db/migrator.ts';
-import { createTestStorage, type TestStorage } from './support/storage.ts';
+import { createTestStorage, onPostgres, type TestStorage } from './support/storage.ts';
 
 describe('schema.prisma and the committed migrations', () => {
   it('agree: the schema engine finds nothing left to migrate', async () => {
@@ -99,6 +99,20 @@ describe('the migrator', () => {
          AND pg_get_expr(c.relpartbound, c.oid) = 'DEFAULT' ORDER BY c.relname`,
     );
     expect(defaults.map((row) => row.name)).toEqual(['RunAttempt_default', 'Run_default']);
+  });
+
+  it("compresses a call record's transcript and words with lz4 where the server has it, else keeps pglz", async () => {
+    await migrate(db.sql);
+    // PostgreSQL's packages are built with lz4; the embedded PGlite is not, and keeps pglz ('': the default).
+    const method = onPostgres ? 'l' : '';
+    const { rows } = await db.sql.query<{ name: string; method: string }>(
+      `SELECT attname AS name, attcompression::text AS method FROM pg_attribute
+       WHERE attrelid = '"CallRecord"'::regclass AND attname IN ('transcript', 'searchVector') ORDER BY attname`,
+    );
+    expect(rows).toEqual([
+      { name: 'searchVector', method },
+      { name: 'transcript', method },
+    ]);
   });
 
   it("keeps a run's batch, workflow, version, organization and prospect together", async () => {

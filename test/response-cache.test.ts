@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cacheKeyOf } from '../src/events/response-cache-store.ts';
+import { ResponseCacheHits } from '../src/graphql/response-cache-hits.ts';
 import { responseCacheSession } from '../src/graphql/use-response-cache.ts';
 import { eventually } from './support/flows.ts';
 import { graphqlCalls } from './support/graphql.ts';
@@ -223,6 +225,41 @@ function cacheBehaviour(options: () => { first: TestServer; second: TestServer }
     }
   });
 
+  it('a request answered from the cache before is answered again as a hit, counted, rate limited, and never past a change', async () => {
+    const batchId = await newBatch(ok);
+    const miss = await post(first(), org.apiKey, BATCH, { id: batchId });
+    const count = async () =>
+      Number(/gateway_graphql_response_cache_total\{result="hit"\} (\d+)/.exec(await second().metrics())?.[1] ?? 0);
+    const hitsBefore = await count();
+    // The first hit goes through yoga; those after it are recognised by their bytes before yoga (response-cache-hits.ts).
+    const remaining: number[] = [];
+    for (let round = 0; round < 4; round++) {
+      const response = await fetch(`${second().url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': org.apiKey },
+        body: JSON.stringify({ query: BATCH, variables: { id: batchId } }),
+      });
+      expect(response.headers.get('x-response-cache')).toBe('hit');
+      expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(await response.text()).toBe(miss.text);
+      remaining.push(Number(response.headers.get('x-ratelimit-remaining')));
+    }
+    // Each hit counted against the organization's quota, and in the metrics.
+    for (let round = 1; round < remaining.length; round++) expect(remaining[round]).toBeLessThan(remaining[round - 1]!);
+    expect((await count()) - hitsBefore).toBe(4);
+    // The same bytes from another organization: its own answer (the batch is not its to read).
+    expect((await post(second(), other.apiKey, BATCH, { id: batchId })).text).not.toBe(miss.text);
+    // The same bytes told to bypass the cache: executed.
+    expect(hitOf(await post(second(), org.apiKey, BATCH, { id: batchId }, { 'cache-control': 'no-cache' }))).not.toBe(
+      true,
+    );
+    // Changed through the first instance: the second does not answer its old answer again.
+    await ok(`mutation($id: ID!) { updateBatchStatus(id: $id, status: PAUSED) { status } }`, { id: batchId });
+    const changed = await post(second(), org.apiKey, BATCH, { id: batchId });
+    expect(changed.cache).toBe('miss');
+    expect(changed.body.data.batch.status).toBe('PAUSED');
+  });
+
   it('counts hits and misses in the metrics', async () => {
     // The misses above were on the first instance, the hits on the second (the same one without Redis).
     expect(await first().metrics()).toMatch(/gateway_graphql_response_cache_total\{result="miss"\} [1-9]/);
@@ -237,6 +274,59 @@ describe('response cache, in memory (no Redis)', () => {
   });
   afterAll(() => server.close());
   cacheBehaviour(() => ({ first: server, second: server }));
+
+  it('answers before yoga only the very request a hit answered, while its answer is kept', async () => {
+    const { responseCache: store, metrics } = server.services;
+    const hits = new ResponseCacheHits(store, metrics);
+    const viewer = { organizationId: 'org_hits', scopes: ['*'] };
+    const request = {
+      method: 'POST',
+      url: '/graphql',
+      headers: { accept: 'application/json', 'content-type': 'application/json' },
+      body: Buffer.from('{"query":"{ batches(first: 1) { totalCount } }"}'),
+    };
+    const route = hits.routeOf(request, { viewer });
+    expect(route).toBeDefined();
+    // No caller, or one bypassing the cache: not answered here.
+    expect(hits.routeOf(request, { viewer: null })).toBeUndefined();
+    expect(hits.routeOf({ ...request, headers: { ...request.headers, 'cache-control': 'no-store' } }, { viewer })).toBe(
+      undefined,
+    );
+    // Another organization, other scopes, other bytes, URL or media types: another request.
+    for (const session of [
+      { ...viewer, organizationId: 'org_other' },
+      { ...viewer, scopes: ['read'] },
+    ])
+      expect(hits.routeOf(request, { viewer: session })).not.toBe(route);
+    for (const changed of [
+      { ...request, body: Buffer.from('{"query":"{ batches(first: 2) { totalCount } }"}') },
+      { ...request, url: '/graphql?operationName=x' },
+      { ...request, headers: { ...request.headers, accept: 'application/graphql-response+json' } },
+      { ...request, headers: { ...request.headers, 'content-type': 'application/graphql+json' } },
+    ])
+      expect(hits.routeOf(changed, { viewer })).not.toBe(route);
+    // A POST whose body was not read before yoga (too large) is yoga's.
+    expect(hits.routeOf({ ...request, body: undefined }, { viewer })).toBeUndefined();
+
+    const key = cacheKeyOf(viewer.organizationId, 'hits');
+    store.cache.set(key, { data: {} }, [], 60_000);
+    const kept = store.keep(key, { data: { batches: { totalCount: 1 } } }, ['Batch']);
+    await kept?.kept;
+    // Not answered by yoga as a hit yet: not known here.
+    expect(await hits.answer(route)).toBeUndefined();
+    const headers = {
+      'content-type': 'application/json; charset=utf-8',
+      'x-response-cache': 'hit',
+      'content-length': '9',
+    };
+    hits.learn(route, key, new Response(null, { status: 200, headers }));
+    const hit = await hits.answer(route);
+    expect(hit?.bytes.toString()).toBe(kept?.text);
+    expect(hit?.headers).toEqual({ 'content-type': 'application/json; charset=utf-8', 'x-response-cache': 'hit' });
+    // Dropped: no longer answered here (yoga misses and executes).
+    await store.organizationChanged(viewer.organizationId);
+    expect(await hits.answer(route)).toBeUndefined();
+  });
 
   it('caches nothing with RESPONSE_CACHE_TTL_MS=0', async () => {
     const off = await startTestServer({ responseCache: { ttlMs: 0, maxEntries: 1 } });

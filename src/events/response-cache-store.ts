@@ -294,6 +294,11 @@ export class ResponseCacheStore {
     };
   }
 
+  /** The answer kept under `key` (in Redis, a copy whose nonce is still there), as the plugin's look-up finds it. */
+  find(key: string): Promise<Kept | undefined> | Kept | undefined {
+    return this.texts.find(key);
+  }
+
   /**
    * Before `owner` (a request) looks `key` up: when an identical request is
    * under way here, resolves once it is answered (and its answer kept, so this

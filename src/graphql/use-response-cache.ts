@@ -68,26 +68,30 @@ export function responseCacheSession(context: CacheSessionContext): string | nul
   return `${context.viewer.organizationId}|${[...context.viewer.scopes].sort().join(',')}`;
 }
 
-/** The hits' answers as bytes, by the server context of their request: the body, written as is. */
-const hitBodies = new WeakMap<object, Buffer>();
+/** The hits' answers as bytes, with their key, by the server context of their request: the body, written as is. */
+const hits = new WeakMap<object, { bytes: Buffer; key: string }>();
 
 /**
- * A hit's body as the bytes kept, for the request whose server context this
- * is (src/http/app.ts writes them instead of the text yoga made a Response
- * of: the same, byte for byte, not encoded again); undefined for any other.
+ * A hit's body as the bytes kept, and its key, for the request whose server
+ * context this is (src/http/app.ts writes them instead of the text yoga made
+ * a Response of: the same, byte for byte, not encoded again; and answers the
+ * same request again before yoga, response-cache-hits.ts); undefined for any other.
  */
-export const cachedBody = (serverContext: object): Buffer | undefined => hitBodies.get(serverContext);
+export const cachedHit = (serverContext: object) => hits.get(serverContext);
 
 /** The header that says whether an answer came from the cache (`hit`) or was executed (`miss`). */
 const RESPONSE_CACHE_HEADER = 'x-response-cache';
 
 const BYPASS = /\b(no-cache|no-store)\b/i;
 
+/** Whether a request's Cache-Control header tells it to skip the cache. */
+export const bypassesCache = (cacheControl: string | null | undefined) => BYPASS.test(cacheControl ?? '');
+
 /** Whether the request may use the cache: over HTTP, authenticated, not told to bypass it. */
 const cacheable = (request: Request | undefined, context: CacheSessionContext) =>
   request !== undefined &&
   responseCacheSession(context) !== null &&
-  !BYPASS.test(request.headers.get('cache-control') ?? '');
+  !bypassesCache(request.headers.get('cache-control'));
 
 /** Whether the shared cache keeps or answers this request. */
 export const cachedBy = (store: ResponseCacheStore, request: Request, context: CacheSessionContext) =>
@@ -140,7 +144,7 @@ function useResponseCacheText(store: ResponseCacheStore, metrics: Metrics, keyed
       const key = keyed.get(request);
       if (key === undefined) return;
       const bytes = (result as CacheAnswer)[CACHED_BYTES];
-      if (bytes && serverContext) hitBodies.set(serverContext, bytes);
+      if (bytes && serverContext) hits.set(serverContext, { bytes, key });
       const kept = answer(key, request, result as CacheAnswer, setResult);
       // Identical requests waiting for this one look the answer up once it is kept (or execute).
       if (kept) void Promise.resolve(kept).then(() => store.answered(key, request));

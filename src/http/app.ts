@@ -18,9 +18,10 @@ import { ping } from '../db/sql/ping.ts';
 import { isTransientDatabaseError } from '../db/transient.ts';
 import { unavailable } from '../domain/errors.ts';
 import { persistedOperations } from '../graphql/protections.ts';
+import { HIT_BODY_BYTES, ResponseCacheHits } from '../graphql/response-cache-hits.ts';
 import { SubscriptionSlots } from '../graphql/subscription-slots.ts';
 import { MAX_REQUEST_BODY_BYTES } from '../graphql/use-request-bodies.ts';
-import { cachedBody } from '../graphql/use-response-cache.ts';
+import { cachedHit } from '../graphql/use-response-cache.ts';
 import { graphqlWebSocketHandler } from '../graphql/websocket.ts';
 import { createGraphQLServer, type ServerContext } from '../graphql/yoga.ts';
 import { registerRequestLog, requestIdOf } from '../observability/request-log.ts';
@@ -156,6 +157,7 @@ export async function buildApp({
     shared: redis,
   });
   const subscriptionSlots = new SubscriptionSlots(subscriptionLimits.perOrganization);
+  const cacheHits = new ResponseCacheHits(services.responseCache, services.metrics);
 
   registerSecurityHeaders(app);
   await app.register(cors, {
@@ -185,10 +187,25 @@ export async function buildApp({
     // Yoga reads and parses GraphQL bodies itself (JSON, and the other media
     // types GraphQL over HTTP allows), so this route leaves them unparsed.
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
+    // A small body (a declared length up to HIT_BODY_BYTES) is read here, whole, as bytes: a response
+    // cache hit is recognised by them before yoga runs (response-cache-hits.ts); yoga is handed the same bytes.
+    scope.addContentTypeParser('*', (request, payload, done) => {
+      const declared = Number(request.headers['content-length']);
+      if (!(declared > 0 && declared <= HIT_BODY_BYTES)) return done(null);
+      const chunks: Buffer[] = [];
+      payload.on('data', (chunk: Buffer) => chunks.push(chunk));
+      payload.on('end', () => done(null, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
+      payload.on('error', (error) => done(error));
+    });
     const handler = async (request: FastifyRequest, reply: FastifyReply) => {
       // Not found for the database being away: yoga looks again, and answers that in GraphQL's shape (503).
       const viewer = await viewers(request).catch(() => undefined);
+      const route = request.method === 'HEAD' ? undefined : cacheHits.routeOf(request, { viewer });
+      const hit = await cacheHits.answer(route);
+      if (hit) {
+        if (request.audit && viewer) request.audit.organizationId = viewer.organizationId;
+        return reply.code(hit.status).headers(hit.headers).send(hit.bytes);
+      }
       const context: ServerContext = {
         audit: request.audit,
         consistency: request.consistency,
@@ -220,8 +237,11 @@ export async function buildApp({
       // Fastify would send a Response's body through, which costs a trivial query more than its execution.
       reply.code(response.status);
       for (const [name, value] of response.headers) reply.header(name, value);
-      // A response cache hit's answer is written as the bytes kept (its text, encoded once).
-      return reply.send(cachedBody(context) ?? (await response.text()));
+      // A response cache hit's answer is written as the bytes kept (its text, encoded once);
+      // the same request is answered before yoga from now on.
+      const kept = cachedHit(context);
+      if (kept) cacheHits.learn(route, kept.key, response);
+      return reply.send(kept?.bytes ?? (await response.text()));
     };
     // GET /graphql: GraphiQL, queries, SSE subscriptions, and graphql-ws upgrades.
     scope.route({

@@ -25,9 +25,12 @@ export type RedisClient = Redis | Cluster;
  */
 export async function connectRedis(target: RedisTarget): Promise<RedisClient> {
   const { Cluster, Redis } = await import('ioredis');
+  // The commands sent while one turn of the event loop runs go in one write: under load
+  // (a response cache hit's rate-limit count and nonce read, those of many requests at once)
+  // that is one system call for many commands instead of one each (BENCHMARKS.md (n)).
   return target.kind === 'server'
-    ? new Redis(target.url, redisClientOptions)
-    : new Cluster(target.nodes, { redisOptions: redisClientOptions });
+    ? new Redis(target.url, { ...redisClientOptions, enableAutoPipelining: true })
+    : new Cluster(target.nodes, { redisOptions: redisClientOptions, enableAutoPipelining: true });
 }
 
 /** The shared Redis as the events, the response cache and the rate limits use it. */
@@ -57,9 +60,10 @@ export interface SharedRedis {
  */
 export function sharedRedis(client: RedisClient): SharedRedis {
   const sharded = client.isCluster;
+  // Subscriptions are not pipelined (ioredis leaves SUBSCRIBE out, not SSUBSCRIBE), and their connection carries nothing else.
   const subscriber = client.isCluster
-    ? client.duplicate([], { shardedSubscribers: true })
-    : (client as Redis).duplicate();
+    ? client.duplicate([], { shardedSubscribers: true, enableAutoPipelining: false })
+    : (client as Redis).duplicate({ enableAutoPipelining: false });
   const health = new RedisHealth([client, subscriber]);
   const messageEvent = sharded ? 'smessage' : 'message';
   return {

@@ -221,7 +221,10 @@ export async function buildApp({
       reply.code(response.status);
       for (const [name, value] of response.headers) reply.header(name, value);
       // A response cache hit's answer is written as the bytes kept (its text, encoded once).
-      return reply.send(cachedBody(context) ?? (await response.text()));
+      // Any other as its bytes too: Fastify measures a string (a pass over a dashboard's
+      // hundreds of KB) and node:http copies it behind the headers before encoding it;
+      // bytes are encoded once, and written beside the headers as they are.
+      return reply.send(cachedBody(context) ?? Buffer.from(await response.text()));
     };
     // GET /graphql: GraphiQL, queries, SSE subscriptions, and graphql-ws upgrades.
     scope.route({

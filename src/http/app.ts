@@ -238,10 +238,13 @@ export async function buildApp({
       reply.code(response.status);
       for (const [name, value] of response.headers) reply.header(name, value);
       // A response cache hit's answer is written as the bytes kept (its text, encoded once);
-      // the same request is answered before yoga from now on.
+      // the same request is answered before yoga from now on. Any other as its bytes too:
+      // Fastify measures a string (a pass over a dashboard's hundreds of KB) and node:http
+      // copies it behind the headers before encoding it; bytes are encoded once, and written
+      // beside the headers as they are.
       const kept = cachedHit(context);
       if (kept) cacheHits.learn(route, kept.key, response);
-      return reply.send(kept?.bytes ?? (await response.text()));
+      return reply.send(kept?.bytes ?? Buffer.from(await response.text()));
     };
     // GET /graphql: GraphiQL, queries, SSE subscriptions, and graphql-ws upgrades.
     scope.route({

@@ -151,10 +151,13 @@ function prepareText(
   };
 }
 
-/** Sends `body` with `status`: JSON text as it is (Fastify's own content type for JSON), anything else serialized. */
+/**
+ * Sends `body` with `status`: JSON text as it is (Fastify's own content type for JSON), anything else serialized.
+ * The text goes as its bytes, encoded once, as /graphql's answers do (src/http/app.ts): not measured, then copied.
+ */
 const send = (reply: FastifyReply, status: number, body: unknown) =>
   body instanceof JsonText
-    ? reply.code(status).type('application/json; charset=utf-8').send(body.text)
+    ? reply.code(status).type('application/json; charset=utf-8').send(Buffer.from(body.text))
     : reply.code(status).send(body);
 
 /** The chunks of `body`, each added to `digest` on its way. */

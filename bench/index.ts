@@ -88,6 +88,7 @@ import {
   type LoadResult,
   median,
   percentile,
+  postgresCpu,
   ROOT,
   rssMiB,
   runLoad,
@@ -609,12 +610,6 @@ try {
     throw new Error(`E6 should answer ${E6.limit} runs, not ${runsDigest.ids.length}`);
 
   /** CPU time (ms) of each backend PostgreSQL runs for the bench database, by pid (parallel workers not included). */
-  const postgresCpu = async () => {
-    const { rows } = await sql.query<{ pid: number }>(
-      'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
-    );
-    return new Map(rows.map(({ pid }) => [pid, cpuMs(pid)]));
-  };
   const measure = async (
     label: string,
     options: Omit<LoadOptions, 'connections'>,
@@ -628,11 +623,11 @@ try {
     const result = await runLoad({ ...options, connections }, async () => {
       sampler = sampleRss(server.pid);
       serverCpuAtStart = cpuMs(server.pid);
-      postgresAtStart = await postgresCpu();
+      postgresAtStart = await postgresCpu(sql);
     });
     const serverCpu = cpuMs(server.pid) - serverCpuAtStart;
     let postgres = 0;
-    for (const [pid, used] of await postgresCpu()) postgres += used - (postgresAtStart.get(pid) ?? 0);
+    for (const [pid, used] of await postgresCpu(sql)) postgres += used - (postgresAtStart.get(pid) ?? 0);
     const memory = sampler?.stop();
     const measured: Measured = {
       ...result,

@@ -11,7 +11,7 @@ import type { BenchDatabase } from './engine.ts';
 import { E6, GATEWAY_DASHBOARD } from './queries.ts';
 import { ms, type Report, ratio, rps, verdict } from './report.ts';
 import { seed } from './seed.ts';
-import { cpuMs, median, runLoad, type ServerProcess, startGateway, withClient } from './support.ts';
+import { cpuMs, median, postgresCpu, runLoad, type ServerProcess, startGateway, withClient } from './support.ts';
 
 const PARTITIONED = ['RunAttempt', 'Run'];
 const CONNECTIONS = 32;
@@ -78,10 +78,7 @@ function unpartition(database: BenchDatabase) {
 
 /** CPU ms of the server process and of `database`'s PostgreSQL backends. */
 async function cpuOf(server: ServerProcess, sql: pg.Client) {
-  const { rows } = await sql.query<{ pid: number }>(
-    'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
-  );
-  return { server: cpuMs(server.pid), postgres: new Map(rows.map(({ pid }) => [pid, cpuMs(pid)])) };
+  return { server: cpuMs(server.pid), postgres: await postgresCpu(sql) };
 }
 
 export async function measurePartitions(

@@ -206,9 +206,10 @@ export async function seed(
     'batch counters',
     `UPDATE "Batch" AS b SET
        "totalProspects" = s.total, "pendingCount" = s.pending, "inProgressCount" = s.in_progress, "pausedCount" = s.paused,
-       "finishedCount" = s.finished, "cancelledCount" = s.cancelled, "failedCount" = s.failed
+       "finishedCount" = s.finished, "cancelledCount" = s.cancelled, "failedCount" = s.failed,
+       "firstRunId" = s.first
      FROM (
-       SELECT "batchId", count(*) AS total,
+       SELECT "batchId", count(*) AS total, min(id) AS first,
               count(*) FILTER (WHERE status = 'PENDING') AS pending, count(*) FILTER (WHERE status = 'IN_PROGRESS') AS in_progress,
               count(*) FILTER (WHERE status = 'PAUSED') AS paused, count(*) FILTER (WHERE status = 'FINISHED') AS finished,
               count(*) FILTER (WHERE status = 'CANCELLED') AS cancelled, count(*) FILTER (WHERE status = 'FAILED') AS failed
@@ -237,6 +238,13 @@ export async function seed(
             batch."createdAt", batch."createdAt"
      FROM batch CROSS JOIN generate_series(1, $3::int) AS p`,
     [organizationId, apiKeyId, freshRuns],
+  );
+  // Its first run id, as the gateway records it when it creates a batch.
+  await step(
+    'fresh batch first run id',
+    `UPDATE "Batch" SET "firstRunId" = (SELECT min(r.id) FROM "Run" AS r WHERE r."batchId" = "Batch".id)
+     WHERE id = ${idOf('bat', 'fresh', '1')} AND "organizationId" = $1`,
+    [organizationId],
   );
 
   const ids = (

@@ -130,6 +130,18 @@ export function cpuMs(pid: number): number {
 }
 const CLOCK_TICKS = 100;
 
+/**
+ * CPU ms used so far by each of the PostgreSQL backends serving `sql`'s
+ * database (by pid), but `sql`'s own: the difference of two readings is what
+ * the server did for the load between them.
+ */
+export async function postgresCpu(sql: pg.ClientBase): Promise<Map<number, number>> {
+  const { rows } = await sql.query<{ pid: number }>(
+    'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+  );
+  return new Map(rows.map(({ pid }) => [pid, cpuMs(pid)]));
+}
+
 /** Samples a process's RSS every `everyMs` until stopped; returns the peak and the samples. */
 export function sampleRss(pid: number, everyMs = 200) {
   const samples: number[] = [];

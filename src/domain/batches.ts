@@ -2,7 +2,7 @@
 // client's status moves (pause, resume, cancel) with their effect on runs.
 import { z } from 'zod';
 import { counterColumn } from '../db/parts/counter-columns.ts';
-import { insertBatchRuns } from '../db/sql/insert-batch-runs.ts';
+import { type BatchRunsWritten, insertBatchRuns } from '../db/sql/insert-batch-runs.ts';
 import { lockOrganizationBatch } from '../db/sql/lock-organization-batch.ts';
 import { moveBatchRuns } from '../db/sql/move-batch-runs.ts';
 import { reopenBatch } from '../db/sql/reopen-batch.ts';
@@ -109,9 +109,9 @@ export async function createBatch(scope: Scope, workflowId: string, data: BatchC
             ...settingsColumns(data),
           } as Prisma.BatchUncheckedCreateInput,
         });
-        let total: number;
+        let written: BatchRunsWritten;
         try {
-          total = await insertBatchRuns(tx, {
+          written = await insertBatchRuns(tx, {
             organizationId,
             workflowId,
             workflowVersionId: version.id,
@@ -124,6 +124,7 @@ export async function createBatch(scope: Scope, workflowId: string, data: BatchC
           insertFailed = true;
           throw error;
         }
+        const { total, firstRunId } = written;
         if (total === 0) {
           throw badInput([
             { path: 'prospect_list_id', rule: 'non-empty', message: 'the prospect list has no prospects' },
@@ -131,7 +132,7 @@ export async function createBatch(scope: Scope, workflowId: string, data: BatchC
         }
         return tx.batch.update({
           where: rowKey(organizationId, batch.id),
-          data: { totalProspects: total, pendingCount: total },
+          data: { totalProspects: total, pendingCount: total, firstRunId },
         });
       },
       { timeout: 120_000, maxWait: 10_000 }, // 100,000 runs

@@ -1,5 +1,6 @@
 import type { DefaultConnectionArguments } from '@pothos/plugin-relay';
 import type { GraphQLResolveInfo } from 'graphql';
+import { runsOfBatchBound } from '../db/parts/batch-first-run.ts';
 import { noCondition } from '../db/parts/child-orders.ts';
 import { countedRunsSql } from '../db/parts/counter-columns.ts';
 import {
@@ -108,6 +109,8 @@ function runsSql(parent: 'batchId' | 'workflowId', args: RunListArgs): SqlChildL
     where: runFilterSql(filter),
     orderBy: runOrderSql(args.orderBy ?? undefined),
     count: byCounters ? (row) => Prisma.raw(counted(row)) : undefined,
+    // The months before the batch's are not read (batch-first-run.ts).
+    within: parent === 'batchId' ? (row) => runsOfBatchBound('c', row) : undefined,
   };
 }
 

@@ -16,6 +16,8 @@ export interface SqlChildList {
   orderBy: SqlPart;
   /** `totalCount`, given the alias of the parent's row; absent: the rows are counted. */
   count?: (parent: string) => Prisma.Sql;
+  /** A further condition on the rows `c` given the alias of the parent's row (a batch's bound on its run ids), AND-ed. */
+  within?: (parent: string) => Prisma.Sql;
 }
 
 export type SqlField =

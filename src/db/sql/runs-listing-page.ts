@@ -1,6 +1,7 @@
 import { type Batch, Prisma } from '../../generated/prisma/client.ts';
 import { runProspect, workflowRun } from '../../records/workflows.ts';
 import type { SqlQueryable } from '../database.ts';
+import { runsOfBatchBound } from '../parts/batch-first-run.ts';
 import type { SqlPart } from '../parts/sql-part.ts';
 import { selectRows } from '../select-rows.ts';
 import { shownRows } from './child-pages.ts';
@@ -41,6 +42,8 @@ export interface RunsListingRead {
  * and the batch's names taken from their rows and the prospect from a join
  * instead of a subquery per run; it is read only when the workflow is found
  * and the batch named, if any, is the workflow's.
+ * A batch's runs are read from its first run id on, so not in the months
+ * before its own (batch-first-run.ts).
  * Index: "Workflow_pkey", "Batch_pkey", the list's (parent, order) index
  * (child-pages.ts names them), and "Prospect_pkey" for each run shown.
  */
@@ -50,8 +53,12 @@ export async function runsListingPage(
   organizationId: string,
 ): Promise<RunsListingRead> {
   const { workflowId, batchId } = page;
+  // A batch's runs are bounded by its first run id (the row b below): the months before it are not read.
+  const where = batchId
+    ? { sql: Prisma.sql`${page.where.sql} ${runsOfBatchBound('c', 'b')}`, key: page.where.key }
+    : page.where;
   const shown = shownRows(
-    { ...page, table: 'Run', parent: batchId ? 'batchId' : 'workflowId', columns: RUN_COLUMNS },
+    { ...page, where, table: 'Run', parent: batchId ? 'batchId' : 'workflowId', columns: RUN_COLUMNS },
     organizationId,
     Prisma.sql`${batchId ?? workflowId}`,
   );

@@ -54,4 +54,25 @@ describe('GraphQL: @skip and @include', () => {
     );
     expect(data).toEqual({ workflow: { name: 'Outbound' } });
   });
+
+  it('writes data before errors, as a query without them', async () => {
+    const texts = await Promise.all(
+      [
+        ['query($w: ID!, $s: Boolean!)', 'name @skip(if: $s)'],
+        ['query($w: ID!)', 'name'],
+      ].map(async ([head, name]) => {
+        const response = await fetch(`${server.url}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+          body: JSON.stringify({
+            query: `${head} { workflow(id: $w) { ${name} versions(first: 101) { totalCount } } }`,
+            variables: { w: workflowId, s: true },
+          }),
+        });
+        return response.text();
+      }),
+    );
+    expect(texts[0]).toMatch(/^\{"data":\{"workflow":null\},"errors":/);
+    expect(texts[1]).toMatch(/^\{"data":\{"workflow":null\},"errors":/);
+  });
 });

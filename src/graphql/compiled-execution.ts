@@ -27,6 +27,7 @@ import {
   BREAK,
   type DocumentNode,
   type ExecutionArgs,
+  type ExecutionResult,
   type GraphQLSchema,
   getOperationAST,
   getVariableValues,
@@ -46,6 +47,20 @@ function holdsConditions(document: DocumentNode): boolean {
     },
   });
   return found;
+}
+
+/**
+ * The result with `data` before `errors`, as graphql-jit writes it (graphql-js
+ * writes `errors` first): a query answers in one order whichever executor ran
+ * it, and the document PostgreSQL's connections were cut from may run on the
+ * other (a rewritten connection takes its @skip away: sql-subtrees/plan.ts).
+ */
+async function inCompiledOrder(result: unknown) {
+  const settled = await result;
+  if (!settled || typeof settled !== 'object' || !('errors' in settled) || Symbol.asyncIterator in settled)
+    return settled;
+  const { data, errors, ...rest } = settled as ExecutionResult;
+  return { data, errors, ...rest };
 }
 
 export function useCompiledQueries(): Plugin {
@@ -86,7 +101,7 @@ export function useCompiledQueries(): Plugin {
         const query = compiledFor(execution);
         return query
           ? query.query(execution.rootValue, execution.contextValue, execution.variableValues)
-          : executeFn(execution);
+          : inCompiledOrder(executeFn(execution));
       });
     },
   };

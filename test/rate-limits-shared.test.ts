@@ -27,4 +27,23 @@ describe.runIf(process.env.TEST_REDIS_URL)('rate limits across instances (Redis)
     expect(statuses.slice(0, 6)).toEqual([200, 200, 200, 200, 200, 200]);
     expect(statuses.slice(6)).toEqual([429, 429]);
   });
+
+  it('counts requests arriving together once each, in the order they are counted, on both instances', async () => {
+    // Sent at once, most reach an instance in one turn of its event loop and are added to the counter by one script.
+    const { apiKey } = await first.createOrganization();
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, request) =>
+        fetch(`${(request % 2 === 0 ? first : second).url}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+          body: JSON.stringify({ query: '{ organization { id } }' }),
+        }),
+      ),
+    );
+    const passed = answers.filter((answer) => answer.status === 200);
+    expect(passed).toHaveLength(6);
+    expect(answers.filter((answer) => answer.status === 429)).toHaveLength(14);
+    const remaining = passed.map((answer) => Number(answer.headers.get('x-ratelimit-remaining')));
+    expect(remaining.sort()).toEqual([0, 1, 2, 3, 4, 5]);
+  });
 });

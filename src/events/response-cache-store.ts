@@ -47,6 +47,7 @@ import { randomBytes } from 'node:crypto';
 import { type Cache, createInMemoryCache } from '@graphql-yoga/plugin-response-cache';
 import type { ExecutionResult } from 'graphql';
 import { RESPONSE_CACHE_MAX_ENTRIES, RESPONSE_CACHE_MEMORY_BYTES, RESPONSE_CACHE_TTL_MS } from '../config.ts';
+import { OneCommandPerTurn } from '../redis/one-command-per-turn.ts';
 import type { SharedRedis } from '../redis/shared-redis.ts';
 
 /** How yoga marks an answer its plugin found in the cache. */
@@ -198,12 +199,16 @@ function redisCache({ client: redis, health, sharded, hashTag }: SharedRedis, ma
     recent.set(key, { nonce: stored.toString('latin1', 0, NONCE_LENGTH), answer });
     return answer;
   };
+  /** An answer's nonce in Redis, read once for the requests of a turn (src/redis/one-command-per-turn.ts); empty when dropped. */
+  const nonces = new OneCommandPerTurn((key) =>
+    guarded(() => redis.getrange(answerKey(key), 0, NONCE_LENGTH - 1), null),
+  );
   return {
     async find(key) {
       const copy = recent.get(key);
       if (!copy) return fetched(key);
       // The copy is the answer while its nonce is in Redis: not dropped, not replaced by another instance's.
-      const nonce = await guarded(() => redis.getrange(answerKey(key), 0, NONCE_LENGTH - 1), null);
+      const { result: nonce } = await nonces.join(key);
       if (nonce === copy.nonce) return copy.answer;
       recent.delete(key);
       // Dropped (an empty range), or Redis away: a miss. Replaced: the new answer.

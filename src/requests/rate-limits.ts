@@ -20,9 +20,10 @@ import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from
 import type { RateLimits } from '../config/request-limits.ts';
 import type { RedisHealth } from '../redis/redis-health.ts';
 import type { SharedRedis } from '../redis/shared-redis.ts';
+import { RedisRateCounters } from './redis-rate-counters.ts';
 import type { RequestViewers } from './request-viewer.ts';
 
-// The plugin's own stores, in Redis and in this process's memory (the package exports no path to them).
+// The plugin's own store in this process's memory (the package exports no path to it).
 type PluginStore = new (
   continueExceeding: boolean,
   exponentialBackoff: boolean,
@@ -31,7 +32,6 @@ type PluginStore = new (
   read: FastifyRateLimitStore['incr'];
 };
 const require = createRequire(import.meta.url);
-const RedisStore = require('@fastify/rate-limit/store/RedisStore.js') as PluginStore;
 const LocalStore = require('@fastify/rate-limit/store/LocalStore.js') as PluginStore;
 
 type Count = Parameters<FastifyRateLimitStore['incr']>;
@@ -40,7 +40,7 @@ type Child = Parameters<FastifyRateLimitStore['child']>[0];
 /** Counts in Redis while it answers, in this process's memory while it does not (src/redis/redis-health.ts). */
 class SharedOrLocalStore implements FastifyRateLimitStore {
   constructor(
-    private readonly shared: InstanceType<PluginStore>,
+    private readonly shared: RedisRateCounters,
     private readonly local: InstanceType<PluginStore>,
     private readonly health: RedisHealth,
   ) {}
@@ -54,7 +54,7 @@ class SharedOrLocalStore implements FastifyRateLimitStore {
   }
 
   child(routeOptions: Child) {
-    const shared = this.shared.child(routeOptions) as InstanceType<PluginStore>;
+    const shared = this.shared.child(routeOptions);
     const local = this.local.child(routeOptions) as InstanceType<PluginStore>;
     return new SharedOrLocalStore(shared, local, this.health);
   }
@@ -122,7 +122,7 @@ export async function registerRateLimits(
 ): Promise<RateLimiter> {
   const local = new LocalStore(false, false);
   const store = shared
-    ? new SharedOrLocalStore(new RedisStore(false, false, shared.client, NAMESPACE), local, shared.health)
+    ? new SharedOrLocalStore(new RedisRateCounters(shared.client, NAMESPACE), local, shared.health)
     : local;
   const hashTag = shared?.hashTag ?? noHashTag;
   await app.register(rateLimit, {

@@ -5,6 +5,7 @@
 // drops a month only once it is past and what summarises it is final, while
 // the engine goes on calling.
 import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SqlQueryable } from '../src/db/database.ts';
 import { noCondition } from '../src/db/parts/child-orders.ts';
@@ -111,7 +112,7 @@ describe('runs partitioned by month', () => {
     expect(batch.firstRunId).toBe(runIds[0]);
     // A month long past, holding a run of another batch of the organization.
     const past = runMonth(new Date('2020-03-10T00:00:00Z'));
-    await server.db.prisma.$transaction((tx) => createRunPartition(tx, past));
+    await server.db.prisma.$transaction((tx) => createRunPartition(tx, past, 5000));
     try {
       const other = await api.batch(batch.workflowId, await api.prospects(1));
       const [otherRun] = await query<{ id: string }>(`SELECT id FROM "Run" WHERE "batchId" = $1`, [other]);
@@ -167,6 +168,45 @@ describe('runs partitioned by month', () => {
     expect(warnings).toHaveLength(1);
     await query(`DELETE FROM "Run" WHERE id = $1`, [stray]);
   });
+
+  // PostgreSQL only: the embedded database has one connection, nothing else to hold a lock.
+  it.runIf(process.env.TEST_DATABASE_URL)(
+    "tries a month's creation again when the tables' lock is not had in time, the engine's statements not queued for long",
+    async () => {
+      // Another transaction holds the attempts' table (as an engine's write does) until the creation has waited twice.
+      const holder = new pg.Client({ connectionString: (server.storage!.storage as { url: string }).url });
+      await holder.connect();
+      const month = runMonth(new Date('2033-03-03T00:00:00Z'));
+      try {
+        await holder.query(`BEGIN; LOCK TABLE "RunAttempt" IN ROW EXCLUSIVE MODE`);
+        const job = new RunPartitions(server.db.prisma, {
+          retentionMonths: null,
+          clock: new ManualClock('2033-03-03'),
+          log,
+        });
+        const pass = job.runOnce();
+        const waiting = () =>
+          query<{ pid: number; started: string }>(
+            `SELECT pid, xact_start::text AS started FROM pg_stat_activity
+           WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'LOCK TABLE "Run", "RunAttempt"%'`,
+          );
+        const first = await eventually(async () => (await waiting())[0], 10_000, 'the creation waiting');
+        // Its lock_timeout passed: the same month is tried again, in a new transaction.
+        await eventually(
+          async () => ((await waiting()).some((row) => row.started !== first.started) ? true : undefined),
+          10_000,
+          'the creation waiting again',
+        );
+        await holder.query('COMMIT');
+        const warned = warnings.length;
+        expect((await pass).created).toContain(month.key);
+        expect(warnings).toHaveLength(warned);
+        expect(await partitions()).toContain(month.runs);
+      } finally {
+        await holder.end();
+      }
+    },
+  );
 
   it('drops a month past RUN_RETENTION_MONTHS once its runs ended and its insights are final, the engine calling meanwhile', async () => {
     await new RunPartitions(server.db.prisma, {

@@ -55,6 +55,12 @@ export function isTransientDatabaseError(error: unknown): boolean {
   return false;
 }
 
+/** Whether the database failed with this SQLSTATE, however wrapped (e.g. 55P03, lock_not_available: a lock_timeout). */
+export function hasSqlState(error: unknown, sqlState: string): boolean {
+  for (const node of wrapped(error)) if (node.code === sqlState || node.originalCode === sqlState) return true;
+  return false;
+}
+
 export interface RetryOptions {
   /** Tries in all, the first included (default 5). */
   attempts?: number;

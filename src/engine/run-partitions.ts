@@ -22,6 +22,8 @@ import { dropRunPartition } from '../db/sql/drop-run-partition.ts';
 import { openSummariesOfMonth } from '../db/sql/open-summaries-of-month.ts';
 import { runPartitions } from '../db/sql/run-partitions.ts';
 import { tryAdvisoryLock } from '../db/sql/try-advisory-lock.ts';
+import { hasSqlState } from '../db/transient.ts';
+import type { SqlClient } from '../db/tx.ts';
 import { generateInsight } from '../domain/insights.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { Logger } from '../observability/logger.ts';
@@ -31,8 +33,12 @@ const INTERVAL_MS = 3_600_000;
 export const MONTHS_AHEAD = 3;
 /** Call records of a dropped month deleted per transaction. */
 const RECORDS_PER_DELETE = 1000;
-/** The longest the engine's statements may queue behind a drop's lock (src/db/sql/drop-run-partition.ts). */
-const DROP_LOCK_TIMEOUT_MS = 1000;
+/** The longest the engine's statements may queue behind a creation's or a drop's lock (src/db/sql/create-run-partition.ts). */
+const LOCK_TIMEOUT_MS = 1000;
+/** Tries at a month's creation or drop in one pass: the tables' lock may not be had in time while the engine is busy. */
+const LOCK_TRIES = 3;
+/** lock_not_available: lock_timeout passed. */
+const LOCK_NOT_AVAILABLE = '55P03';
 const DAY_MS = 86_400_000;
 
 export interface RunPartitionOptions {
@@ -106,15 +112,31 @@ export class RunPartitions {
 
   private async create(month: RunMonth): Promise<boolean> {
     try {
-      return await this.prisma.$transaction(async (tx) => {
-        if (!(await tryAdvisoryLock(tx, `run partition ${month.key}`))) return false;
-        await createRunPartition(tx, month);
-        return true;
-      });
+      return await this.underPartitionLock(month, (tx) => createRunPartition(tx, month, LOCK_TIMEOUT_MS));
     } catch (error) {
       // The default partition holds runs of the month: they stay there (retention keeps that partition).
       this.options.log.warn({ err: error, month: month.key }, 'run partition not created');
       return false;
+    }
+  }
+
+  /**
+   * Runs a month's DDL in a transaction holding the month's advisory lock
+   * (false: another instance holds it). When the tables' lock is not had in
+   * time, tried again (up to LOCK_TRIES in all) once the engine's statements
+   * that queued behind it have run.
+   */
+  private async underPartitionLock(month: RunMonth, ddl: (tx: SqlClient) => Promise<void>): Promise<boolean> {
+    for (let tried = 1; ; tried++) {
+      try {
+        return await this.prisma.$transaction(async (tx) => {
+          if (!(await tryAdvisoryLock(tx, `run partition ${month.key}`))) return false;
+          await ddl(tx);
+          return true;
+        });
+      } catch (error) {
+        if (!hasSqlState(error, LOCK_NOT_AVAILABLE) || tried >= LOCK_TRIES) throw error;
+      }
     }
   }
 
@@ -130,11 +152,7 @@ export class RunPartitions {
     }
     while ((await deleteCallRecordsOfMonth(this.prisma, month, RECORDS_PER_DELETE)) > 0) await yieldToOthers();
     try {
-      const dropped = await this.prisma.$transaction(async (tx) => {
-        if (!(await tryAdvisoryLock(tx, `run partition ${month.key}`))) return false;
-        await dropRunPartition(tx, month, DROP_LOCK_TIMEOUT_MS);
-        return true;
-      });
+      const dropped = await this.underPartitionLock(month, (tx) => dropRunPartition(tx, month, LOCK_TIMEOUT_MS));
       return dropped ? null : 'another instance is dropping it';
     } catch (error) {
       this.options.log.warn({ err: error, month: month.key }, 'run partition not dropped; the next pass tries again');

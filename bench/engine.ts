@@ -476,6 +476,27 @@ async function runRaw(database: BenchDatabase, { batchId }: Seeded, log: (line: 
  * Seeds the three databases, then runs the gateway's engine, the gateway's
  * engine with consent and caps on, then the raw loop, each on its own batch.
  */
+/** An engine round of bench (o): attempts/s in the batch's steady part, and CPU per attempt. */
+export interface EngineRound {
+  steadyPerSecond: number;
+  serverCpu: number;
+  postgresCpu: number;
+  consistent: boolean;
+}
+
+/** The gateway's engine through a batch of its own on `database` (bench (o): partitioned and plain tables). */
+export async function engineRound(database: BenchDatabase, log: (line: string) => void): Promise<EngineRound> {
+  const seeded = await seedBatch(database);
+  const run = await runGateway(database, seeded, null, log);
+  const attempts = await withClient(database.url, (sql) => readAttempts(sql, seeded.batchId));
+  return {
+    steadyPerSecond: attempts.steadyPerSecond,
+    serverCpu: run.processCpuMs / attempts.attempts,
+    postgresCpu: run.postgresCpuMs / attempts.attempts,
+    consistent: attempts.consistent,
+  };
+}
+
 export async function measureEngine(
   databases: { gateway: BenchDatabase; guarded: BenchDatabase; raw: BenchDatabase },
   log: (line: string) => void,

@@ -30,8 +30,8 @@
 //   (n) 1,000 live dashboards over two instances sharing Redis, one batch
 //       changing 20 times; 200 clients polling one dashboard, cached and not
 //       (bench/cache.ts; `--only cache-scale` runs it alone)
-//   (o) the dashboard, E6 and E4 on partitioned runs beside a copy with plain
-//       tables (bench/partitions.ts; `--only partitions` runs it alone)
+//   (o) the dashboard, E6, E4 and the run engine on partitioned runs beside
+//       plain tables (bench/partitions.ts; `--only partitions` runs it alone)
 //
 // `npm run bench -- --only engine` (or BENCH_ONLY=engine) runs (g) alone,
 // without the 1M-run dataset; `--only csv` runs (h) alone, `--only tracing`

@@ -3,11 +3,13 @@
 // migrated database, where "Run" and "RunAttempt" are partitioned by month
 // (docs/scaling.md), and on a copy of it where both are plain tables with
 // the same columns, keys, indexes, foreign keys and triggers. Same data, same
-// build, the two measured in turns in one run.
+// build, the two measured in turns in one run. Then the run engine (bench
+// (g)'s gateway side) through a batch of its own, on two fresh databases: as
+// migrated, and with plain tables.
 import type pg from 'pg';
 import { createOrganization } from '../src/domain/organizations.ts';
 import { prepareDatabase } from '../src/domain/prepare-database.ts';
-import type { BenchDatabase } from './engine.ts';
+import { type BenchDatabase, type EngineRound, engineRound } from './engine.ts';
 import { E6, GATEWAY_DASHBOARD } from './queries.ts';
 import { ms, type Report, ratio, rps, verdict } from './report.ts';
 import { seed } from './seed.ts';
@@ -17,6 +19,7 @@ const PARTITIONED = ['RunAttempt', 'Run'];
 const CONNECTIONS = 32;
 const ROUNDS = 3;
 const E4_ROUNDS = 4;
+const ENGINE_ROUNDS = 2;
 /** The sides of a round, in turns (ABBA): neither is always measured first, on a machine warmer or busier. */
 const sidesOf = (round: number) =>
   round % 2 === 0 ? (['partitioned', 'plain'] as const) : (['plain', 'partitioned'] as const);
@@ -25,6 +28,7 @@ interface Side {
   dashboard: Measured[];
   e6: Measured[];
   e4: number[];
+  engine: EngineRound[];
 }
 
 interface Measured {
@@ -101,8 +105,8 @@ export async function measurePartitions(
 
   const sides = { partitioned: { database: partitioned }, plain: { database: plain } };
   const measured: Record<keyof typeof sides, Side> = {
-    partitioned: { dashboard: [], e6: [], e4: [] },
-    plain: { dashboard: [], e6: [], e4: [] },
+    partitioned: { dashboard: [], e6: [], e4: [], engine: [] },
+    plain: { dashboard: [], e6: [], e4: [], engine: [] },
   };
   const jsonHeaders = { 'content-type': 'application/json', 'x-api-key': apiKey, 'cache-control': 'no-cache' };
   const dashboardBody = JSON.stringify({ query: GATEWAY_DASHBOARD, variables: { id: seeded.dashboardWorkflowId } });
@@ -188,6 +192,19 @@ export async function measurePartitions(
       });
     }
   }
+  // The engine on databases of its own (the seeded one's pending runs would be dialled too): as migrated, and plain.
+  const engineDatabases = { partitioned: await newDatabase(), plain: await newDatabase() };
+  await unpartition(engineDatabases.plain);
+  for (let round = 0; round < ENGINE_ROUNDS; round++) {
+    for (const name of sidesOf(round)) {
+      const one = await engineRound(engineDatabases[name], log);
+      if (!one.consistent) throw new Error(`the engine on ${name} tables: stats and counts differ`);
+      measured[name].engine.push(one);
+      log(
+        `  engine, ${name}: ${rps(one.steadyPerSecond)} attempts/s; CPU per attempt: server ${ms(one.serverCpu)}, PostgreSQL ${ms(one.postgresCpu)}`,
+      );
+    }
+  }
   return { runs: seeded.counts.runs!, ...measured };
 }
 
@@ -214,6 +231,28 @@ export function reportPartitions(report: Report, { runs, partitioned, plain }: P
       ratio(best(p, 'postgresCpu') / best(q, 'postgresCpu')),
     ]);
   }
+  const engine = (side: Side, key: keyof Omit<EngineRound, 'consistent'>) =>
+    key === 'steadyPerSecond'
+      ? Math.max(...side.engine.map((round) => round[key]))
+      : median(side.engine.map((round) => round[key]));
+  const engineThroughput = engine(partitioned, 'steadyPerSecond') / engine(plain, 'steadyPerSecond');
+  met &&= engineThroughput >= 1 / 1.1 && within(engine(partitioned, 'serverCpu'), engine(plain, 'serverCpu'));
+  rows.push([
+    'engine, attempts/s (1,000 lines, calls of 1 s)',
+    rps(engine(partitioned, 'steadyPerSecond')),
+    rps(engine(plain, 'steadyPerSecond')),
+    ratio(engineThroughput),
+  ]);
+  for (const [label, key] of [
+    ['engine, server CPU / attempt', 'serverCpu'],
+    ['engine, PostgreSQL CPU / attempt', 'postgresCpu'],
+  ] as const)
+    rows.push([
+      label,
+      ms(engine(partitioned, key)),
+      ms(engine(plain, key)),
+      ratio(engine(partitioned, key) / engine(plain, key)),
+    ]);
   const e4 = median(partitioned.e4) / median(plain.e4);
   met &&= within(median(partitioned.e4), median(plain.e4));
   rows.push(['E4, a batch of every prospect (median)', ms(median(partitioned.e4)), ms(median(plain.e4)), ratio(e4)]);
@@ -221,7 +260,7 @@ export function reportPartitions(report: Report, { runs, partitioned, plain }: P
   report.line(`## (o) Partitioned runs beside plain tables (${runs.toLocaleString('en')} runs)`);
   report.line('');
   report.line(
-    `The same seeded database twice: as migrated ("Run" and "RunAttempt" partitioned by month) and a copy where both are plain tables with the same keys, indexes, foreign keys and triggers. The same build of the gateway on each, in turns, each side first in every other round (${ROUNDS} rounds of the reads at ${CONNECTIONS} connections, \`Cache-Control: no-cache\`; ${E4_ROUNDS} of E4). Throughput is each side's best round, CPU its median.`,
+    `The same seeded database twice: as migrated ("Run" and "RunAttempt" partitioned by month) and a copy where both are plain tables with the same keys, indexes, foreign keys and triggers. The same build of the gateway on each, in turns, each side first in every other round (${ROUNDS} rounds of the reads at ${CONNECTIONS} connections, \`Cache-Control: no-cache\`; ${E4_ROUNDS} of E4; ${ENGINE_ROUNDS} of the engine, each through a batch of its own on a fresh database of each kind). Throughput is each side's best round, CPU its median.`,
   );
   report.line('');
   report.table(['', 'partitioned', 'plain', 'partitioned ÷ plain'], rows);

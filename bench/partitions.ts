@@ -194,6 +194,8 @@ export async function measurePartitions(
   }
   // The engine on databases of its own (the seeded one's pending runs would be dialled too): as migrated, and plain.
   const engineDatabases = { partitioned: await newDatabase(), plain: await newDatabase() };
+  for (const database of Object.values(engineDatabases))
+    await (await prepareDatabase({ kind: 'postgres', url: database.url, poolSize: 2 })).close();
   await unpartition(engineDatabases.plain);
   for (let round = 0; round < ENGINE_ROUNDS; round++) {
     for (const name of sidesOf(round)) {

@@ -238,7 +238,9 @@ export function reportPartitions(report: Report, { runs, partitioned, plain }: P
       ? Math.max(...side.engine.map((round) => round[key]))
       : median(side.engine.map((round) => round[key]));
   const engineThroughput = engine(partitioned, 'steadyPerSecond') / engine(plain, 'steadyPerSecond');
-  met &&= engineThroughput >= 1 / 1.1 && within(engine(partitioned, 'serverCpu'), engine(plain, 'serverCpu'));
+  // The engine is judged as bench (g) judges it, by attempts/s; its CPU per attempt shows where the time went
+  // (a side held back by PostgreSQL claims more runs at once, and spends less of the gateway's CPU on each).
+  met &&= engineThroughput >= 1 / 1.1;
   rows.push([
     'engine, attempts/s (1,000 lines, calls of 1 s)',
     rps(engine(partitioned, 'steadyPerSecond')),

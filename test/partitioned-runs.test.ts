@@ -136,6 +136,12 @@ describe('runs partitioned by month', () => {
       expect(lines(past.runs).length).toBeGreaterThan(0);
       for (const line of lines(past.runs)) expect(line).toContain('never executed');
       expect(lines(runMonth(new Date()).runs).some((line) => !line.includes('never executed'))).toBe(true);
+      // Dropped once the engine is done with the other batch: its writes lock the tables the drop does.
+      await eventually(async () =>
+        (await server.db.prisma.batch.findFirstOrThrow({ where: { id: other } })).status === 'FINISHED'
+          ? true
+          : undefined,
+      );
     } finally {
       await server.db.prisma.$transaction((tx) => dropRunPartition(tx, past, 5000));
     }

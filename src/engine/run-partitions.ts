@@ -39,6 +39,8 @@ const LOCK_TIMEOUT_MS = 1000;
 const LOCK_TRIES = 3;
 /** lock_not_available: lock_timeout passed. */
 const LOCK_NOT_AVAILABLE = '55P03';
+/** deadlock_detected: the drop's DROP TABLE locks the tables its month's foreign keys name, which the engine writes. */
+const DEADLOCK_DETECTED = '40P01';
 const DAY_MS = 86_400_000;
 
 export interface RunPartitionOptions {
@@ -123,7 +125,7 @@ export class RunPartitions {
   /**
    * Runs a month's DDL in a transaction holding the month's advisory lock
    * (false: another instance holds it). When the tables' lock is not had in
-   * time, tried again (up to LOCK_TRIES in all) once the engine's statements
+   * time (or a deadlock with the engine chose this transaction), tried again (up to LOCK_TRIES in all) once the engine's statements
    * that queued behind it have run.
    */
   private async underPartitionLock(month: RunMonth, ddl: (tx: SqlClient) => Promise<void>): Promise<boolean> {
@@ -135,7 +137,8 @@ export class RunPartitions {
           return true;
         });
       } catch (error) {
-        if (!hasSqlState(error, LOCK_NOT_AVAILABLE) || tried >= LOCK_TRIES) throw error;
+        const waited = hasSqlState(error, LOCK_NOT_AVAILABLE) || hasSqlState(error, DEADLOCK_DETECTED);
+        if (!waited || tried >= LOCK_TRIES) throw error;
       }
     }
   }

@@ -125,8 +125,9 @@ export class RunPartitions {
   /**
    * Runs a month's DDL in a transaction holding the month's advisory lock
    * (false: another instance holds it). When the tables' lock is not had in
-   * time (or a deadlock with the engine chose this transaction), tried again (up to LOCK_TRIES in all) once the engine's statements
-   * that queued behind it have run.
+   * time, or a deadlock with the engine chose this transaction, tried again
+   * (up to LOCK_TRIES in all) once the engine's statements that queued behind
+   * it have run.
    */
   private async underPartitionLock(month: RunMonth, ddl: (tx: SqlClient) => Promise<void>): Promise<boolean> {
     for (let tried = 1; ; tried++) {

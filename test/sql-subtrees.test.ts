@@ -17,14 +17,15 @@ describe('connection subtrees written by PostgreSQL', () => {
   let rendered: TestServer;
   let resolved: TestServer;
   let apiKey: string;
+  let otherApiKey: string;
   let workflowId: string;
   let otherWorkflowId: string;
 
   /** The answer's status and bytes. */
-  async function ask(server: TestServer, query: string, variables: Record<string, unknown>) {
+  async function ask(server: TestServer, query: string, variables: Record<string, unknown>, key = apiKey) {
     const response = await fetch(`${server.url}/graphql`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+      headers: { 'content-type': 'application/json', 'x-api-key': key },
       body: JSON.stringify({ query, variables }),
     });
     return { status: response.status, text: await response.text() };
@@ -78,6 +79,7 @@ describe('connection subtrees written by PostgreSQL', () => {
     ({ apiKey } = await rendered.createOrganization('Acme'));
     const other = await rendered.createOrganization('Globex');
     workflowId = await seed(apiKey, [3, 1, 5, 2]);
+    otherApiKey = other.apiKey;
     otherWorkflowId = await seed(other.apiKey, [2]);
     // Runs in every state a page shows: started or not, ended, with an outcome, due again.
     await rendered.db.sql.query(
@@ -372,5 +374,22 @@ describe('connection subtrees written by PostgreSQL', () => {
     const { written, expected, statements } = await askDashboard('lastRecord { summary transcript { text } }');
     expect(written).toEqual(expected);
     expect(statements.filter((statement) => statement.includes('string_agg'))).toHaveLength(0);
+  });
+
+  it('answers each organization its own connections when they ask the same query with the same variables', async () => {
+    // The plan of a query is kept between requests: the same text and variables from another organization
+    // must not be answered with the statements made for the first.
+    const query = `{ workflows(first: 10) { nodes { name batches(first: 10) { totalCount nodes { name runs(first: 2) { totalCount } } } } } }`;
+    const answered = async (key: string) => {
+      const { result, statements } = await recordStatements(rendered.db, () => ask(rendered, query, {}, key));
+      // Written by PostgreSQL (not left to the resolvers), and as they would have answered it.
+      expect(statements.some((statement) => statement.includes('string_agg'))).toBe(true);
+      expect(result).toEqual(await ask(resolved, query, {}, key));
+      return JSON.parse(result.text).data.workflows.nodes as { batches: { totalCount: number } }[];
+    };
+    for (let round = 0; round < 2; round++) {
+      expect((await answered(apiKey)).map((workflow) => workflow.batches.totalCount)).toEqual([4]);
+      expect((await answered(otherApiKey)).map((workflow) => workflow.batches.totalCount)).toEqual([1]);
+    }
   });
 });

@@ -21,6 +21,7 @@ import {
   type SelectionSetNode,
   visit,
 } from 'graphql';
+import { BoundedMap } from '../../bounded-map.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import { included, type Operation, subselections } from './fields.ts';
 import { connectionText, type Rendering } from './render.ts';
@@ -73,8 +74,48 @@ function ownFields(operation: Operation, sets: readonly SelectionSetNode[]) {
 /** Each rewritten document, by the sites it was made for, by the document it was made from. */
 const rewritten = new WeakMap<DocumentNode, Map<string, DocumentNode>>();
 
+/**
+ * Plans made, by document, operation, organization and variables: a dashboard
+ * polled again is planned once, not at each request (the plan depends on
+ * nothing else). Bounded over all documents; variables longer than
+ * PLANNED_VARIABLES_MAX characters are planned each time, not kept.
+ */
+const plans = new BoundedMap<string, Plan | null>(512);
+const PLANNED_VARIABLES_MAX = 2048;
+const documentNumbers = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, number>>();
+let documentsNumbered = 0;
+
 /** The connections of the query PostgreSQL writes for `organizationId`, and the document to run; null when none. */
 export function planQuery(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  variableValues: Record<string, unknown> | null | undefined,
+  organizationId: string,
+): Plan | null {
+  const variables = JSON.stringify(variableValues ?? {});
+  if (variables.length > PLANNED_VARIABLES_MAX)
+    return plannedQuery(schema, document, operationName, variableValues, organizationId);
+  let numbers = documentNumbers.get(schema);
+  if (!numbers) {
+    numbers = new WeakMap();
+    documentNumbers.set(schema, numbers);
+  }
+  let number = numbers.get(document);
+  if (number === undefined) {
+    number = ++documentsNumbered;
+    numbers.set(document, number);
+  }
+  const key = `${number}\u0000${operationName ?? ''}\u0000${organizationId}\u0000${variables}`;
+  let plan = plans.get(key);
+  if (plan === undefined) {
+    plan = plannedQuery(schema, document, operationName, variableValues, organizationId);
+    plans.set(key, plan);
+  }
+  return plan;
+}
+
+function plannedQuery(
   schema: GraphQLSchema,
   document: DocumentNode,
   operationName: string | null | undefined,

@@ -283,6 +283,22 @@ export async function startServer(options: {
  * (it would measure itself), no Redis, no line per request. `env` adds to or
  * overrides that (e.g. `ENGINE: 'on'`).
  */
+/** The gateway's environment in the benchmarks: no engine, no Redis, no rate limit to speak of, warnings only. */
+export function gatewayEnv(databaseUrl: string, port: number): Record<string, string> {
+  return {
+    DATABASE_URL: databaseUrl,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+    ENGINE: 'off',
+    INSIGHTS_INTERVAL_MS: '0',
+    RATE_LIMIT_PER_MINUTE: '1000000000',
+    AGENT_UPDATE_RATE_LIMIT_PER_MINUTE: '1000000000',
+    LOG_LEVEL: 'warn',
+    REDIS_URL: '',
+  };
+}
+
 export async function startGateway(options: {
   name: string;
   databaseUrl: string;
@@ -295,19 +311,7 @@ export async function startGateway(options: {
     name: options.name,
     script: start.script,
     nodeArgs: [...start.nodeArgs, ...(options.nodeArgs ?? [])],
-    env: {
-      DATABASE_URL: options.databaseUrl,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-      ENGINE: 'off',
-      INSIGHTS_INTERVAL_MS: '0',
-      RATE_LIMIT_PER_MINUTE: '1000000000',
-      AGENT_UPDATE_RATE_LIMIT_PER_MINUTE: '1000000000',
-      LOG_LEVEL: 'warn',
-      REDIS_URL: '',
-      ...options.env,
-    },
+    env: { ...gatewayEnv(options.databaseUrl, port), ...options.env },
     port,
     readyPath: '/ready',
   });

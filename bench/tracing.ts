@@ -23,7 +23,7 @@ interface Seeded {
 }
 
 /** One organization, a workflow, and a batch of `runs` runs (4 in 5 FINISHED, the rest FAILED), one a second, counters set. */
-async function seedBatch(database: BenchDatabase): Promise<Seeded> {
+export async function seedBatch(database: BenchDatabase): Promise<Seeded> {
   const { organizationId, apiKey, apiKeyId } = await seedOrganization(database.url, 'Tracing bench');
   return seedInTransaction(database.url, async (one, sql) => {
     const { workflowId, versionId } = await insertWorkflow(one, { organizationId, apiKeyId, name: 'Tracing bench' });

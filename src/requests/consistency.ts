@@ -18,16 +18,23 @@ declare module 'fastify' {
 export function registerConsistency(app: FastifyInstance, replicas: ReadReplicas | undefined) {
   if (!replicas) return;
   app.decorateRequest('consistency', undefined);
-  app.addHook('onRequest', async (request) => {
+  // Callback hooks: a request that wrote nothing makes no promise here.
+  app.addHook('onRequest', (request, _reply, done) => {
     const token = request.headers[CONSISTENCY_HEADER];
     request.consistency = { token: typeof token === 'string' ? token : null, writer: null };
+    done();
   });
   // Before the answer leaves: a client that reads right after it has its token already.
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     const writer = request.consistency?.writer;
+    if (!writer) return done(null, payload);
     // The primary not answering now: the write's answer goes without a token rather than failing.
-    const token = writer ? await replicas.wrote(writer).catch(() => null) : null;
-    if (token) reply.header(CONSISTENCY_HEADER, token);
-    return payload;
+    replicas
+      .wrote(writer)
+      .catch(() => null)
+      .then((token) => {
+        if (token) reply.header(CONSISTENCY_HEADER, token);
+        done(null, payload);
+      });
   });
 }

@@ -47,6 +47,15 @@ export interface RunsListingRead {
  * Index: "Workflow_pkey", "Batch_pkey", the list's (parent, order) index
  * (child-pages.ts names them), and "Prospect_pkey" for each run shown.
  */
+// The run's row with and without the batch's name, and the batch's bound on its runs: the same
+// text for every request, so made once.
+const RUN_ROW = Prisma.raw(workflowRun.sqlRow('c', { workflow_name: 'w.name', prospect: runProspect.sqlRow('p') }));
+const BATCH_RUN_ROW = Prisma.raw(
+  workflowRun.sqlRow('c', { workflow_name: 'w.name', batch_name: 'b.name', prospect: runProspect.sqlRow('p') }),
+);
+const BATCH_BOUND = runsOfBatchBound('c', 'b');
+const BATCH_OF_WORKFLOW = Prisma.sql`AND b."workflowId" = w.id`;
+
 export async function runsListingPage(
   sql: SqlQueryable,
   page: RunsListingPage,
@@ -54,19 +63,12 @@ export async function runsListingPage(
 ): Promise<RunsListingRead> {
   const { workflowId, batchId } = page;
   // A batch's runs are bounded by its first run id (the row b below): the months before it are not read.
-  const where = batchId
-    ? { sql: Prisma.sql`${page.where.sql} ${runsOfBatchBound('c', 'b')}`, key: page.where.key }
-    : page.where;
+  const where = batchId ? { sql: Prisma.sql`${page.where.sql} ${BATCH_BOUND}`, key: page.where.key } : page.where;
   const shown = shownRows(
     { ...page, where, table: 'Run', parent: batchId ? 'batchId' : 'workflowId', columns: RUN_COLUMNS },
     organizationId,
     Prisma.sql`${batchId ?? workflowId}`,
   );
-  const run = workflowRun.sqlRow('c', {
-    workflow_name: 'w.name',
-    ...(batchId ? { batch_name: 'b.name' } : {}),
-    prospect: runProspect.sqlRow('p'),
-  });
   const [row] = await selectRows<Batch & { workflow_found: boolean; items: string; prospects_missing: number }>(
     sql,
     Prisma.sql`
@@ -74,11 +76,11 @@ export async function runsListingPage(
       LEFT JOIN "Workflow" AS w ON w.id = ${workflowId} AND w."organizationId" = ${organizationId}
       LEFT JOIN "Batch" AS b ON b.id = ${batchId ?? null} AND b."organizationId" = ${organizationId}
       CROSS JOIN LATERAL (
-        SELECT coalesce(string_agg(row_to_json(${Prisma.raw(run)})::text, ',' ORDER BY ${page.orderBy.sql}), '') AS items,
+        SELECT coalesce(string_agg(row_to_json(${batchId ? BATCH_RUN_ROW : RUN_ROW})::text, ',' ORDER BY ${page.orderBy.sql}), '') AS items,
           (count(*) FILTER (WHERE p.id IS NULL))::int AS prospects_missing
         FROM (${shown}) AS c
         LEFT JOIN "Prospect" AS p ON p.id = c."prospectId" AND p."organizationId" = ${organizationId}
-        WHERE w.id IS NOT NULL ${batchId ? Prisma.sql`AND b."workflowId" = w.id` : Prisma.empty}
+        WHERE w.id IS NOT NULL ${batchId ? BATCH_OF_WORKFLOW : Prisma.empty}
       ) AS page`,
   );
   const { workflow_found: workflowFound, items, prospects_missing: prospectsMissing, ...batch } = row!;

@@ -277,12 +277,6 @@ export async function startServer(options: {
   );
 }
 
-/**
- * Starts the gateway as `npm start` runs it, against `databaseUrl`, as an
- * API-only instance measured alone: no run engine, no insights, no rate limit
- * (it would measure itself), no Redis, no line per request. `env` adds to or
- * overrides that (e.g. `ENGINE: 'on'`).
- */
 /** The gateway's environment in the benchmarks: no engine, no Redis, no rate limit to speak of, warnings only. */
 export function gatewayEnv(databaseUrl: string, port: number): Record<string, string> {
   return {
@@ -299,6 +293,12 @@ export function gatewayEnv(databaseUrl: string, port: number): Record<string, st
   };
 }
 
+/**
+ * Starts the gateway as `npm start` runs it, against `databaseUrl`, as an
+ * API-only instance measured alone: no run engine, no insights, no rate limit
+ * (it would measure itself), no Redis, no line per request. `env` adds to or
+ * overrides that (e.g. `ENGINE: 'on'`).
+ */
 export async function startGateway(options: {
   name: string;
   databaseUrl: string;

@@ -1,7 +1,8 @@
-import { type Batch, Prisma } from '../../generated/prisma/client.ts';
+import { Prisma } from '../../generated/prisma/client.ts';
 import { runProspect, workflowRun } from '../../records/workflows.ts';
 import type { SqlQueryable } from '../database.ts';
 import { runsOfBatchBound } from '../parts/batch-first-run.ts';
+import { counterColumn } from '../parts/counter-columns.ts';
 import type { SqlPart } from '../parts/sql-part.ts';
 import { selectRows } from '../select-rows.ts';
 import { shownRows } from './child-pages.ts';
@@ -19,10 +20,16 @@ export interface RunsListingPage {
   limit: number;
 }
 
+/** A batch as its runs are listed: its id, its workflow, its counters (counter-columns.ts). */
+export type CountedBatch = { id: string; workflowId: string } & Record<
+  (typeof counterColumn)[keyof typeof counterColumn],
+  number
+>;
+
 export interface RunsListingRead {
   workflowFound: boolean;
-  /** The batch row with the id the filter names (null when the organization has none, or none is named). */
-  batch: Batch | null;
+  /** The batch with the id the filter names, of any workflow (null when the organization has none, or none is named). */
+  batch: CountedBatch | null;
   /** The page's runs as wire-runs-page.ts writes them; empty when the workflow or its batch is not found. */
   items: string;
   /**
@@ -34,11 +41,10 @@ export interface RunsListingRead {
 }
 
 /**
- * Whether the organization has the workflow, the batch row the filter names,
+ * Whether the organization has the workflow, the batch the filter names (its
+ * workflow and counters: what the listing needs of it, not its whole row),
  * and the page of runs, in one statement: the runs listing's whole read when
- * its total comes from counters. The batch row is read as rows-by-id.ts reads
- * it (`b.*`, the same columns parsed the same way), so it can stand for the
- * batch loader's. The page is wire-runs-page.ts's text, with the workflow's
+ * its total comes from counters. The page is wire-runs-page.ts's text, with the workflow's
  * and the batch's names taken from their rows and the prospect from a join
  * instead of a subquery per run; it is read only when the workflow is found
  * and the batch named, if any, is the workflow's.
@@ -55,6 +61,9 @@ const BATCH_RUN_ROW = Prisma.raw(
 );
 const BATCH_BOUND = runsOfBatchBound('c', 'b');
 const BATCH_OF_WORKFLOW = Prisma.sql`AND b."workflowId" = w.id`;
+const BATCH_COUNTED = Prisma.raw(
+  ['id', 'workflowId', ...Object.values(counterColumn)].map((column) => `b."${column}"`).join(', '),
+);
 
 export async function runsListingPage(
   sql: SqlQueryable,
@@ -69,10 +78,10 @@ export async function runsListingPage(
     organizationId,
     Prisma.sql`${batchId ?? workflowId}`,
   );
-  const [row] = await selectRows<Batch & { workflow_found: boolean; items: string; prospects_missing: number }>(
+  const [row] = await selectRows<CountedBatch & { workflow_found: boolean; items: string; prospects_missing: number }>(
     sql,
     Prisma.sql`
-      SELECT w.id IS NOT NULL AS workflow_found, b.*, page.items, page.prospects_missing FROM (SELECT) AS one
+      SELECT w.id IS NOT NULL AS workflow_found, ${BATCH_COUNTED}, page.items, page.prospects_missing FROM (SELECT) AS one
       LEFT JOIN "Workflow" AS w ON w.id = ${workflowId} AND w."organizationId" = ${organizationId}
       LEFT JOIN "Batch" AS b ON b.id = ${batchId ?? null} AND b."organizationId" = ${organizationId}
       CROSS JOIN LATERAL (

@@ -141,11 +141,12 @@ export const workflowRoutes = [
       const { page, limit, sort, ...filter } = query;
       const workflowId = params.workflow_id!;
       const window = { where: runFilterSql(filter), orderBy: runOrderSql(sort), offset: (page - 1) * limit, limit };
-      // The workflow, the batch the filter names and the page, in one statement (runListing finds the batch loaded).
+      // The workflow, the batch the filter names and the page, in one statement.
       const read = await runsListingPage(sql, { workflowId, batchId: filter.batch_id, ...window }, organizationId);
       if (!read.workflowFound) throw notFound('workflow');
-      if (filter.batch_id) loaders.batch.prime(filter.batch_id, read.batch);
-      const listing = await runListing({ workflowId }, filter, sort, loaders);
+      // A batch named that is not the workflow's holds none of its runs.
+      if (filter.batch_id && read.batch?.workflowId !== workflowId) return paginationEnvelopeText('', page, limit, 0);
+      const listing = await runListing(read.batch ? { batch: read.batch } : { workflowId }, filter, sort, loaders);
       if (!listing) return paginationEnvelopeText('', page, limit, 0);
       // A run without its prospect row is written as wire-runs-page.ts writes it (prospect null).
       const items = read.prospectsMissing

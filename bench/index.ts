@@ -109,6 +109,8 @@ const POLLERS = Number(process.env.BENCH_POLLERS ?? 200);
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 1000);
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 20);
 const E4_ROUNDS = 3;
+/** The turns each server of a row is measured in, its DURATION split between them (measureInTurns). */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const POOL_SIZE = 10;
 const REPORT_FILE = process.env.BENCH_REPORT ?? path.join(os.tmpdir(), 'bench-report.md');
 
@@ -167,6 +169,35 @@ for (const event of ['uncaughtException', 'unhandledRejection'] as const) {
 }
 
 /** The commit measured, and whether src/ differs from it (other work in the same tree). */
+/** One side's measured round: what the load generator saw, and the CPU the server and PostgreSQL used meanwhile. */
+interface Round {
+  result: LoadResult;
+  serverCpu: number;
+  postgresCpu: number;
+  peakRss: number;
+}
+
+/** A side's rounds as one measurement: their requests over their seconds, their latencies merged, their CPU per request. */
+function together(rounds: Round[]): Measured {
+  const sum = (of: (round: Round) => number) => rounds.reduce((total, round) => total + of(round), 0);
+  const requests = sum((round) => round.result.requests);
+  const seconds = sum((round) => (round.result.rps > 0 ? round.result.requests / round.result.rps : 0));
+  const latencies = rounds.flatMap((round) => round.result.latencies ?? []);
+  return {
+    requests,
+    rps: seconds > 0 ? requests / seconds : 0,
+    p50: latencies.length ? percentile(latencies, 50) : NaN,
+    p99: latencies.length ? percentile(latencies, 99) : NaN,
+    mean: latencies.reduce((total, value) => total + value, 0) / Math.max(1, latencies.length),
+    max: latencies.length ? latencies.reduce((most, value) => Math.max(most, value)) : Number.NaN,
+    errors: sum((round) => round.result.errors),
+    non2xx: sum((round) => round.result.non2xx),
+    peakRss: Math.max(...rounds.map((round) => round.peakRss)),
+    serverCpuPerRequest: sum((round) => round.serverCpu) / Math.max(1, requests),
+    postgresCpuPerRequest: sum((round) => round.postgresCpu) / Math.max(1, requests),
+  };
+}
+
 function codeVersion(): string {
   try {
     const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
@@ -369,7 +400,7 @@ try {
       `The big batch (workflow 10) has ${Math.min(SEED.prospects, SEED.runs).toLocaleString('en')} runs; the other batches about ${Math.round((SEED.runs - Math.min(SEED.prospects, SEED.runs)) / (SEED.batches - 1))} each.`,
   );
   report.line(
-    `Load: autocannon in its own process, ${WARMUP} s of warm-up then ${DURATION} s measured per row; every server has a pool of ${POOL_SIZE} PostgreSQL connections.`,
+    `Load: autocannon in its own process, ${WARMUP} s of warm-up then ${DURATION} s measured per server and row, in ${ROUNDS} turns the row's servers take in alternation (A B, B A, …), 1 s of warm-up before each later turn; every server has a pool of ${POOL_SIZE} PostgreSQL connections.`,
   );
 
   // --------------------------------------- what the gateway sends, from inside
@@ -609,18 +640,11 @@ try {
   if (runsDigest.ids.length !== E6.limit)
     throw new Error(`E6 should answer ${E6.limit} runs, not ${runsDigest.ids.length}`);
 
-  /** CPU time (ms) of each backend PostgreSQL runs for the bench database, by pid (parallel workers not included). */
-  const measure = async (
-    label: string,
-    options: Omit<LoadOptions, 'connections'>,
-    connections: number,
-    server: ServerProcess,
-  ) => {
-    log(`${elapsed()}: ${label}, ${connections} connection(s)`);
+  const measureRound = async (options: LoadOptions, server: ServerProcess): Promise<Round> => {
     let sampler: ReturnType<typeof sampleRss> | undefined;
     let serverCpuAtStart = 0;
     let postgresAtStart = new Map<number, number>();
-    const result = await runLoad({ ...options, connections }, async () => {
+    const result = await runLoad(options, async () => {
       sampler = sampleRss(server.pid);
       serverCpuAtStart = cpuMs(server.pid);
       postgresAtStart = await postgresCpu(sql);
@@ -628,60 +652,81 @@ try {
     const serverCpu = cpuMs(server.pid) - serverCpuAtStart;
     let postgres = 0;
     for (const [pid, used] of await postgresCpu(sql)) postgres += used - (postgresAtStart.get(pid) ?? 0);
-    const memory = sampler?.stop();
-    const measured: Measured = {
-      ...result,
-      peakRss: memory?.peak ?? NaN,
-      serverCpuPerRequest: serverCpu / Math.max(1, result.requests),
-      postgresCpuPerRequest: postgres / Math.max(1, result.requests),
-    };
-    log(
-      `  ${rps(result.rps)} req/s, p50 ${ms(result.p50)}, p99 ${ms(result.p99)}; ` +
-        `CPU per request: server ${ms(measured.serverCpuPerRequest)}, PostgreSQL ${ms(measured.postgresCpuPerRequest)}`,
-    );
+    return { result, serverCpu, postgresCpu: postgres, peakRss: sampler?.stop().peak ?? NaN };
+  };
+  /**
+   * The servers of one row, each loaded for DURATION seconds in ROUNDS turns
+   * (A B, then B A, …) rather than one after the other: the machine's speed
+   * drifts over minutes, and in turns every side meets the same drift. A
+   * side's figures are its rounds' together (its latencies merged, its CPU
+   * summed over all its requests).
+   */
+  const measureInTurns = async <Side extends string>(
+    label: string,
+    sides: Record<Side, { options: Omit<LoadOptions, 'connections'>; server: ServerProcess }>,
+    connections: number,
+  ): Promise<Record<Side, Measured>> => {
+    const names = Object.keys(sides) as Side[];
+    const rounds = new Map<Side, Round[]>(names.map((name) => [name, []]));
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const name of round % 2 ? [...names].reverse() : names) {
+        const { options, server } = sides[name];
+        // The first turn warms the server up; the later ones only open the load's connections again.
+        const warmup = round === 0 ? options.warmup : Math.min(options.warmup, 1);
+        rounds
+          .get(name)!
+          .push(
+            await measureRound(
+              { ...options, connections, duration: options.duration / ROUNDS, warmup, latencies: true },
+              server,
+            ),
+          );
+      }
+    }
+    const measured = {} as Record<Side, Measured>;
+    for (const name of names) {
+      measured[name] = together(rounds.get(name)!);
+      log(
+        `${elapsed()}: ${label}, ${name}, ${connections} connection(s): ${rps(measured[name].rps)} req/s, ` +
+          `p50 ${ms(measured[name].p50)}, p99 ${ms(measured[name].p99)}; CPU per request: server ` +
+          `${ms(measured[name].serverCpuPerRequest)}, PostgreSQL ${ms(measured[name].postgresCpuPerRequest)}`,
+      );
+    }
     return measured;
   };
 
   // -------------------------------------------------------- (e) trivial query
+  const trivialSides = {
+    yoga: { options: targets.trivial.yoga, server: yoga },
+    gateway: { options: targets.trivial.gateway, server: gateway },
+  };
+  const trivialAt1 = await measureInTurns('(e) trivial query', trivialSides, 1);
+  const trivialAt32 = await measureInTurns('(e) trivial query', trivialSides, CONNECTIONS);
   const trivial = {
-    yoga1: await measure('(e) plain yoga', targets.trivial.yoga, 1, yoga),
-    gateway1: await measure('(e) gateway', targets.trivial.gateway, 1, gateway),
-    yoga32: await measure('(e) plain yoga', targets.trivial.yoga, CONNECTIONS, yoga),
-    gateway32: await measure('(e) gateway', targets.trivial.gateway, CONNECTIONS, gateway),
+    yoga1: trivialAt1.yoga,
+    gateway1: trivialAt1.gateway,
+    yoga32: trivialAt32.yoga,
+    gateway32: trivialAt32.gateway,
   };
+
   // ------------------------------------------------------------ (a) dashboard
-  const dashboard = {
-    gateway: await measure('(a) dashboard, gateway no-cache', targets.dashboard.gateway, CONNECTIONS, gateway),
-    gatewayCached: await measure(
-      '(a) dashboard, gateway cached',
-      targets.dashboard.gatewayCached,
-      CONNECTIONS,
-      gateway,
-    ),
-    postgraphile: await measure(
-      '(a) dashboard, PostGraphile',
-      targets.dashboard.postgraphile,
-      CONNECTIONS,
-      postgraphile,
-    ),
-    postgraphile5: await measure(
-      '(a) dashboard, PostGraphile 5',
-      targets.dashboard.postgraphile5,
-      CONNECTIONS,
-      postgraphile5,
-    ),
-    raw: await measure('(a) dashboard, raw', targets.dashboard.raw, CONNECTIONS, raw),
-  };
+  const dashboardServers = { gateway, gatewayCached: gateway, postgraphile, postgraphile5, raw };
+  const sidesOf = <Name extends keyof typeof dashboardServers>(names: Name[]) =>
+    Object.fromEntries(
+      names.map((name) => [name, { options: targets.dashboard[name], server: dashboardServers[name] }]),
+    ) as Record<Name, { options: Omit<LoadOptions, 'connections'>; server: ServerProcess }>;
+  const dashboard = await measureInTurns(
+    '(a) dashboard',
+    sidesOf(['gateway', 'gatewayCached', 'postgraphile', 'postgraphile5', 'raw']),
+    CONNECTIONS,
+  );
+
   // What operators do during a campaign: one workflow's dashboard polled by many clients at once.
-  const polled: Record<string, Measured> = {};
-  for (const [name, server] of Object.entries({ gateway, gatewayCached: gateway, postgraphile5, postgraphile, raw })) {
-    polled[name] = await measure(
-      `(a) dashboard, ${POLLERS} clients, ${name}`,
-      targets.dashboard[name as keyof typeof targets.dashboard],
-      POLLERS,
-      server,
-    );
-  }
+  const polled: Record<string, Measured> = await measureInTurns(
+    `(a) dashboard, ${POLLERS} clients`,
+    sidesOf(['gateway', 'gatewayCached', 'postgraphile5', 'postgraphile', 'raw']),
+    POLLERS,
+  );
   /** One data shape, gateway and raw baseline at 32 connections, once both answer the same (`digest`). */
   const measureShape = async (
     what: string,
@@ -694,11 +739,12 @@ try {
       digest((await fetchJson(shapeTargets.gateway)).body),
       digest((await fetchJson(shapeTargets.raw)).body),
     );
-    return {
-      label,
-      gateway: await measure(`${what}, ${label}, gateway`, shapeTargets.gateway, CONNECTIONS, gateway),
-      raw: await measure(`${what}, ${label}, raw`, shapeTargets.raw, CONNECTIONS, raw),
-    };
+    const measured = await measureInTurns(
+      `${what}, ${label}`,
+      { gateway: { options: shapeTargets.gateway, server: gateway }, raw: { options: shapeTargets.raw, server: raw } },
+      CONNECTIONS,
+    );
+    return { label, ...measured };
   };
   // The dashboard with records: (a)'s workflow, each run with its latest call record.
   const recordsDigest = digestDashboardRecords((await fetchJson(load.gatewayGraphql(recordsBody))).body);
@@ -727,14 +773,18 @@ try {
     );
   }
   // ------------------------------------------------------------------ (b) E6
-  const runs: Record<string, Record<'c1' | 'c32', Measured>> = {};
-  const runsServers: Record<string, ServerProcess> = { gateway, postgraphile, postgraphile5, raw, rawCounting: raw };
-  for (const [name, target] of Object.entries(targets.runs)) {
-    runs[name] = {
-      c1: await measure(`(b) E6, ${name}`, target, 1, runsServers[name]!),
-      c32: await measure(`(b) E6, ${name}`, target, CONNECTIONS, runsServers[name]!),
-    };
-  }
+  const runsServers = { gateway, postgraphile, postgraphile5, raw, rawCounting: raw };
+  const runsSides = Object.fromEntries(
+    Object.entries(runsServers).map(([name, server]) => [
+      name,
+      { options: targets.runs[name as keyof typeof runsServers], server },
+    ]),
+  );
+  const runsAt1 = await measureInTurns('(b) E6', runsSides, 1);
+  const runsAt32 = await measureInTurns('(b) E6', runsSides, CONNECTIONS);
+  const runs: Record<string, Record<'c1' | 'c32', Measured>> = Object.fromEntries(
+    Object.keys(runsServers).map((name) => [name, { c1: runsAt1[name]!, c32: runsAt32[name]! }]),
+  );
   const runsShapeResults = [];
   for (const shape of runsShapes(seeded)) {
     const query = runsQueryOf(shape);

@@ -49,5 +49,6 @@ const output: LoadResult = {
   max: latencies[latencies.length - 1] ?? NaN,
   errors: result.errors + result.timeouts,
   non2xx: result.non2xx,
+  ...(options.latencies ? { latencies } : {}),
 };
 console.log(JSON.stringify(output));

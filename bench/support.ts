@@ -327,6 +327,8 @@ export interface LoadOptions {
   duration: number;
   /** Seconds of load before measuring, not counted. */
   warmup: number;
+  /** Whether the result lists every latency (rounds of one side are merged from them). */
+  latencies?: boolean;
 }
 
 export interface LoadResult {
@@ -338,6 +340,8 @@ export interface LoadResult {
   max: number;
   errors: number;
   non2xx: number;
+  /** Every 2xx answer's latency, ms, sorted: when the options asked for them. */
+  latencies?: number[];
 }
 
 /**

@@ -109,8 +109,8 @@ function runsSql(parent: 'batchId' | 'workflowId', args: RunListArgs): SqlChildL
     where: runFilterSql(filter),
     orderBy: runOrderSql(args.orderBy ?? undefined),
     count: byCounters ? (row) => Prisma.raw(counted(row)) : undefined,
-    // The months before the batch's are not read (batch-first-run.ts).
-    within: parent === 'batchId' ? (row) => runsOfBatchBound('c', row) : undefined,
+    // A deep page does not read the months before the batch's (batch-first-run.ts).
+    pruning: parent === 'batchId' ? (row) => runsOfBatchBound('c', row) : undefined,
   };
 }
 

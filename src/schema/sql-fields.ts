@@ -16,8 +16,8 @@ export interface SqlChildList {
   orderBy: SqlPart;
   /** `totalCount`, given the alias of the parent's row; absent: the rows are counted. */
   count?: (parent: string) => Prisma.Sql;
-  /** A further condition on the rows `c` given the alias of the parent's row (a batch's bound on its run ids), AND-ed. */
-  within?: (parent: string) => Prisma.Sql;
+  /** A condition on the rows `c`, given the alias of the parent's row, that only leaves out partitions (child-pages.ts's `pruning`). */
+  pruning?: (parent: string) => Prisma.Sql;
 }
 
 export type SqlField =

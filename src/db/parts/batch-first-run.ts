@@ -14,8 +14,9 @@ import { quoteIdentifier } from './identifiers.ts';
  * know the two values when it plans, estimates the pair as 0.5% of the
  * batch's runs (its default for a range) and sorts each batch's runs whole
  * instead of walking its (batch, order) index to the page's LIMIT (a
- * dashboard 5 times slower on the bench's data); one bound is estimated as a
- * third and leaves that plan as it was.
+ * dashboard 5 times slower on the bench's data). One bound is estimated as a
+ * third of them, which does the same where a third falls below a first
+ * page's LIMIT: it bounds deep pages only (child-pages.ts's `pruning`).
  */
 export function runsOfBatchBound(runs: string, batch: string): Prisma.Sql {
   return Prisma.raw(`AND ${quoteIdentifier(runs)}.id >= coalesce(${quoteIdentifier(batch)}."firstRunId", '')`);

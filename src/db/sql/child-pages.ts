@@ -29,7 +29,20 @@ export interface ChildPage {
 }
 
 /** What `shownRows` reads of a page: the list, its conditions and order, the window, the columns. */
-type ShownPage = Pick<ChildPage, 'table' | 'parent' | 'where' | 'orderBy' | 'offset' | 'limit' | 'columns'>;
+type ShownPage = Pick<ChildPage, 'table' | 'parent' | 'where' | 'orderBy' | 'offset' | 'limit' | 'columns'> & {
+  /**
+   * A condition that only leaves out partitions holding none of the rows (a
+   * batch's bound on its run ids, batch-first-run.ts), AND-ed where a deep
+   * page walks the index to its offset and where it reads the rows shown.
+   * Not on a first page: the planner,
+   * which does not know the bound's value, estimates it keeps a third of the
+   * rows, and below the page's LIMIT it reads and sorts all of the parent's
+   * rows instead of walking its index to the LIMIT (a campaign's dashboard
+   * of 500-run batches used 3.7 times the raw statement's PostgreSQL CPU on
+   * a 100,000-run dataset).
+   */
+  pruning?: Prisma.Sql;
+};
 
 /**
  * The rows of one page under the parent `parentId` (SQL: a column or a
@@ -51,11 +64,11 @@ export function shownRows(page: ShownPage, organizationId: string, parentId: Pri
       Prisma.sql`
           SELECT ${columnList('c', page.columns)} FROM (
             SELECT c.id FROM ${table} AS c
-            WHERE c.${parent} = ${parentId} ${page.where.sql}
+            WHERE c.${parent} = ${parentId} ${page.where.sql} ${page.pruning ?? Prisma.empty}
             ORDER BY ${page.orderBy.sql}
             LIMIT ${page.limit} OFFSET ${page.offset}
           ) AS shown JOIN ${table} AS c ON c.id = shown.id
-          WHERE c."organizationId" = ${organizationId}`;
+          WHERE c."organizationId" = ${organizationId} ${page.pruning ?? Prisma.empty}`;
 }
 
 /**

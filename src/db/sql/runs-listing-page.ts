@@ -21,7 +21,7 @@ export interface RunsListingPage {
 }
 
 /** A batch as its runs are listed: its id, its workflow, its counters (counter-columns.ts). */
-export type CountedBatch = { id: string; workflowId: string } & Record<
+type CountedBatch = { id: string; workflowId: string } & Record<
   (typeof counterColumn)[keyof typeof counterColumn],
   number
 >;
@@ -71,10 +71,15 @@ export async function runsListingPage(
   organizationId: string,
 ): Promise<RunsListingRead> {
   const { workflowId, batchId } = page;
-  // A batch's runs are bounded by its first run id (the row b below): the months before it are not read.
-  const where = batchId ? { sql: Prisma.sql`${page.where.sql} ${BATCH_BOUND}`, key: page.where.key } : page.where;
   const shown = shownRows(
-    { ...page, where, table: 'Run', parent: batchId ? 'batchId' : 'workflowId', columns: RUN_COLUMNS },
+    {
+      ...page,
+      table: 'Run',
+      parent: batchId ? 'batchId' : 'workflowId',
+      columns: RUN_COLUMNS,
+      // A batch's deep pages are bounded by its first run id (the row b below): the months before it are not read.
+      pruning: batchId ? BATCH_BOUND : undefined,
+    },
     organizationId,
     Prisma.sql`${batchId ?? workflowId}`,
   );

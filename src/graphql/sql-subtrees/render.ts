@@ -154,15 +154,11 @@ function fieldText(rendering: Rendering, type: GraphQLObjectType, nodes: FieldNo
   ]);
 }
 
-/** The list's conditions under the parent row `parent`: its own, and those it sets given the parent (`within`). */
-const conditionsOf = (list: SqlChildList, parent: string): Text =>
-  list.within ? Prisma.sql`${list.where.sql} ${list.within(parent)}` : list.where.sql;
-
 /** The number of rows the list holds under the parent row `parent` (with the list's conditions). */
 const countedRows = (rendering: Rendering, list: SqlChildList, parent: string): Text =>
   Prisma.sql`(SELECT count(*) FROM ${Prisma.raw(quoteIdentifier(list.table))} AS c
     WHERE c.${Prisma.raw(quoteIdentifier(list.parent))} = ${Prisma.raw(parent)}.id
-      AND c."organizationId" = ${rendering.organizationId} ${conditionsOf(list, parent)})`;
+      AND c."organizationId" = ${rendering.organizationId} ${list.where.sql})`;
 
 /**
  * A connection's text under the parent row `parent`: one page of the
@@ -236,7 +232,7 @@ export function connectionText(
   });
   if (!members) return null;
   const rows = shownRows(
-    { ...list, where: { ...list.where, sql: conditionsOf(list, parent) }, offset, limit, columns: null },
+    { ...list, offset, limit, columns: null, pruning: list.pruning?.(parent) },
     rendering.organizationId,
     Prisma.raw(`${parent}.id`),
   );

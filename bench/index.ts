@@ -89,6 +89,7 @@ import {
   median,
   percentile,
   postgresCpu,
+  postgresQuiet,
   ROOT,
   rssMiB,
   runLoad,
@@ -652,6 +653,9 @@ try {
     const serverCpu = cpuMs(server.pid) - serverCpuAtStart;
     let postgres = 0;
     for (const [pid, used] of await postgresCpu(sql)) postgres += used - (postgresAtStart.get(pid) ?? 0);
+    // A server slower than the load (PostGraphile's) still has statements running when the load stops:
+    // the next turn starts once they are done, or they would be charged to it and slow it.
+    await postgresQuiet(sql);
     return { result, serverCpu, postgresCpu: postgres, peakRss: sampler?.stop().peak ?? NaN };
   };
   /**

@@ -142,6 +142,19 @@ export async function postgresCpu(sql: pg.ClientBase): Promise<Map<number, numbe
   return new Map(rows.map(({ pid }) => [pid, cpuMs(pid)]));
 }
 
+/** Resolves once no other backend of the database runs a statement (checked every 100 ms), or after `timeoutMs`. */
+export async function postgresQuiet(sql: pg.ClientBase, timeoutMs = 30_000): Promise<void> {
+  const until = performance.now() + timeoutMs;
+  while (performance.now() < until) {
+    const { rows } = await sql.query<{ busy: number }>(
+      `SELECT count(*)::int AS busy FROM pg_stat_activity
+        WHERE datname = current_database() AND pid <> pg_backend_pid() AND state = 'active'`,
+    );
+    if (rows[0]!.busy === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /** Samples a process's RSS every `everyMs` until stopped; returns the peak and the samples. */
 export function sampleRss(pid: number, everyMs = 200) {
   const samples: number[] = [];

@@ -10,7 +10,7 @@
 // until the DateTime scalar serializes the few a query asks for.
 import DataLoader from 'dataloader';
 import type { SqlQueryable } from '../db/database.ts';
-import { counterColumn } from '../db/parts/counter-columns.ts';
+import { counterColumn, type RunCounters } from '../db/parts/counter-columns.ts';
 import type { SqlPart } from '../db/parts/sql-part.ts';
 import { attemptOutcomesOfBatches } from '../db/sql/attempt-outcomes-of-batches.ts';
 import { attemptsTimeline } from '../db/sql/attempts-timeline.ts';
@@ -84,9 +84,6 @@ export interface TimelineWindow {
 export type IntervalCounts = { interval: number; attempts: number } & Record<(typeof callOutcomes)[number], number>;
 
 const windowKey = (w: TimelineWindow) => `${w.to.getTime()}|${w.intervalMs}|${w.intervals}`;
-
-/** How many runs are in each status: a batch's counters, or their sums over a workflow's batches. */
-export type RunCounters = Record<(typeof counterColumns)[number], number>;
 
 const pageKey = (r: PageRequest) =>
   `${r.list}|${r.where.key}|${r.orderBy.key}|${r.offset}|${r.limit}|${r.columns?.join() ?? '*'}|${JSON.stringify(r.embeds ?? {})}`;

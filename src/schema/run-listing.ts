@@ -2,13 +2,12 @@
 // filtered and sorted, and how they are counted. GraphQL's run connections
 // (run.ts) page through them as rows; REST's runs listing (GET /workflows/{workflow_id}/runs) has the page written as its
 // answer's JSON text (src/db/sql/runs-listing-page.ts, wire-runs-page.ts).
+
+import type { ListedBatch, RunCounters } from '../db/parts/counter-columns.ts';
 import { counterColumn } from '../db/parts/counter-columns.ts';
 import type { SqlPart } from '../db/parts/sql-part.ts';
 import { type RunFilter, type RunSort, type RunStatusName, runFilterSql, runOrderSql } from '../domain/runs.ts';
-import type { Loaders, RunCounters } from './loaders.ts';
-
-/** A batch row as runs are listed under it: its id, its workflow, its counters. */
-type ListedBatch = RunCounters & { id: string; workflowId: string };
+import type { Loaders } from './loaders.ts';
 
 /** Where runs are listed from: a workflow, or one batch (its row, with its counters). */
 export type RunsParent = { workflowId: string } | { batch: ListedBatch };

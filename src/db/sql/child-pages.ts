@@ -34,12 +34,11 @@ type ShownPage = Pick<ChildPage, 'table' | 'parent' | 'where' | 'orderBy' | 'off
    * A condition that only leaves out partitions holding none of the rows (a
    * batch's bound on its run ids, batch-first-run.ts), AND-ed where a deep
    * page walks the index to its offset and where it reads the rows shown.
-   * Not on a first page: the planner,
-   * which does not know the bound's value, estimates it keeps a third of the
-   * rows, and below the page's LIMIT it reads and sorts all of the parent's
-   * rows instead of walking its index to the LIMIT (a campaign's dashboard
-   * of 500-run batches used 3.7 times the raw statement's PostgreSQL CPU on
-   * a 100,000-run dataset).
+   * Not on a first page: the planner, which does not know the bound's value,
+   * estimates it keeps a third of the rows, and below the page's LIMIT it
+   * reads and sorts all of the parent's rows instead of walking its index to
+   * the LIMIT (a campaign's dashboard of 500-run batches used 3.7 times the
+   * raw statement's PostgreSQL CPU on a 100,000-run dataset).
    */
   pruning?: Prisma.Sql;
 };

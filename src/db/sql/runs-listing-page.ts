@@ -2,7 +2,7 @@ import { Prisma } from '../../generated/prisma/client.ts';
 import { runProspect, workflowRun } from '../../records/workflows.ts';
 import type { SqlQueryable } from '../database.ts';
 import { runsOfBatchBound } from '../parts/batch-first-run.ts';
-import { counterColumn } from '../parts/counter-columns.ts';
+import { counterColumn, type ListedBatch } from '../parts/counter-columns.ts';
 import type { SqlPart } from '../parts/sql-part.ts';
 import { selectRows } from '../select-rows.ts';
 import { shownRows } from './child-pages.ts';
@@ -20,16 +20,10 @@ export interface RunsListingPage {
   limit: number;
 }
 
-/** A batch as its runs are listed: its id, its workflow, its counters (counter-columns.ts). */
-type CountedBatch = { id: string; workflowId: string } & Record<
-  (typeof counterColumn)[keyof typeof counterColumn],
-  number
->;
-
 export interface RunsListingRead {
   workflowFound: boolean;
   /** The batch with the id the filter names, of any workflow (null when the organization has none, or none is named). */
-  batch: CountedBatch | null;
+  batch: ListedBatch | null;
   /** The page's runs as wire-runs-page.ts writes them; empty when the workflow or its batch is not found. */
   items: string;
   /**
@@ -83,7 +77,7 @@ export async function runsListingPage(
     organizationId,
     Prisma.sql`${batchId ?? workflowId}`,
   );
-  const [row] = await selectRows<CountedBatch & { workflow_found: boolean; items: string; prospects_missing: number }>(
+  const [row] = await selectRows<ListedBatch & { workflow_found: boolean; items: string; prospects_missing: number }>(
     sql,
     Prisma.sql`
       SELECT w.id IS NOT NULL AS workflow_found, ${BATCH_COUNTED}, page.items, page.prospects_missing FROM (SELECT) AS one

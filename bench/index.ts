@@ -169,7 +169,6 @@ for (const event of ['uncaughtException', 'unhandledRejection'] as const) {
   });
 }
 
-/** The commit measured, and whether src/ differs from it (other work in the same tree). */
 /** One side's measured round: what the load generator saw, and the CPU the server and PostgreSQL used meanwhile. */
 interface Round {
   result: LoadResult;
@@ -199,6 +198,7 @@ function together(rounds: Round[]): Measured {
   };
 }
 
+/** The commit measured, and whether src/ differs from it (other work in the same tree). */
 function codeVersion(): string {
   try {
     const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();

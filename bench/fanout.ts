@@ -205,6 +205,8 @@ export async function measureFanout(database: BenchDatabase, log: (line: string)
           ENCRYPTION_KEY: encryptionKey,
           REDIS_URL: FANOUT.redisUrl,
           METRICS_TOKEN: BENCH_METRICS_TOKEN,
+          // Every subscriber is the one organization's: its cap per instance holds them all.
+          SUBSCRIPTIONS_PER_ORGANIZATION: String(FANOUT.subscribers),
         },
       });
       instances.push(Object.assign(server, { inspectPort, spawnedAt, profileDirectory: directory }));

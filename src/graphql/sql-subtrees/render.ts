@@ -39,6 +39,13 @@ type Text = Prisma.Sql;
 /** JSON text known here, as a SQL literal. */
 const literal = (value: unknown): Text => Prisma.raw(`'${JSON.stringify(value).replaceAll("'", "''")}'`);
 const jsonOf = (value: Text): Text => Prisma.sql`coalesce(to_json(${value})::text, 'null')`;
+/**
+ * The JSON text of a value whose SQL text needs no escaping, written without to_json (which scans and
+ * copies it again: a dashboard's thousand runs spent about 0.3 ms of PostgreSQL CPU on it): a number's
+ * or a boolean's text as it is, an instant's (digits, `-`, `:`, `.`, `T`, `Z`) in quotes.
+ */
+const bareJsonOf = (value: Text): Text => Prisma.sql`coalesce((${value})::text, 'null')`;
+const quotedJsonOf = (value: Text): Text => Prisma.sql`coalesce('"' || ${value} || '"', 'null')`;
 const nextAlias = (rendering: Rendering) => `s${++rendering.aliases}`;
 /** Pothos's offset cursor of the row at `offset` (SQL). */
 const cursorAt = (offset: Text): Text =>
@@ -78,8 +85,9 @@ function scalarText(type: GraphQLOutputType, value: string): Text | null {
   if (isEnumType(named))
     return named.getValues().every((entry) => entry.value === entry.name) ? jsonOf(Prisma.raw(value)) : null;
   if (!isScalarType(named)) return null;
-  if (named.name === 'DateTime') return jsonOf(Prisma.raw(utcInstantText(value)));
-  return ['String', 'ID', 'Int', 'Boolean'].includes(named.name) ? jsonOf(Prisma.raw(value)) : null;
+  if (named.name === 'DateTime') return quotedJsonOf(Prisma.raw(utcInstantText(value)));
+  if (named.name === 'Int' || named.name === 'Boolean') return bareJsonOf(Prisma.raw(value));
+  return named.name === 'String' || named.name === 'ID' ? jsonOf(Prisma.raw(value)) : null;
 }
 
 /**

@@ -2,9 +2,7 @@
 // filtered and sorted, and how they are counted. GraphQL's run connections
 // (run.ts) page through them as rows; REST's runs listing (GET /workflows/{workflow_id}/runs) has the page written as its
 // answer's JSON text (src/db/sql/runs-listing-page.ts, wire-runs-page.ts).
-
-import type { ListedBatch, RunCounters } from '../db/parts/counter-columns.ts';
-import { counterColumn } from '../db/parts/counter-columns.ts';
+import { counterColumn, type ListedBatch, type RunCounters } from '../db/parts/counter-columns.ts';
 import type { SqlPart } from '../db/parts/sql-part.ts';
 import { type RunFilter, type RunSort, type RunStatusName, runFilterSql, runOrderSql } from '../domain/runs.ts';
 import type { Loaders } from './loaders.ts';

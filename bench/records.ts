@@ -1,11 +1,10 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
-import type { SqlClient } from '../src/db/tx.ts';
+import type { SqlQueryable } from '../src/db/database.ts';
 import { callRecordSearch } from '../src/domain/call-record-search.ts';
 import { createOrganization } from '../src/domain/organizations.ts';
 import { prepareDatabase } from '../src/domain/prepare-database.ts';
-import { Prisma } from '../src/generated/prisma/client.ts';
 import { type ProfileSummary, summarizeProfile } from './cpuprofile.ts';
 import { type BenchDatabase, postgresSampler } from './engine.ts';
 import { type RawAnswer, RawHttpConnection } from './raw-http.ts';
@@ -307,14 +306,16 @@ async function ingestProfile(
 }
 
 /** The statement of a search's first page of 20 (and the one more that tells whether a next page exists). */
-async function searchStatement(organizationId: string, q: string): Promise<Prisma.Sql> {
-  let statement: Prisma.Sql | undefined;
-  const capture = (strings: TemplateStringsArray, ...values: unknown[]) => {
-    statement = Prisma.sql(strings, ...values);
-    return Promise.resolve([]);
+async function searchStatement(organizationId: string, q: string): Promise<{ text: string; values: unknown[] }> {
+  let statement: { text: string; values: unknown[] } | undefined;
+  const capture: SqlQueryable = {
+    query: (text, values) => {
+      statement = { text, values: values ?? [] };
+      return Promise.resolve({ rows: [] });
+    },
+    exec: () => Promise.resolve(),
   };
-  const client = { $queryRaw: capture, $executeRaw: capture } as unknown as SqlClient;
-  await callRecordSearch(client, organizationId, { search: q }).page({ offset: 0, limit: 21 });
+  await callRecordSearch(capture, organizationId, { search: q }).page({ offset: 0, limit: 21 });
   return statement!;
 }
 

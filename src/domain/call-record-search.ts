@@ -3,11 +3,11 @@
 // agent, batch, disposition, detection and time. One schema checks the
 // filter, whichever adapter it came through.
 import { z } from 'zod';
+import type { SqlQueryable } from '../db/database.ts';
 import type { CallRecordConditions } from '../db/parts/call-record-conditions.ts';
 import { callRecordsPage } from '../db/sql/call-records-page.ts';
 import { countCallRecords } from '../db/sql/count-call-records.ts';
 import { searchedCallRecordsPage } from '../db/sql/searched-call-records-page.ts';
-import type { SqlClient } from '../db/tx.ts';
 import { CALL_RECORD_BOUNDS, callDetection, callDisposition } from '../records/call-records.ts';
 
 /** What a search may hold at most. */
@@ -77,17 +77,17 @@ const conditionsOf = (filter: CallRecordFilter): CallRecordConditions => ({
  * too, so a page and its total are one statement (the count's own only when
  * the page found none past the first, or is asked for after its total).
  */
-export function callRecordSearch(db: SqlClient, organizationId: string, filter: CallRecordFilter) {
+export function callRecordSearch(sql: SqlQueryable, organizationId: string, filter: CallRecordFilter) {
   const conditions = conditionsOf(filter);
   const { search } = conditions;
-  const count = () => countCallRecords(db, organizationId, conditions);
+  const count = () => countCallRecords(sql, organizationId, conditions);
   if (search === undefined)
-    return { page: (page: Page) => callRecordsPage(db, organizationId, conditions, page), count };
+    return { page: (page: Page) => callRecordsPage(sql, organizationId, conditions, page), count };
   let counted: number | undefined;
   return {
     page: async (page: Page) => {
       const rows = await searchedCallRecordsPage(
-        db,
+        sql,
         organizationId,
         { ...conditions, search },
         page,

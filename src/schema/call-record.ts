@@ -159,7 +159,7 @@ builder.queryFields((t) => ({
         from: args.from ?? undefined,
         to: args.to ?? undefined,
       }));
-      const found = callRecordSearch(context.db, context.viewer.organizationId, filter);
+      const found = callRecordSearch(context.sql, context.viewer.organizationId, filter);
       return offsetConnection(args, found.page, found.count);
     },
   }),

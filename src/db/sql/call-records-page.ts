@@ -1,7 +1,8 @@
-import type { CallRecord } from '../../generated/prisma/client.ts';
+import { type CallRecord, Prisma } from '../../generated/prisma/client.ts';
+import type { SqlQueryable } from '../database.ts';
 import { callRecordColumns } from '../parts/call-record-columns.ts';
 import { type CallRecordConditions, callRecordWhere } from '../parts/call-record-conditions.ts';
-import type { SqlClient } from '../tx.ts';
+import { selectRows } from '../select-rows.ts';
 
 /**
  * A page of the organization's call records that `conditions` keep (GET
@@ -10,15 +11,18 @@ import type { SqlClient } from '../tx.ts';
  * Index: see callRecordWhere.
  */
 export function callRecordsPage(
-  tx: SqlClient,
+  sql: SqlQueryable,
   organizationId: string,
   conditions: CallRecordConditions,
   page: { offset: number; limit: number },
 ) {
-  return tx.$queryRaw<CallRecord[]>`
+  return selectRows<CallRecord>(
+    sql,
+    Prisma.sql`
     SELECT ${callRecordColumns}
     FROM "CallRecord" AS c
     ${callRecordWhere(organizationId, conditions)}
     ORDER BY c."createdAt" DESC, c.id DESC
-    OFFSET ${page.offset} LIMIT ${page.limit}`;
+    OFFSET ${page.offset} LIMIT ${page.limit}`,
+  );
 }

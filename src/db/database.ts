@@ -18,10 +18,14 @@ export interface QueryOptions {
   /**
    * Prepared once per connection and planned from then on as a generic plan
    * when PostgreSQL finds it as cheap (a named statement): for a hot statement
-   * of fixed text whose planning costs as much as its execution (POST
-   * …/record). Embedded, the option changes nothing.
+   * whose planning costs much of its execution. `fixed`: its text is one of a
+   * few the code writes (POST …/record); `shaped`: one of the many that
+   * clients' selections make (a GraphQL connection's subtree), named only
+   * while SHAPED_NAMED_STATEMENTS are not all taken, so that no client's
+   * shapes leave the fixed ones without a name. Embedded, the option changes
+   * nothing.
    */
-  prepared?: boolean;
+  prepared?: 'fixed' | 'shaped';
 }
 
 export interface SqlQueryable {
@@ -175,25 +179,30 @@ async function openEmbedded(dataDir: string): Promise<Database> {
 /**
  * Named statements of a process, at most this many: each connection keeps
  * every one it was sent until it closes (a PgBouncer in transaction mode
- * needs `max_prepared_statements` at least this: docs/call-records.md).
+ * needs `max_prepared_statements` at least this: docs/call-records.md). Of
+ * them, `shaped` ones take at most SHAPED_NAMED_STATEMENTS, first come.
  */
 const MAX_NAMED_STATEMENTS = 64;
+const SHAPED_NAMED_STATEMENTS = 48;
 const statementNames = new Map<string, string>();
+let shapedNames = 0;
 
-/** The name `text` is prepared under; null past MAX_NAMED_STATEMENTS (sent unnamed). */
-function statementName(text: string): string | null {
+/** The name `text` is prepared under; null once its kind's names are all taken (sent unnamed). */
+function statementName(text: string, kind: 'fixed' | 'shaped'): string | null {
   let name = statementNames.get(text);
-  if (name === undefined && statementNames.size < MAX_NAMED_STATEMENTS) {
-    name = `gateway_${statementNames.size + 1}`;
-    statementNames.set(text, name);
-  }
-  return name ?? null;
+  if (name !== undefined) return name;
+  if (statementNames.size >= MAX_NAMED_STATEMENTS || (kind === 'shaped' && shapedNames >= SHAPED_NAMED_STATEMENTS))
+    return null;
+  if (kind === 'shaped') shapedNames++;
+  name = `gateway_${statementNames.size + 1}`;
+  statementNames.set(text, name);
+  return name;
 }
 
 function queryableClient(client: pg.ClientBase | pg.Pool): SqlQueryable {
   return {
     query: async (text, params, options) => {
-      const name = options?.prepared ? statementName(text) : null;
+      const name = options?.prepared ? statementName(text, options.prepared) : null;
       const result = await client.query(name ? { name, text, values: params } : { text, values: params });
       return { rows: result.rows };
     },

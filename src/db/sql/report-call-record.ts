@@ -211,7 +211,7 @@ export async function reportCallRecord(
   // about as much as running it (BENCHMARKS.md (l)).
   const [answer] =
     'query' in client
-      ? await selectRows<Row>(client, statement, { prepared: true })
+      ? await selectRows<Row>(client, statement, { prepared: 'fixed' })
       : await client.$queryRaw<Row[]>(statement);
   const { found, stepAgentId, foreignEvaluations, inFlight, changed, ...record } = answer!;
   return {

@@ -2,12 +2,16 @@
 // GraphQL selection's subtree statement is prepared, and clients' selections
 // can make any number of texts, so they take at most 48 of the process's 64
 // names; the statements the code writes (POST …/record's) always find one.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Database, openDatabase } from '../src/db/database.ts';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Database } from '../src/db/database.ts';
 
 describe.runIf(process.env.TEST_DATABASE_URL)('named statements', () => {
   let db: Database;
   beforeAll(async () => {
+    // The names are the process's: a fresh copy of the module starts with none taken (this project's files
+    // share their worker's modules, and earlier files' statements took names).
+    vi.resetModules();
+    const { openDatabase } = await import('../src/db/database.ts');
     // One connection: every statement below is prepared on it, and pg_prepared_statements lists that session's.
     db = await openDatabase({ kind: 'postgres', url: process.env.TEST_DATABASE_URL!, poolSize: 1 });
   });

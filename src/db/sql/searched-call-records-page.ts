@@ -13,9 +13,9 @@ import { selectRows } from '../select-rows.ts';
  * Every match is read once, and only its place, id and time go on through
  * the count and the sort (a common word's thousands of matches would
  * otherwise carry their words into memory, or spill to disk); the words of
- * the newest `ranked` and the page's rows are then read again by their place
- * (a TID scan: a row's place holds for the statement's snapshot; its id is
- * checked too).
+ * the newest `ranked` (only theirs: a page past them reads no words) and the
+ * page's rows are then read again by their place (a TID scan: a row's place
+ * holds for the statement's snapshot; its id is checked too).
  * Index: "CallRecord_searchVector_idx" (GIN) finds the matches.
  * Prepared: planning it took about a millisecond; its text is one per set of
  * filters given.
@@ -34,8 +34,9 @@ export function searchedCallRecordsPage(
     SELECT ${callRecordColumns}, found.total
     FROM (
       SELECT numbered.place, numbered.id, numbered.age, numbered.total,
-        CASE WHEN numbered.age <= ${ranked}
-          THEN ts_rank(w."searchVector", ${searchQuery(organizationId, conditions.search)}) END AS rank
+        CASE WHEN numbered.age <= ${ranked} THEN (
+          SELECT ts_rank(w."searchVector", ${searchQuery(organizationId, conditions.search)})
+          FROM "CallRecord" AS w WHERE w.ctid = numbered.place AND w.id = numbered.id) END AS rank
       FROM (
         SELECT matches.place, matches.id, matches.total,
           row_number() OVER (ORDER BY matches."createdAt" DESC, matches.id DESC) AS age
@@ -47,7 +48,6 @@ export function searchedCallRecordsPage(
           LIMIT ${newest}
         ) AS matches
       ) AS numbered
-      JOIN "CallRecord" AS w ON w.ctid = numbered.place AND w.id = numbered.id
       ORDER BY numbered.age > ${ranked}, rank DESC NULLS LAST, numbered.age
       OFFSET ${page.offset} LIMIT ${page.limit}
     ) AS found

@@ -35,7 +35,7 @@ try {
   const old = await startServer({
     name: 'old',
     script: path.join(OLD, 'dist/main.js'),
-    nodeArgs: ['--expose-gc', '--v8-pool-size=1'],
+    nodeArgs: ['--expose-gc', '--v8-pool-size=1', '--heap-growing-percent=100'],
     env: { ...gatewayEnv(database.url, oldPort), ...env },
     port: oldPort,
     readyPath: '/ready',

@@ -12,6 +12,7 @@ import {
   createBenchDatabase,
   freePort,
   gatewayEnv,
+  npmStart,
   runLoad,
   type ServerProcess,
   startGateway,
@@ -35,7 +36,8 @@ try {
   const old = await startServer({
     name: 'old',
     script: path.join(OLD, 'dist/main.js'),
-    nodeArgs: ['--expose-gc', '--v8-pool-size=1', '--heap-growing-percent=100'],
+    // The node flags of this checkout's `npm start`: the two builds differ in their code only.
+    nodeArgs: npmStart().nodeArgs,
     env: { ...gatewayEnv(database.url, oldPort), ...env },
     port: oldPort,
     readyPath: '/ready',

@@ -198,7 +198,7 @@ export async function stopAll() {
  * (the build of dist/main.js) is run here, once, and its `start`
  * (`node <flags> dist/main.js`) is returned as the node flags and the script.
  */
-function npmStart(): { nodeArgs: string[]; script: string } {
+export function npmStart(): { nodeArgs: string[]; script: string } {
   built ??= buildStart();
   return built;
 }
